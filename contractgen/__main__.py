@@ -1,0 +1,3 @@
+from contractgen.cli import main
+
+main()

@@ -1,0 +1,28 @@
+"""The ``contractgen`` command line: one Typer app, one module per command. Only this package prints."""
+
+from __future__ import annotations
+
+import typer
+
+from . import check as _check
+
+app = typer.Typer(
+    name="contractgen",
+    help="Schema-first code generator for versioned LLM tool contracts.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+
+@app.callback()
+def _root() -> None:
+    """Schema-first code generator for versioned LLM tool contracts."""
+
+
+_check.register(app)
+
+
+def main() -> None:
+    app()

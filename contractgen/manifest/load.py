@@ -1,0 +1,98 @@
+"""Find manifests, parse them, run every check, and lower the clean ones into a ``ContractSet``.
+
+Layout: ``contracts/<tool>/<version>.yaml`` (or ``.yml``/``.json``); any file with those endings
+below a given folder is read, so other layouts work too. All problems are collected in one pass.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema
+
+from ..diagnostics import Diagnostic, has_errors
+from ..ir import ContractSet, ToolVersion
+from .lower import lower_manifest
+from .parse import ParsedFile, parse_manifest_text
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    contracts: ContractSet
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+
+@lru_cache(maxsize=1)
+def manifest_meta_schema() -> dict[str, Any]:
+    text = resources.files("contractgen.schema").joinpath("manifest.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:
+    found: list[Path] = []
+    problems: list[Diagnostic] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(
+                p for p in sorted(path.rglob("*"))
+                if p.suffix in MANIFEST_SUFFIXES and p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            problems.append(Diagnostic(str(path), "", "expected a manifest file or folder (got nothing at this path)",
+                                       code="missing-path"))
+    return found, problems
+
+
+def load_contracts(paths: Iterable[Path | str]) -> LoadResult:
+    files, diagnostics = discover_manifests(Path(p) for p in paths)
+    parsed = [parse_manifest_text(str(f), f.read_bytes()) for f in files]
+    return load_parsed(parsed, diagnostics)
+
+
+def load_parsed(parsed: list[ParsedFile], diagnostics: list[Diagnostic] | None = None) -> LoadResult:
+    from .checks import check_file, check_set  # checks import lower; keep the module graph one-way
+
+    diagnostics = list(diagnostics or [])
+    tools: list[ToolVersion] = []
+    for item in parsed:
+        diagnostics.extend(item.diagnostics)
+        if item.diagnostics:
+            continue
+        problems = check_file(item)
+        diagnostics.extend(problems)
+        if has_errors(problems):
+            continue
+        tools.append(ToolVersion(lower_manifest(item.value), item.path, item.positions))
+    tools.sort(key=lambda t: (t.name, _version_key(t.version), t.source))
+    diagnostics.extend(check_set(tools))
+    diagnostics.sort(key=lambda d: (d.file, d.line or 0, d.column or 0, d.pointer, d.message))
+    clean = tuple(tools) if not has_errors(diagnostics) else tuple(tools)
+    return LoadResult(ContractSet(clean), tuple(diagnostics))
+
+
+def _version_key(version: str) -> Any:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return (0, Version(version))
+    except InvalidVersion:
+        return (1, version)
+
+
+def validate_against(schema: dict[str, Any], value: Any) -> list[jsonschema.ValidationError]:
+    validator = jsonschema.Draft202012Validator(schema)
+    return sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))

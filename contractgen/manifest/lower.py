@@ -1,0 +1,96 @@
+"""Lower one parsed, meta-schema-valid manifest mapping to the runtime ``Contract`` value."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from ..runtime.codes import TRANSIENT_CODES
+from ..runtime.contract import (
+    Annotations,
+    Backoff,
+    Contract,
+    Deprecation,
+    EmptyResult,
+    ErrorSpec,
+    Example,
+    Migration,
+    RetryPolicy,
+    Timeout,
+)
+
+
+def _pairs(mapping: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
+    return tuple((mapping or {}).items())
+
+
+def _frozen(value: Any) -> Any:
+    """Read-only view of a JSON value, so a shared contract cannot be mutated by a caller."""
+    if isinstance(value, dict):
+        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def lower_manifest(data: Mapping[str, Any]) -> Contract:
+    retry = data.get("retry", {})
+    backoff = retry.get("backoff", {})
+    timeout = data.get("timeout", {})
+    deprecated = data.get("deprecated")
+    annotations = data.get("annotations", {})
+    empty = data.get("empty_result")
+    return Contract(
+        name=data["name"],
+        version=data["version"],
+        title=data.get("title"),
+        summary=data["summary"],
+        description=data["description"],
+        input_schema=data["input"],
+        output_schema=data["output"],
+        errors=tuple(
+            ErrorSpec(
+                class_name=e["class"],
+                code=e["code"],
+                message=e["message"],
+                field=e.get("field"),
+                retryable=e.get("retryable"),
+                action=e.get("action"),
+                retry_after=e.get("retry_after"),
+                description=e.get("description"),
+            )
+            for e in data.get("errors", ())
+        ),
+        retry=RetryPolicy(
+            retryable_codes=tuple(retry.get("retryable_codes", sorted(TRANSIENT_CODES))),
+            backoff=Backoff(
+                initial=backoff.get("initial", Backoff.initial),
+                multiplier=backoff.get("multiplier", Backoff.multiplier),
+                maximum=backoff.get("maximum", Backoff.maximum),
+                jitter=backoff.get("jitter", Backoff.jitter),
+            ),
+            failure_budget=retry.get("failure_budget", RetryPolicy.failure_budget),
+        ),
+        timeout=Timeout(
+            seconds=timeout.get("seconds", Timeout.seconds),
+            long_running=timeout.get("long_running", False),
+        ),
+        migrations=tuple(
+            Migration(
+                from_versions=m["from"],
+                renamed=_pairs(m.get("renamed")),
+                removed=_pairs(m.get("removed")),
+                changed=_pairs(m.get("changed")),
+                notes=m.get("notes"),
+            )
+            for m in data.get("migrations", ())
+        ),
+        deprecation=Deprecation(**deprecated) if deprecated is not None else None,
+        annotations=Annotations(**annotations),
+        empty_result=EmptyResult(empty["pointer"], empty["meaning"]) if empty else None,
+        partial_results=data.get("partial_results", False),
+        examples=tuple(
+            Example(summary=x.get("summary", ""), arguments=x["arguments"])
+            for x in data.get("examples", ())
+        ),
+    )

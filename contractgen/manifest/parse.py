@@ -1,0 +1,145 @@
+"""Parse one manifest file (YAML 1.2-style scalars, or JSON) into plain JSON values plus positions.
+
+PyYAML speaks YAML 1.1, which turns ``yes``/``on`` into booleans and ``2027-06-30`` into dates;
+manifests hold JSON Schema, so we resolve only JSON-compatible scalars and keep everything else a
+string. Each value's 1-based (line, column) is recorded under its JSON pointer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from ..diagnostics import Diagnostic
+
+MAX_MANIFEST_BYTES = 1_000_000
+
+
+class _JsonCompatibleLoader(yaml.SafeLoader):
+    """SafeLoader with only YAML 1.2 core-schema implicit types: null, bool, int, float."""
+
+
+_JsonCompatibleLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in (
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("tag:yaml.org,2002:int", r"^[-+]?(?:0|[1-9][0-9]*)$", list("-+0123456789")),
+    (
+        "tag:yaml.org,2002:float",
+        r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$",
+        list("-+.0123456789"),
+    ),
+):
+    _JsonCompatibleLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+
+
+@dataclass
+class ParsedFile:
+    path: str
+    value: Any = None
+    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def escape_pointer_token(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def parse_manifest_text(path: str, raw: bytes) -> ParsedFile:
+    result = ParsedFile(path)
+    if len(raw) > MAX_MANIFEST_BYTES:
+        result.diagnostics.append(Diagnostic(
+            path, "", f"expected a manifest of at most {MAX_MANIFEST_BYTES:,} bytes "
+            f"(got {len(raw):,} bytes)", code="file-too-large",
+            hint="split the tool's schemas into smaller pieces with $defs, or check that this is a manifest"))
+        return result
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        result.diagnostics.append(Diagnostic(
+            path, "", f"expected UTF-8 text (got byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+            line=line, code="not-utf8", hint="save the file as UTF-8"))
+        return result
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        result.diagnostics.append(Diagnostic(
+            path, "", "expected a manifest mapping (got an empty file)", line=1, code="empty-file",
+            hint="run `contractgen init NAME` to scaffold a manifest"))
+        return result
+    if path.endswith(".json"):
+        try:
+            result.value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            result.diagnostics.append(Diagnostic(
+                path, "", f"expected valid JSON ({exc.msg})", line=exc.lineno, column=exc.colno,
+                code="malformed-json"))
+            return result
+    try:
+        node = yaml.compose(text, Loader=_JsonCompatibleLoader)
+    except yaml.YAMLError as exc:
+        if result.value is not None:  # valid JSON that YAML 1.1 cannot read: keep it, without positions
+            return result
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        result.diagnostics.append(Diagnostic(
+            path, "", f"expected valid YAML ({problem})",
+            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
+            code="malformed-yaml"))
+        return result
+    value = _construct(node, "", result)
+    if result.value is None:
+        result.value = value
+    return result
+
+
+def _construct(node: yaml.Node, pointer: str, out: ParsedFile) -> Any:
+    out.positions[pointer] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, yaml.MappingNode):
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = _scalar(key_node)
+            if not isinstance(key, str):
+                key = json.dumps(key) if key is not None else "null"
+            child = f"{pointer}/{escape_pointer_token(key)}"
+            if key in mapping:
+                out.diagnostics.append(Diagnostic(
+                    out.path, child, f"expected each key once (got '{key}' again)",
+                    line=key_node.start_mark.line + 1, column=key_node.start_mark.column + 1,
+                    code="duplicate-key", hint="remove or merge the repeated key"))
+            mapping[key] = _construct(value_node, child, out)
+        return mapping
+    if isinstance(node, yaml.SequenceNode):
+        return [_construct(item, f"{pointer}/{i}", out) for i, item in enumerate(node.value)]
+    return _scalar(node)
+
+
+def _scalar(node: yaml.Node) -> Any:
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    tag, text = node.tag, node.value
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:bool":
+        return text.lower() == "true"
+    if tag == "tag:yaml.org,2002:int":
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    if tag == "tag:yaml.org,2002:float":
+        lowered = text.lower().lstrip("+")
+        if lowered in (".inf", "-.inf"):
+            return float("-inf") if lowered.startswith("-") else float("inf")
+        if lowered == ".nan":
+            return float("nan")
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    return text

@@ -1,0 +1,74 @@
+"""The closed error-code set: every code's category, default retryability and next-step action.
+
+This table is the vocabulary that manifests, the runtime envelope, generated descriptions and the
+diff rules all speak. It follows gRPC's canonical codes and Google AIP-193, narrowed to what a
+model calling a tool can act on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+#: What the model should do next. Defined once for all tools (see the agent-instruction snippet).
+ACTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "fix_arguments": "Change the arguments as the message says, then call the tool again.",
+        "retry_later": "Wait at least retry_after seconds (or a short backoff), then call again unchanged.",
+        "stop_and_tell_user": "Do not call the tool again for this request; tell the user what happened.",
+        "escalate": "Do not retry; ask the user (or an operator) to resolve the blocker first.",
+    }
+)
+
+#: Broad families of failure, for dashboards and for deciding who must act.
+CATEGORIES: Mapping[str, str] = MappingProxyType(
+    {
+        "validation": "The arguments do not match the contract; the caller can fix them.",
+        "business": "The request was understood but a business rule or the data prevents it.",
+        "permission": "The caller is not allowed to do this.",
+        "transient": "A temporary condition; the same call may succeed later.",
+        "internal": "A defect on the tool's side; retrying will not help.",
+    }
+)
+
+
+@dataclass(frozen=True)
+class CodeDefaults:
+    """Defaults for one error code; a manifest's error entry may override retryable and action."""
+
+    code: str
+    category: str
+    retryable: bool
+    action: str
+    meaning: str
+
+
+_TABLE = (
+    CodeDefaults("INVALID_ARGUMENT", "validation", True, "fix_arguments",
+                 "An argument is missing, unknown, of the wrong type or violates a constraint."),
+    CodeDefaults("VERSION_MISMATCH", "validation", True, "fix_arguments",
+                 "The call is shaped like another version of this tool's contract."),
+    CodeDefaults("NOT_FOUND", "business", False, "stop_and_tell_user",
+                 "The thing the arguments point at does not exist."),
+    CodeDefaults("CONFLICT", "business", True, "fix_arguments",
+                 "The request clashes with the current state; other arguments may succeed."),
+    CodeDefaults("FAILED_PRECONDITION", "business", False, "escalate",
+                 "A business rule blocked the request."),
+    CodeDefaults("PERMISSION_DENIED", "permission", False, "escalate",
+                 "The caller is not allowed to do this."),
+    CodeDefaults("RATE_LIMITED", "transient", True, "retry_later",
+                 "Too many calls; wait for retry_after before calling again."),
+    CodeDefaults("UNAVAILABLE", "transient", True, "retry_later",
+                 "A dependency is temporarily unavailable."),
+    CodeDefaults("TIMEOUT", "transient", True, "retry_later",
+                 "The call did not finish within its deadline."),
+    CodeDefaults("INTERNAL", "internal", False, "stop_and_tell_user",
+                 "An unexpected failure inside the tool."),
+)
+
+#: Code name -> defaults, in the order above (validation first, internal last).
+CODES: Mapping[str, CodeDefaults] = MappingProxyType({entry.code: entry for entry in _TABLE})
+
+#: Codes whose default action is to retry later; these count against the failure budget.
+TRANSIENT_CODES = frozenset(c.code for c in _TABLE if c.action == "retry_later")

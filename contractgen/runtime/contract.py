@@ -1,0 +1,139 @@
+"""The contract object a guarded tool runs under: every manifest field the runtime needs, as frozen values.
+
+Generated code constructs these; they can equally be built by hand, which is how the runtime is
+used without the code generator. Nothing here imports the compiler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .codes import CODES
+
+JSON = Any
+
+
+@dataclass(frozen=True)
+class ErrorSpec:
+    """One declared error: its typed class name, closed-set code and the model-facing facts."""
+
+    class_name: str
+    code: str
+    message: str
+    field: str | None = None
+    retryable: bool | None = None  # None: the code's default
+    action: str | None = None  # None: the code's default
+    retry_after: float | None = None
+    description: str | None = None  # author-facing: when the tool raises it
+
+    @property
+    def category(self) -> str:
+        return CODES[self.code].category
+
+    @property
+    def effective_retryable(self) -> bool:
+        return CODES[self.code].retryable if self.retryable is None else self.retryable
+
+    @property
+    def effective_action(self) -> str:
+        return CODES[self.code].action if self.action is None else self.action
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Exponential backoff the caller should follow between retries, in seconds."""
+
+    initial: float = 0.5
+    multiplier: float = 2.0
+    maximum: float = 30.0
+    jitter: bool = True
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Which codes may be retried, how, and how many consecutive transient failures are tolerated."""
+
+    retryable_codes: tuple[str, ...] = ("RATE_LIMITED", "UNAVAILABLE", "TIMEOUT")
+    backoff: Backoff = field(default_factory=Backoff)
+    #: consecutive retry_later failures before the envelope tells the model to stop; None: no budget
+    failure_budget: int | None = 2
+
+
+@dataclass(frozen=True)
+class Timeout:
+    """The per-call deadline."""
+
+    seconds: float | None = 30.0
+    long_running: bool = False
+
+
+@dataclass(frozen=True)
+class Migration:
+    """How a caller of earlier versions (``from_versions``, a PEP 440 specifier) moves to this one."""
+
+    from_versions: str
+    renamed: tuple[tuple[str, str], ...] = ()  # (old parameter, new parameter)
+    removed: tuple[tuple[str, str], ...] = ()  # (old parameter, what to do instead)
+    changed: tuple[tuple[str, str], ...] = ()  # (parameter, how its meaning changed)
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    """A deprecated tool version: since when, when it goes away, and what replaces it."""
+
+    since: str | None = None
+    sunset: str | None = None  # ISO date
+    replacement: str | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """MCP-style behaviour hints."""
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+@dataclass(frozen=True)
+class EmptyResult:
+    """Where a valid "looked, found nothing" shows in the output, and what it means for the model."""
+
+    pointer: str  # JSON pointer into the output; empty array/object/string/null there means empty
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Example:
+    summary: str
+    arguments: Mapping[str, JSON]
+
+
+@dataclass(frozen=True)
+class Contract:
+    """One version of one tool's contract."""
+
+    name: str
+    version: str
+    summary: str
+    description: str
+    input_schema: Mapping[str, JSON]
+    output_schema: Mapping[str, JSON]
+    title: str | None = None
+    errors: tuple[ErrorSpec, ...] = ()
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    timeout: Timeout = field(default_factory=Timeout)
+    migrations: tuple[Migration, ...] = ()
+    deprecation: Deprecation | None = None
+    annotations: Annotations = field(default_factory=Annotations)
+    empty_result: EmptyResult | None = None
+    partial_results: bool = False  # the tool may return partial_results alongside an error
+    examples: tuple[Example, ...] = ()
+
+    @property
+    def major(self) -> int:
+        return int(self.version.split(".", 1)[0])

@@ -1,14 +1,9 @@
-"""The bundled contracts pass `contractgen check` through the real console script."""
+"""The bundled contracts pass `contractgen check` through the real command line."""
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import run_cli
 
 
 def test_bundled_contracts_check_clean() -> None:
-    result = subprocess.run([sys.executable, "-m", "contractgen", "check"], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = run_cli("check")
     assert result.returncode == 0, result.stderr
     assert "no errors" in result.stderr

@@ -22,13 +22,9 @@ from contractgen.runtime import (
     require_runtime,
 )
 
-
 __all__ = [
     "ANTHROPIC_TOOL",
-    "BookMeetingV1Input",
-    "BookMeetingV1Output",
     "CONTRACT",
-    "CalendarNotFound",
     "DESCRIPTION",
     "INPUT_SCHEMA",
     "MCP_TOOL",
@@ -36,6 +32,9 @@ __all__ = [
     "OPENAI_STRICT_UNAVAILABLE",
     "OPENAI_TOOL",
     "OUTPUT_SCHEMA",
+    "BookMeetingV1Input",
+    "BookMeetingV1Output",
+    "CalendarNotFound",
     "SlotTaken",
     "VersionMismatch",
     "book_meeting",

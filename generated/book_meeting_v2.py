@@ -22,14 +22,9 @@ from contractgen.runtime import (
     require_runtime,
 )
 
-
 __all__ = [
     "ANTHROPIC_TOOL",
-    "BookMeetingV2Input",
-    "BookMeetingV2InputAttendee",
-    "BookMeetingV2Output",
     "CONTRACT",
-    "CalendarNotFound",
     "DESCRIPTION",
     "INPUT_SCHEMA",
     "MCP_TOOL",
@@ -37,6 +32,10 @@ __all__ = [
     "OPENAI_STRICT_UNAVAILABLE",
     "OPENAI_TOOL",
     "OUTPUT_SCHEMA",
+    "BookMeetingV2Input",
+    "BookMeetingV2InputAttendee",
+    "BookMeetingV2Output",
+    "CalendarNotFound",
     "SlotTaken",
     "UnknownTimeZone",
     "VersionMismatch",

@@ -22,20 +22,19 @@ from contractgen.runtime import (
     require_runtime,
 )
 
-
 __all__ = [
     "ANTHROPIC_TOOL",
     "CONTRACT",
     "DESCRIPTION",
-    "GetExchangeRateV1Input",
-    "GetExchangeRateV1InputCurrency",
-    "GetExchangeRateV1Output",
     "INPUT_SCHEMA",
     "MCP_TOOL",
     "OPENAI_STRICT_TOOL",
     "OPENAI_STRICT_UNAVAILABLE",
     "OPENAI_TOOL",
     "OUTPUT_SCHEMA",
+    "GetExchangeRateV1Input",
+    "GetExchangeRateV1InputCurrency",
+    "GetExchangeRateV1Output",
     "ProviderRateLimited",
     "ProviderTimeout",
     "ProviderUnavailable",

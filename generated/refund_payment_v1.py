@@ -20,7 +20,6 @@ from contractgen.runtime import (
     require_runtime,
 )
 
-
 __all__ = [
     "ANTHROPIC_TOOL",
     "CONTRACT",

@@ -23,12 +23,9 @@ from contractgen.runtime import (
     require_runtime,
 )
 
-
 __all__ = [
     "ANTHROPIC_TOOL",
-    "ArchiveDegraded",
     "CONTRACT",
-    "CursorExpired",
     "DESCRIPTION",
     "INPUT_SCHEMA",
     "MCP_TOOL",
@@ -36,6 +33,8 @@ __all__ = [
     "OPENAI_STRICT_UNAVAILABLE",
     "OPENAI_TOOL",
     "OUTPUT_SCHEMA",
+    "ArchiveDegraded",
+    "CursorExpired",
     "QueryTooBroad",
     "SearchDocumentsV1Input",
     "SearchDocumentsV1InputFilters",

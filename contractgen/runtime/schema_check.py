@@ -667,9 +667,9 @@ def first_lines(violations: Sequence[Violation], limit: int) -> str:
     """A message naming the first violation and how many more there are, within ``limit``."""
     if not violations:
         return "The arguments do not match the tool's input schema."
-    first = violations[0].message.rstrip(".?!")
+    first = violations[0].message
     more = len(violations) - 1
-    text = f"Invalid arguments: {first}."
+    text = f"Invalid arguments: {first}" + ("" if first.endswith(("?", ".", "!")) else ".")
     if more:
         text += f" {more} more problem{'s' if more > 1 else ''} in 'violations'."
     text += " Fix the arguments and call again."

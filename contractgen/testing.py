@@ -323,10 +323,12 @@ def _old_shapes(contract: Contract, arguments: Mapping[str, Any], run: Any) -> N
 
 def _budget(base: GuardedTool, contract: Contract, arguments: Mapping[str, Any], run: Any) -> None:
     limit = contract.retry.failure_budget
-    if limit is None:
-        return
+    transient = [c for c in contract.retry.retryable_codes if c in CODES and CODES[c].action == "retry_later"]
+    if limit is None or not transient:
+        return  # nothing may be retried later: there is no budget to exhaust
+    code = transient[0]
     tool = base.with_implementation(
-        _raiser(lambda: ToolError("The backend is down.", code="UNAVAILABLE")), state=InMemoryBudgetStore())
+        _raiser(lambda: ToolError("The backend is down.", code=code)), state=InMemoryBudgetStore())
     problems: list[str] = []
     for attempt in range(1, limit + 1):
         env = tool(dict(arguments))
@@ -345,5 +347,4 @@ def _budget(base: GuardedTool, contract: Contract, arguments: Mapping[str, Any],
         problems.append("a bad call was counted against the failure budget")
     run_problems = problems
     report_name = f"failure budget stops after {limit}"
-    run(report_name, _raiser(lambda: ToolError("x", code="UNAVAILABLE")), arguments,
-        lambda env: run_problems)
+    run(report_name, _raiser(lambda: ToolError("x", code=code)), arguments, lambda env: run_problems)

@@ -190,3 +190,31 @@ def test_broken_store_never_breaks_the_call() -> None:
     assert guard(contract(None), lambda a: {}, state=Broken())({})["status"] == "ok"
     with pytest.raises(TypeError):
         guard(contract(None), failing, state=42)
+
+
+def test_retryable_codes_are_honoured_for_runtime_made_errors() -> None:
+    """A refund must not be retried after a TIMEOUT: its contract lists only UNAVAILABLE."""
+    refund = Contract(name="refund", version="1.0.0", summary="s", description="d",
+                      input_schema={"type": "object"}, output_schema={"type": "object"},
+                      timeout=Timeout(seconds=0.05),
+                      retry=RetryPolicy(retryable_codes=("UNAVAILABLE",), failure_budget=5))
+    release = threading.Event()
+    envelope = guard(refund, lambda a: release.wait(10) and {})({})
+    release.set()
+    assert_valid_envelope(envelope, refund)
+    error = envelope["error"]
+    assert (error["code"], error["retryable"], error["action"]) == ("TIMEOUT", False, "stop_and_tell_user")
+    assert "retry_after" not in error and "budget" not in error
+
+    def limited(_: Any) -> Any:
+        raise ToolError("Too many calls.", code="RATE_LIMITED")  # not listed either
+    error = guard(refund, limited)({})["error"]
+    assert (error["retryable"], error["action"]) == (False, "stop_and_tell_user")
+    assert error["message"].startswith("Too many calls.")
+    # listed codes keep their defaults, and an explicit choice on the error always wins
+    error = guard(refund, failing)({})["error"]
+    assert (error["retryable"], error["action"]) == (True, "retry_later")
+
+    def explicit(_: Any) -> Any:
+        raise ToolError("Slow down.", code="RATE_LIMITED", retryable=True, action="retry_later")
+    assert guard(refund, explicit)({})["error"]["action"] == "retry_later"

@@ -111,6 +111,7 @@ class GuardedTool:
         self._timeout = contract.timeout.seconds
         self._inline = self._timeout is None and not self._is_async
         self._limit = contract.retry.failure_budget
+        self._retryable_codes = frozenset(contract.retry.retryable_codes)
         self._build_input = _model_builder(input_model)
         self._keys: dict[str, str] = {}
         # bound once: the happy path calls these directly
@@ -336,8 +337,23 @@ class GuardedTool:
                             migration=list(err.migration) or None)
         if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
             optional["expected_version"] = self.contract.version
-        return error_envelope(self.contract, code, err.message, retryable=err.retryable,
-                              action=err.action, **optional)
+        message, retryable, action = self._retry_policy(code, err.message, err.retryable, err.action)
+        return error_envelope(self.contract, code, message, retryable=retryable, action=action,
+                              **optional)
+
+    def _retry_policy(self, code: str, message: str, retryable: bool | None,
+                      action: str | None) -> tuple[str, bool | None, str | None]:
+        """Honour ``retry.retryable_codes``: a transient code the contract does not list (e.g.
+        TIMEOUT on a non-idempotent refund) must not invite a retry, unless the error itself says
+        so explicitly."""
+        if retryable is not None or action is not None:
+            return message, retryable, action
+        defaults = CODES[code]
+        if defaults.action != "retry_later" or code in self._retryable_codes:
+            return message, retryable, action
+        first = message.split(". ")[0].rstrip(".")
+        return (f"{first}. This tool must not be retried after {code}: do not call it again for "
+                "this request; tell the user what happened.", False, "stop_and_tell_user")
 
     def _from_exception(self, exc: BaseException) -> dict[str, Any]:
         chain = list(exception_chain(exc))
@@ -369,19 +385,20 @@ class GuardedTool:
         logger.error("invalid result from %s %s ref=%s: %s", self.name, self.version, ref,
                      "; ".join(problems) or "unknown", exc_info=exc)
         code = self.invalid_output_code
-        return error_envelope(
-            self.contract, code,
-            f"{self.name} produced an invalid result (it does not match its output schema; "
-            f"reference {ref}). This is not caused by your arguments."
+        message, retryable, action = self._retry_policy(
+            code, f"{self.name} produced an invalid result (it does not match its output schema; "
+            f"reference {ref}); this is not caused by your arguments."
             + (" Do not retry; tell the user the tool failed." if CODES[code].action != "retry_later"
-               else " Wait a moment and call again unchanged."), ref=ref)
+               else " Wait a moment and call again unchanged."), None, None)
+        return error_envelope(self.contract, code, message, retryable=retryable, action=action, ref=ref)
 
     def _timeout_envelope(self) -> dict[str, Any]:
         seconds = self._timeout or 0
-        return error_envelope(
-            self.contract, "TIMEOUT",
-            f"{self.name} did not finish within its {seconds:g} second deadline. Wait a moment, "
-            "then call again unchanged.", retry_after=self.contract.retry.backoff.initial)
+        message, retryable, action = self._retry_policy(
+            "TIMEOUT", f"{self.name} did not finish within its {seconds:g} second deadline. Wait a "
+            "moment, then call again unchanged.", None, None)
+        return error_envelope(self.contract, "TIMEOUT", message, retryable=retryable, action=action,
+                              retry_after=self.contract.retry.backoff.initial if retryable is None else None)
 
     def _timed_out(self, future: Any) -> dict[str, Any]:
         envelope = self._timeout_envelope()

@@ -236,9 +236,18 @@ class GuardedTool:
                 if deadline is None:
                     result = await self.implementation(value)
                 else:
-                    result, expired = await _with_deadline(self.implementation(value), deadline)
-                    if expired:
-                        return self._timeout_envelope()
+                    started = time.monotonic()
+                    coro = self.implementation(value)
+                    try:  # run to the first suspension: a coroutine that never waits needs no timer
+                        first = coro.send(None) if inspect.iscoroutine(coro) else _NOT_STARTED
+                    except StopIteration as done:
+                        result = done.value
+                    else:
+                        remaining = deadline - (time.monotonic() - started)
+                        pending = coro if first is _NOT_STARTED else _Resumed(coro, first)
+                        result, expired = await _with_deadline(pending, max(remaining, 0.0))
+                        if expired:
+                            return self._timeout_envelope()
             else:
                 # sync code never blocks the event loop: it runs on a worker thread
                 future = asyncio.wrap_future(POOL.submit(self.implementation, value))
@@ -459,6 +468,38 @@ def _model_builder(model: Any) -> Callable[[Any], Any]:
     if type(validator).__name__ == "SchemaValidator":
         return validator.validate_python  # what model_validate calls, minus its wrapper
     return model.model_validate  # type: ignore[no-any-return]
+
+
+_NOT_STARTED: Any = object()
+
+
+class _Resumed:
+    """Awaitable that continues a coroutine already run to its first suspension (what ``await``
+    would have done): values go out to the task, sends and throws (cancellation) go back in."""
+
+    __slots__ = ("coro", "first")
+
+    def __init__(self, coro: Any, first: Any) -> None:
+        self.coro, self.first = coro, first
+
+    def __await__(self) -> Any:
+        coro, value = self.coro, self.first
+        while True:
+            try:
+                sent = yield value
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # noqa: B036 - cancellation must reach the coroutine
+                try:
+                    value = coro.throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    value = coro.send(sent)
+                except StopIteration as done:
+                    return done.value
 
 
 def _loop_running() -> bool:

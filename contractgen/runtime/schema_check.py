@@ -39,7 +39,7 @@ ATTEMPTED_CAP = 100  # characters of an echoed string value
 EXPECTED_CAP = 240
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Violation:
     """One reason a value fails its schema, in model-facing terms."""
 
@@ -54,6 +54,7 @@ class Violation:
     def rank(self) -> int:
         return _RANK.get(self.constraint, 4)
 
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"field": cap_pointer(self.field), "constraint": self.constraint,
                                "message": self.message}
@@ -64,6 +65,10 @@ class Violation:
         if self.did_you_mean:
             out["did_you_mean"] = self.did_you_mean
         return out
+
+
+def _rank_of(violation: Violation) -> int:
+    return _RANK.get(violation.constraint, 4)
 
 
 def thaw(value: Any) -> Any:
@@ -182,17 +187,17 @@ class SchemaCheck:
     # -- details ----------------------------------------------------------------------------
     def violations(self, value: Any) -> list[Violation]:
         """Every violation, most useful first (unknown keys, missing, type, then constraints)."""
-        bad = _non_json_path(value)
-        if bad is not None:
-            plain = thaw(value)
-            if _non_json_path(plain) is None:
-                value = plain
-            else:
-                found = [Violation(pointer(bad[0]), "type", f"{_label(pointer(bad[0]))} is not a "
-                                   f"JSON value (got {bad[1]})", expected="a JSON value")]
-                return found
-        raw = list(self._raw_errors(value))
-        found = []
+        try:
+            raw = list(self._raw_errors(value))
+        except ValueError:  # not plain JSON: convert read-only mappings and tuples, or say where
+            bad = _non_json_path(thaw(value))
+            if bad is not None:
+                where = pointer(bad[0])
+                return [Violation(where, "type", f"{_label(where)} is not a JSON value (got {bad[1]})",
+                                  expected="a JSON value")]
+            value = thaw(value)
+            raw = list(self._raw_errors(value))
+        found: list[Violation] = []
         for item in raw:
             found.extend(self._explain(value, *item))
         if not found and not self.is_valid(value):
@@ -204,7 +209,7 @@ class SchemaCheck:
             if key not in seen:
                 seen.add(key)
                 unique.append(v)
-        unique.sort(key=lambda v: v.rank)
+        unique.sort(key=_rank_of)
         return unique
 
     def _raw_errors(self, value: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
@@ -243,7 +248,13 @@ class SchemaCheck:
     def _explain(self, value: Any, keyword: str, path: list[Any], node: Any,
                  details: Any) -> list[Violation]:
         here = pointer(path)
-        sent = resolve_pointer(value, here) if path else value
+        sent = value
+        for part in path:  # the instance path comes from the validator: it exists in the value
+            try:
+                sent = sent[part]
+            except (KeyError, IndexError, TypeError):
+                sent = MISSING
+                break
         if keyword in _UNKNOWN_KEY_KEYWORDS or keyword == "additionalProperties":
             unexpected = details.get("unexpected") if isinstance(details, Mapping) else None
             if not unexpected and isinstance(sent, Mapping) and isinstance(node, Mapping):

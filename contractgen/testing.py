@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 from .runtime import ACTIONS, CODES, Contract, GuardedTool, InMemoryBudgetStore, ToolError, ToolStub
 from .runtime.envelope import (ERROR_SIZE_CAP, MESSAGE_CAP, OPTIONAL_ERROR_KEYS,
-                               REQUIRED_ERROR_KEYS, cap_text)
+                               REQUIRED_ERROR_KEYS, cap_text, error_size)
 from .runtime.guard import compiled_for
 
 __all__ = ["ContractReport", "FORBIDDEN_PATTERNS", "assert_valid_envelope", "check_contract",
@@ -116,9 +116,9 @@ def _error_problems(envelope: Mapping[str, Any]) -> list[str]:
         problems.append("'message' must be a non-empty string")
     elif len(message) > MESSAGE_CAP:
         problems.append(f"'message' is {len(message)} characters (cap {MESSAGE_CAP})")
-    size = len(json.dumps({k: v for k, v in error.items() if k != "partial_results"}, default=str))
+    size = error_size(error)
     if size > ERROR_SIZE_CAP:
-        problems.append(f"error object is {size} characters of JSON (cap {ERROR_SIZE_CAP})")
+        problems.append(f"error object is {size} bytes of JSON (cap {ERROR_SIZE_CAP})")
     if error.get("action") == "stop_and_tell_user" and error.get("retryable") is True:
         problems.append("action stop_and_tell_user with retryable true")
     if error.get("action") == "retry_later" and error.get("retryable") is False:
@@ -323,10 +323,12 @@ def _old_shapes(contract: Contract, arguments: Mapping[str, Any], run: Any) -> N
 
 def _budget(base: GuardedTool, contract: Contract, arguments: Mapping[str, Any], run: Any) -> None:
     limit = contract.retry.failure_budget
-    if limit is None:
-        return
+    transient = [c for c in contract.retry.retryable_codes if c in CODES and CODES[c].action == "retry_later"]
+    if limit is None or not transient:
+        return  # nothing may be retried later: there is no budget to exhaust
+    code = transient[0]
     tool = base.with_implementation(
-        _raiser(lambda: ToolError("The backend is down.", code="UNAVAILABLE")), state=InMemoryBudgetStore())
+        _raiser(lambda: ToolError("The backend is down.", code=code)), state=InMemoryBudgetStore())
     problems: list[str] = []
     for attempt in range(1, limit + 1):
         env = tool(dict(arguments))
@@ -345,5 +347,4 @@ def _budget(base: GuardedTool, contract: Contract, arguments: Mapping[str, Any],
         problems.append("a bad call was counted against the failure budget")
     run_problems = problems
     report_name = f"failure budget stops after {limit}"
-    run(report_name, _raiser(lambda: ToolError("x", code="UNAVAILABLE")), arguments,
-        lambda env: run_problems)
+    run(report_name, _raiser(lambda: ToolError("x", code=code)), arguments, lambda env: run_problems)

@@ -114,7 +114,7 @@ def test_check_contract_catches_a_budget_that_never_stops() -> None:
     assert check_contract(tool, arguments={}).ok
 
     class NoBudget(type(tool)):  # type: ignore[misc]
-        def _finish(self, envelope: Any, session: Any, start: Any) -> Any:
+        def _finish(self, envelope: Any, *_: Any) -> Any:
             return envelope
     broken = NoBudget(contract, lambda a: {})
     report = check_contract(broken, arguments={}, raise_on_failure=False)

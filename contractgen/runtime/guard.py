@@ -22,7 +22,7 @@ from .codes import CODES
 from .contract import Contract
 from .envelope import error_envelope, new_ref, ok_envelope, untrusted
 from .errors import ToolError, VersionMismatchError
-from .observe import CallRecord, emit, logger
+from .observe import CallRecord, call_logger, emit, logger
 from .schema_check import (MISSING, REDACTED, SchemaCheck, Violation, cap_pointer, cap_value,
                            describe, first_lines, pointer, redact, resolve_pointer)
 from .versions import VersionCheck
@@ -109,7 +109,16 @@ class GuardedTool:
         self._compiled = compiled_for(contract, resources=resources, formats=formats)
         self._is_async = _is_async(implementation)
         self._timeout = contract.timeout.seconds
+        self._inline = self._timeout is None and not self._is_async
         self._limit = contract.retry.failure_budget
+        self._retryable_codes = frozenset(contract.retry.retryable_codes)
+        self._build_input = _model_builder(input_model)
+        self._keys: dict[str, str] = {}
+        # bound once: the happy path calls these directly
+        self._input_is_valid = self._compiled.input.fast_is_valid
+        self._output_is_valid = self._compiled.output.fast_is_valid
+        self._old_keys = self._compiled.versions.old_key_set
+        self._empty_rule = contract.empty_result
         functools.update_wrapper(self, implementation, assigned=("__module__", "__name__",
                                                                  "__qualname__", "__doc__"),
                                  updated=())
@@ -136,41 +145,46 @@ class GuardedTool:
 
     def __call__(self, arguments: Any, *, contract_version: str | None = None,
                  session: str = "default") -> dict[str, Any]:
-        start = time.perf_counter()
+        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
+        start = time.perf_counter() if observed else 0.0
         try:
             envelope = self._call_sync(arguments, contract_version)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # a defect in the guard itself still answers with an envelope
             envelope = self._internal(exc, "guard")
-        return self._finish(envelope, session, start)
+        return self._finish(envelope, session, start, observed)
 
     async def acall(self, arguments: Any, *, contract_version: str | None = None,
                     session: str = "default") -> dict[str, Any]:
-        start = time.perf_counter()
+        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
+        start = time.perf_counter() if observed else 0.0
         try:
             envelope = await self._call_async(arguments, contract_version)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:
             envelope = self._internal(exc, "guard")
-        return self._finish(envelope, session, start)
+        return self._finish(envelope, session, start, observed)
 
     def __repr__(self) -> str:
         return f"<GuardedTool {self.name} {self.version}>"
 
     # -- the steps --------------------------------------------------------------------------
     def _prepare(self, arguments: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:
-        compiled = self._compiled
-        mismatch = compiled.versions.check(arguments, contract_version)
-        if mismatch is not None:
-            return self._from_tool_error(mismatch), None
-        if not compiled.input.is_valid(arguments):
-            return self._invalid_arguments(compiled.input.violations(arguments)), None
-        if self.input_model is None:
-            return None, arguments
+        if contract_version is not None or (self._old_keys and isinstance(arguments, dict)
+                                            and not self._old_keys.isdisjoint(arguments)):
+            mismatch = self._compiled.versions.check(arguments, contract_version)
+            if mismatch is not None:
+                return self._from_tool_error(mismatch), None
         try:
-            return None, self.input_model.model_validate(arguments)  # type: ignore[attr-defined]
+            valid = self._input_is_valid(arguments)
+        except ValueError:  # not plain JSON (tuples, mappings...): the careful path decides
+            valid = self._compiled.input.is_valid(arguments)
+        if not valid:
+            return self._invalid_arguments(self._compiled.input.violations(arguments)), None
+        try:
+            return None, self._build_input(arguments)
         except Exception as exc:  # the model is stricter than the schema (e.g. format)
             violations = self._model_violations(exc, arguments)
             if violations is None:
@@ -182,7 +196,7 @@ class GuardedTool:
         if early is not None:
             return early
         try:
-            if self._timeout is None and not self._is_async:
+            if self._inline:
                 result = self.implementation(value)
             elif self._timeout is None and not _loop_running():
                 result = asyncio.run(self.implementation(value))
@@ -222,9 +236,18 @@ class GuardedTool:
                 if deadline is None:
                     result = await self.implementation(value)
                 else:
-                    result, expired = await _with_deadline(self.implementation(value), deadline)
-                    if expired:
-                        return self._timeout_envelope()
+                    started = time.monotonic()
+                    coro = self.implementation(value)
+                    try:  # run to the first suspension: a coroutine that never waits needs no timer
+                        first = coro.send(None) if inspect.iscoroutine(coro) else _NOT_STARTED
+                    except StopIteration as done:
+                        result = done.value
+                    else:
+                        remaining = deadline - (time.monotonic() - started)
+                        pending = coro if first is _NOT_STARTED else _Resumed(coro, first)
+                        result, expired = await _with_deadline(pending, max(remaining, 0.0))
+                        if expired:
+                            return self._timeout_envelope()
             else:
                 # sync code never blocks the event loop: it runs on a worker thread
                 future = asyncio.wrap_future(POOL.submit(self.implementation, value))
@@ -242,19 +265,26 @@ class GuardedTool:
 
     def _complete(self, result: Any) -> dict[str, Any]:
         output = result
-        if hasattr(result, "model_dump") and not isinstance(result, type):
+        if type(result) is not dict and hasattr(result, "model_dump") and not isinstance(result, type):
             try:
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
             except Exception as exc:
                 return self._invalid_output(["the result model could not be serialised"], exc)
-        check = self._compiled.output
-        if not check.is_valid(output):
+        try:
+            valid = self._output_is_valid(output)
+        except ValueError:
+            valid = False
+        if not valid:
+            check = self._compiled.output
             plain = _jsonable(output)
             if plain is MISSING or not check.is_valid(plain):
                 problems = [f"{v.field or '/'} {v.constraint}: {v.message}"
                             for v in check.violations(output if plain is MISSING else plain)[:10]]
                 return self._invalid_output(problems, None)
             output = plain
+        if self._empty_rule is None:
+            return {"status": "ok", "tool": self.name, "version": self.version, "output": output,
+                    "empty": False}
         return ok_envelope(self.contract, output)
 
     # -- envelopes --------------------------------------------------------------------------
@@ -316,8 +346,23 @@ class GuardedTool:
                             migration=list(err.migration) or None)
         if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
             optional["expected_version"] = self.contract.version
-        return error_envelope(self.contract, code, err.message, retryable=err.retryable,
-                              action=err.action, **optional)
+        message, retryable, action = self._retry_policy(code, err.message, err.retryable, err.action)
+        return error_envelope(self.contract, code, message, retryable=retryable, action=action,
+                              **optional)
+
+    def _retry_policy(self, code: str, message: str, retryable: bool | None,
+                      action: str | None) -> tuple[str, bool | None, str | None]:
+        """Honour ``retry.retryable_codes``: a transient code the contract does not list (e.g.
+        TIMEOUT on a non-idempotent refund) must not invite a retry, unless the error itself says
+        so explicitly."""
+        if retryable is not None or action is not None:
+            return message, retryable, action
+        defaults = CODES[code]
+        if defaults.action != "retry_later" or code in self._retryable_codes:
+            return message, retryable, action
+        first = message.split(". ")[0].rstrip(".")
+        return (f"{first}. This tool must not be retried after {code}: do not call it again for "
+                "this request; tell the user what happened.", False, "stop_and_tell_user")
 
     def _from_exception(self, exc: BaseException) -> dict[str, Any]:
         chain = list(exception_chain(exc))
@@ -349,19 +394,20 @@ class GuardedTool:
         logger.error("invalid result from %s %s ref=%s: %s", self.name, self.version, ref,
                      "; ".join(problems) or "unknown", exc_info=exc)
         code = self.invalid_output_code
-        return error_envelope(
-            self.contract, code,
-            f"{self.name} produced an invalid result (it does not match its output schema; "
-            f"reference {ref}). This is not caused by your arguments."
+        message, retryable, action = self._retry_policy(
+            code, f"{self.name} produced an invalid result (it does not match its output schema; "
+            f"reference {ref}); this is not caused by your arguments."
             + (" Do not retry; tell the user the tool failed." if CODES[code].action != "retry_later"
-               else " Wait a moment and call again unchanged."), ref=ref)
+               else " Wait a moment and call again unchanged."), None, None)
+        return error_envelope(self.contract, code, message, retryable=retryable, action=action, ref=ref)
 
     def _timeout_envelope(self) -> dict[str, Any]:
         seconds = self._timeout or 0
-        return error_envelope(
-            self.contract, "TIMEOUT",
-            f"{self.name} did not finish within its {seconds:g} second deadline. Wait a moment, "
-            "then call again unchanged.", retry_after=self.contract.retry.backoff.initial)
+        message, retryable, action = self._retry_policy(
+            "TIMEOUT", f"{self.name} did not finish within its {seconds:g} second deadline. Wait a "
+            "moment, then call again unchanged.", None, None)
+        return error_envelope(self.contract, "TIMEOUT", message, retryable=retryable, action=action,
+                              retry_after=self.contract.retry.backoff.initial if retryable is None else None)
 
     def _timed_out(self, future: Any) -> dict[str, Any]:
         envelope = self._timeout_envelope()
@@ -372,15 +418,21 @@ class GuardedTool:
         future.add_done_callback(_abandoned)
         return envelope
 
-    def _finish(self, envelope: dict[str, Any], session: str, start: float) -> dict[str, Any]:
+    def _finish(self, envelope: dict[str, Any], session: str, start: float,
+                observed: bool = True) -> dict[str, Any]:
         limit = self._limit
         failures: int | None = None
         exhausted = False
+        ref = None
         try:
-            key = budget_key(self.name, session)
+            key = self._keys.get(session)
+            if key is None:
+                key = self._keys[session] = budget_key(self.name, session)
+                if len(self._keys) > 4096:  # many sessions: keep the memo bounded
+                    self._keys.clear()
             if envelope["status"] == "ok":
                 self.budget.reset(key)
-                code, ref = "OK", None
+                code = "OK"
             else:
                 error = envelope["error"]
                 code, ref = error["code"], error.get("ref")
@@ -400,11 +452,54 @@ class GuardedTool:
         except Exception:  # a broken store must not turn into an exception for the model
             logger.exception("failure budget store failed for %s", self.name)
             code = envelope.get("error", {}).get("code", "OK")
-            ref = None
-        record = CallRecord(self.name, self.version, code, time.perf_counter() - start, session,
-                            ref, failures, limit, exhausted)
-        emit(record, self.on_call)
+        # the record is built only when someone can observe it (a hook or an enabled logger)
+        if observed:
+            record = CallRecord(self.name, self.version, code, time.perf_counter() - start, session,
+                                ref, failures, limit, exhausted)
+            emit(record, self.on_call)
         return envelope
+
+
+def _model_builder(model: Any) -> Callable[[Any], Any]:
+    """The fastest way to build ``model`` from JSON arguments (pydantic's validator directly)."""
+    if model is None:
+        return lambda arguments: arguments
+    validator = model.__dict__.get("__pydantic_validator__") if isinstance(model, type) else None
+    if type(validator).__name__ == "SchemaValidator":
+        return validator.validate_python  # what model_validate calls, minus its wrapper
+    return model.model_validate  # type: ignore[no-any-return]
+
+
+_NOT_STARTED: Any = object()
+
+
+class _Resumed:
+    """Awaitable that continues a coroutine already run to its first suspension (what ``await``
+    would have done): values go out to the task, sends and throws (cancellation) go back in."""
+
+    __slots__ = ("coro", "first")
+
+    def __init__(self, coro: Any, first: Any) -> None:
+        self.coro, self.first = coro, first
+
+    def __await__(self) -> Any:
+        coro, value = self.coro, self.first
+        while True:
+            try:
+                sent = yield value
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # noqa: B036 - cancellation must reach the coroutine
+                try:
+                    value = coro.throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    value = coro.send(sent)
+                except StopIteration as done:
+                    return done.value
 
 
 def _loop_running() -> bool:

@@ -106,7 +106,7 @@ class VersionCheck:
                 f"{contract.version}.")
         if steps:
             body = (f" Apply the {len(steps)} step{'s' if len(steps) > 1 else ''} in 'migration': "
-                    + "; ".join(steps))
+                    + "; ".join(step.rstrip(".") for step in steps) + ".")
         else:
             body = f" Send arguments shaped for version {contract.version} (see the tool's schema)."
         return VersionMismatchError(head + body, expected_version=contract.version,

@@ -159,6 +159,11 @@ def _module_clashes(selected: Sequence[ToolVersion]) -> list[Diagnostic]:
 
 def _name_clashes(tool: ToolVersion, names: dict[str, str]) -> list[Diagnostic]:
     problems = []
+    if tool.identifier in names:
+        problems.append(_at(tool, "/name", f"expected a tool name whose stub name is free in the generated "
+                            f"module (got '{tool.name}': '{tool.identifier}' is {names[tool.identifier]})",
+                            "name-clash", hint=f"rename the tool, e.g. '{tool.name.lower()}_tool'"))
+    names = {**names, tool.identifier: "the tool stub"}
     for index, spec in enumerate(tool.contract.errors):
         if spec.class_name in names:
             problems.append(_at(tool, f"/errors/{index}/class",

@@ -9,8 +9,11 @@ directory (on a copy, so generated inputs never land in the repo). Cases named `
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -61,16 +64,31 @@ def test_every_generated_case_has_a_directory() -> None:
     assert set(GENERATED) <= set(_case_names())
 
 
-@pytest.mark.parametrize("name", _case_names())
-def test_check_case(name: str, tmp_path: Path, update_goldens: bool) -> None:
+def _run_case(name: str, work: Path) -> subprocess.CompletedProcess[str]:
     source = CASES / name
-    work = tmp_path / name
     shutil.copytree(source, work, ignore=shutil.ignore_patterns("expected.txt", "args.txt"))
     if name in GENERATED:
         GENERATED[name](work)
     args_file = source / "args.txt"
     args = args_file.read_text().split() if args_file.exists() else ["."]
-    result = run_cli("check", *args, cwd=work, timeout=60)
+    return run_cli("check", *args, cwd=work, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def case_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every case's CLI run, several at a time (each is a separate process, so this is safe)."""
+    root = tmp_path_factory.mktemp("check-cases")
+    names = _case_names()
+    with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2))) as pool:
+        runs = pool.map(lambda n: _run_case(n, root / n), names)
+        return dict(zip(names, runs))
+
+
+@pytest.mark.parametrize("name", _case_names())
+def test_check_case(name: str, case_results: dict[str, subprocess.CompletedProcess[str]],
+                    update_goldens: bool) -> None:
+    source = CASES / name
+    result = case_results[name]
     actual = f"exit: {result.returncode}\n{result.stderr}"
     if result.stdout:
         actual += f"--- stdout\n{result.stdout}"

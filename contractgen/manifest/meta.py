@@ -68,7 +68,7 @@ def _report(report: Reporter, error: jsonschema.ValidationError, pointer: str) -
         missing = re.match(r"^'(.*)' is a required property$", error.message)
         for name in error.validator_value:
             if name not in error.instance and (missing is None or missing.group(1) == name):
-                about = properties.get(name, {}).get("description")
+                about = (properties.get(name, {}).get("description") or "").split(". ")[0].rstrip(".")
                 near = [k for k in error.instance if did_you_mean(k, [name], cutoff=0.75)]
                 hint = (f"rename {near[0]!r} to {name!r}" if near
                         else f"add `{name}:`" + (f" - {about}" if about else ""))

@@ -55,5 +55,5 @@ class Diagnostic:
         }
 
 
-def has_errors(diagnostics: "tuple[Diagnostic, ...] | list[Diagnostic]") -> bool:
+def has_errors(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> bool:
     return any(d.level is Level.ERROR for d in diagnostics)

@@ -13,12 +13,11 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
 
 import pytest
-
 from conftest import run_cli
 
 CASES = Path(__file__).parent / "cases" / "check"
@@ -94,7 +93,7 @@ def test_check_case(name: str, case_results: dict[str, subprocess.CompletedProce
         actual += f"--- stdout\n{result.stdout}"
 
     # a Python traceback starts a line; a diagnostic may quote the word inside a message
-    assert not re.search(r"^Traceback \(most recent call last\):$", result.stderr + result.stdout, re.M), actual
+    assert not re.search(r"^Traceback \(most recent call last\):$", result.stderr + result.stdout, re.MULTILINE), actual
     assert "internal-check-failure" not in actual and "could not check" not in actual
     if not _is_valid_input(name):
         assert result.returncode == 2, actual

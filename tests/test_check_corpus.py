@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import run_cli
 
 # one diagnostic: `file[:line[:col]] #/pointer: [warning: ]message`, optionally followed by `    hint: ...`

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _run(*args: str | Path, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run([str(a) for a in args], check=False, cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout, env=env)
 
 
 @pytest.fixture(scope="module")

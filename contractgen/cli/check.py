@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,7 +19,7 @@ class Format(str, Enum):
 
 
 def check(
-    paths: Annotated[Optional[list[Path]], typer.Argument(
+    paths: Annotated[list[Path] | None, typer.Argument(
         help="Manifest files or folders (default: the configured contracts folder).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when there are warnings.")] = False,
     output_format: Annotated[Format, typer.Option(

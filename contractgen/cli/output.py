@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..diagnostics import Diagnostic, Level
 

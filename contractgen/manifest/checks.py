@@ -6,7 +6,9 @@ is unknown), but every other section still is, so one run reports as much as it 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from ..diagnostics import Diagnostic
 from .contract_checks import (
@@ -42,9 +44,11 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
 
     schemas: dict[str, dict[str, Any] | None] = {"input": None, "output": None}
     for key in ("input", "output"):
-        if key not in bad and isinstance(data.get(key), dict):
-            if _guarded(report, f"{key} schema", lambda k=key: check_embedded_schema(report, k, data[k])):
-                schemas[key] = data[key]
+        schema = data.get(key)
+        if key in bad or not isinstance(schema, dict):
+            continue
+        if _guarded(report, f"{key} schema", partial(check_embedded_schema, report, key, schema)):
+            schemas[key] = schema
     if schemas["input"] is not None:
         _guarded(report, "input descriptions", lambda: check_input_descriptions(report, data["input"]))
     if clean("name", "retry") and "errors" not in bad:  # single bad entries are skipped, not the section

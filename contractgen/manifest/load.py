@@ -6,16 +6,16 @@ below a given folder is read, so other layouts work too. All problems are collec
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema
 
 from ..diagnostics import Diagnostic, has_errors
 from ..ir import ContractSet, ToolVersion
 from .lower import lower_manifest
-from .meta import manifest_meta_schema
 from .parse import MAX_MANIFEST_BYTES, ParsedFile, parse_manifest_text
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")

@@ -70,14 +70,14 @@ def _report(report: Reporter, error: jsonschema.ValidationError, pointer: str) -
             if name not in error.instance and (missing is None or missing.group(1) == name):
                 about = (properties.get(name, {}).get("description") or "").split(". ")[0].rstrip(".")
                 near = [k for k in error.instance if did_you_mean(k, [name], cutoff=0.75)]
-                hint = (f"rename {near[0]!r} to {name!r}" if near
-                        else f"add `{name}:`" + (f" - {about}" if about else ""))
-                report.error(pointer, f"missing required key {name!r}", "missing-key", hint=hint)
+                fix = (f"rename {near[0]!r} to {name!r}" if near
+                       else f"add `{name}:`" + (f" - {about}" if about else ""))
+                report.error(pointer, f"missing required key {name!r}", "missing-key", hint=fix)
         return
     message, hint = describe_validation_error(error)
     special = _special(pointer, error)
     if special:
-        message, hint = special[0] or message, special[1] or hint
+        message, hint = (special[0] or message), (special[1] or hint)
     report.error(pointer, message, f"invalid-{_kebab(str(error.validator))}", hint=hint)
 
 
@@ -99,8 +99,9 @@ def _special(pointer: str, error: jsonschema.ValidationError) -> tuple[str | Non
         cleaned = "".join(p[:1].upper() + p[1:] for p in re.split(r"[^A-Za-z0-9]+", instance) if p)
         if cleaned[:1].isdigit():
             cleaned = "E" + cleaned
-        return (f"expected a Python class name: letters, digits and '_', not starting with a digit "
-                f"(got {show(instance)})", f"did you mean {cleaned!r}?" if cleaned else None)
+        message = ("expected a Python class name: letters, digits and '_', not starting with a digit "
+                   f"(got {show(instance)})")
+        return (message, f"did you mean {cleaned!r}?" if cleaned else None)
     if (re.fullmatch(r"/errors/\d+/code", pointer) or re.fullmatch(r"/retry/retryable_codes/\d+", pointer)) \
             and error.validator == "enum" and isinstance(instance, str):
         synonym = CODE_SYNONYMS.get(instance.upper().replace("-", "_").replace(" ", "_"))

@@ -84,8 +84,7 @@ def parse_manifest_text(path: str, raw: bytes) -> ParsedFile:
             path, "", f"expected UTF-8 text (got byte 0x{raw[exc.start]:02x} at offset {exc.start})",
             line=line, code="not-utf8", hint="save the file as UTF-8"))
         return result
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     if not text.strip():
         result.diagnostics.append(Diagnostic(
             path, "", "expected a manifest mapping (got an empty file)", line=1, code="empty-file",

@@ -10,7 +10,15 @@ import jsonschema
 from jsonschema.exceptions import best_match
 from referencing.exceptions import Unresolvable
 
-from .describe import TYPE_NAMES, TYPE_SYNONYMS, describe_validation_error, did_you_mean, json_type, pointer_of, show
+from .describe import (
+    TYPE_NAMES,
+    TYPE_SYNONYMS,
+    describe_validation_error,
+    did_you_mean,
+    json_type,
+    pointer_of,
+    show,
+)
 from .report import Reporter
 from .schema_walk import definition_refs, deref, resolve_local_ref, subschemas
 

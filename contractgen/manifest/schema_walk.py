@@ -7,7 +7,8 @@ Only keywords that hold schemas are followed, so a property that happens to be n
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from .parse import escape_pointer_token
@@ -86,7 +87,7 @@ def resolve_local_ref(root: Any, ref: str) -> RefTarget:
     if fragment == "" or fragment.startswith("/"):
         target = resolve_json_pointer(root, fragment)
         if target.found and not isinstance(target.value, (dict, bool)):
-            return RefTarget(False, problem=f"it points at a non-schema value")
+            return RefTarget(False, problem="it points at a non-schema value")
         return target
     for pointer, sub in subschemas(root):
         if sub.get("$anchor") == fragment:
@@ -96,7 +97,7 @@ def resolve_local_ref(root: Any, ref: str) -> RefTarget:
 
 def definition_refs(root: Any) -> list[str]:
     """``#/$defs/name`` style references for every definition, for did-you-mean hints."""
-    refs = []
+    refs: list[str] = []
     if isinstance(root, dict):
         for keyword in ("$defs", "definitions"):
             if isinstance(root.get(keyword), dict):

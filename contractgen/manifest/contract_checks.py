@@ -67,6 +67,10 @@ def check_errors(report: Reporter, data: dict[str, Any], input_schema: dict[str,
         if action in ("stop_and_tell_user", "escalate") and retryable:
             report.error(base, f"expected retryable: false with action {action!r} (got retryable: true)",
                          "contradictory-retry", hint=_contradiction_hint(entry, spec))
+        if entry["code"] == "TIMEOUT" and retryable and data.get("annotations", {}).get("idempotent") is False:
+            report.warning(base, "a timed-out call of a non-idempotent tool may have taken effect; retrying it "
+                           "may repeat the effect", "timeout-retry-not-idempotent",
+                           hint="set `retryable: false` and `action: stop_and_tell_user`, or make the tool idempotent")
         if "retry_after" in entry and not retryable:
             report.warning(f"{base}/retry_after", "retry_after has no effect on an error that is not retryable",
                            "retry-after-ignored", hint="remove retry_after, or make the error retryable")

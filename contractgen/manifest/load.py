@@ -100,7 +100,10 @@ def load_parsed(parsed: list[ParsedFile], diagnostics: list[Diagnostic] | None =
             continue
         tools.append(ToolVersion(contract, item.path, item.positions))
     tools.sort(key=lambda t: (t.name, _version_key(t.version), t.source))
-    diagnostics.extend(check_set(tools))
+    broken = [(item.value["name"], item.value["version"]) for item in parsed
+              if isinstance(item.value, dict) and isinstance(item.value.get("name"), str)
+              and isinstance(item.value.get("version"), str)]
+    diagnostics.extend(check_set(tools, broken))
     diagnostics.sort(key=lambda d: (d.file, d.line or 0, d.column or 0, d.pointer, d.message))
     return LoadResult(ContractSet(tuple(tools)), tuple(diagnostics))
 

@@ -88,7 +88,7 @@ def parse_manifest_text(path: str, raw: bytes) -> ParsedFile:
     if not text.strip():
         result.diagnostics.append(Diagnostic(
             path, "", "expected a manifest mapping (got an empty file)", line=1, code="empty-file",
-            hint="run `contractgen init NAME` to scaffold a manifest"))
+            hint="a manifest needs at least name, version, summary, description, input and output (see docs/manifest.md)"))
         return result
     if path.endswith(".json"):
         try:
@@ -120,7 +120,7 @@ def parse_manifest_text(path: str, raw: bytes) -> ParsedFile:
     if node is None:  # only comments or a bare document marker
         result.diagnostics.append(Diagnostic(
             path, "", "expected a manifest mapping (got an empty document)", line=1, code="empty-file",
-            hint="run `contractgen init NAME` to scaffold a manifest"))
+            hint="a manifest needs at least name, version, summary, description, input and output (see docs/manifest.md)"))
         return result
     try:
         value = _construct(node, "", result, 0, frozenset())

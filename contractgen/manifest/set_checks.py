@@ -3,6 +3,8 @@ migrations and deprecations that name versions and parameters that really exist.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -20,7 +22,10 @@ def _at(tool: ToolVersion, pointer: str, message: str, code: str, hint: str | No
     return Diagnostic(tool.source, pointer, message, level=level, line=line, column=column, hint=hint, code=code)
 
 
-def check_set(tools: list[ToolVersion]) -> list[Diagnostic]:
+def check_set(tools: list[ToolVersion], seen: Iterable[tuple[str, str]] = ()) -> list[Diagnostic]:
+    """``tools`` are the manifests without errors; ``seen`` adds the (name, version) of manifests that
+    had errors (already reported), so a reference to one of those is not reported again."""
+    seen = {(name, _normal(version)) for name, version in seen}
     problems: list[Diagnostic] = []
     problems.extend(_unique_versions(tools))
     problems.extend(_distinct_names(tools))
@@ -28,8 +33,8 @@ def check_set(tools: list[ToolVersion]) -> list[Diagnostic]:
     for tool in tools:
         by_name.setdefault(tool.name, []).append(tool)
     for tool in tools:
-        problems.extend(_migrations(tool, by_name.get(tool.name, [])))
-        problems.extend(_deprecation(tool, by_name))
+        problems.extend(_migrations(tool, by_name.get(tool.name, []), seen))
+        problems.extend(_deprecation(tool, by_name, seen))
     return problems
 
 
@@ -63,7 +68,7 @@ def _distinct_names(tools: list[ToolVersion]) -> list[Diagnostic]:
     return problems
 
 
-def _migrations(tool: ToolVersion, versions: list[ToolVersion]) -> list[Diagnostic]:
+def _migrations(tool: ToolVersion, versions: list[ToolVersion], seen: set[tuple[str, str]]) -> list[Diagnostic]:
     problems = []
     current = top_level_properties(tool.contract.input_schema)
     for i, migration in enumerate(tool.contract.migrations):
@@ -95,6 +100,8 @@ def _migrations(tool: ToolVersion, versions: list[ToolVersion]) -> list[Diagnost
                                     "removed-parameter-still-present",
                                     hint="drop the entry, or remove the argument from `input`"))
         if not older:
+            if any(name == tool.name and _contains(spec, version) for name, version in seen):
+                continue  # the matching manifests have errors of their own
             problems.append(_at(tool, f"{base}/from", f"no checked manifest of {tool.name} matches "
                                 f"{migration.from_versions!r}, so its parameters were not checked",
                                 "migration-without-source", level=Level.WARNING,
@@ -111,12 +118,15 @@ def _migrations(tool: ToolVersion, versions: list[ToolVersion]) -> list[Diagnost
     return problems
 
 
-def _deprecation(tool: ToolVersion, by_name: dict[str, list[ToolVersion]]) -> list[Diagnostic]:
+def _deprecation(tool: ToolVersion, by_name: dict[str, list[ToolVersion]],
+                 seen: set[tuple[str, str]]) -> list[Diagnostic]:
     deprecation = tool.contract.deprecation
     if deprecation is None or not deprecation.replacement:
         return []
     parts = deprecation.replacement.split()
     name = parts[0]
+    if any(n == name and (len(parts) == 1 or v == _normal(parts[1])) for n, v in seen):
+        return []  # it exists, with errors of its own
     if name not in by_name:
         return [_at(tool, "/deprecated/replacement", f"expected a checked tool as replacement (got {name!r})",
                     "unknown-replacement", level=Level.WARNING,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..config import load_config
-from ..manifest import discover_manifests, load_contracts
+from ..manifest import load_contracts
 from .output import exit_code_for, print_diagnostics, print_diagnostics_json, summary
 
 
@@ -31,7 +31,7 @@ def check(
     """
     targets = paths or [load_config().contracts]
     result = load_contracts(targets)
-    files = len(discover_manifests(targets)[0])
+    files = len(result.files)
     code = exit_code_for(result.diagnostics, strict=strict)
     if output_format is Format.json:
         print_diagnostics_json(result.diagnostics, manifests=files, exit_code=code)

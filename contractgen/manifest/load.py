@@ -23,8 +23,9 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 @dataclass(frozen=True)
 class LoadResult:
-    contracts: ContractSet
-    diagnostics: tuple[Diagnostic, ...]
+    contracts: ContractSet  # the manifests without errors, lowered and sorted by (name, version)
+    diagnostics: tuple[Diagnostic, ...]  # every problem in every file, sorted by file and position
+    files: tuple[str, ...] = ()  # every manifest file read, including those with errors
 
     @property
     def ok(self) -> bool:
@@ -105,7 +106,7 @@ def load_parsed(parsed: list[ParsedFile], diagnostics: list[Diagnostic] | None =
               and isinstance(item.value.get("version"), str)]
     diagnostics.extend(check_set(tools, broken))
     diagnostics.sort(key=lambda d: (d.file, d.line or 0, d.column or 0, d.pointer, d.message))
-    return LoadResult(ContractSet(tuple(tools)), tuple(diagnostics))
+    return LoadResult(ContractSet(tuple(tools)), tuple(diagnostics), tuple(item.path for item in parsed))
 
 
 def _version_key(version: str) -> Any:

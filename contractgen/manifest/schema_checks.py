@@ -44,6 +44,13 @@ FOREIGN_KEYWORDS = {
     "x-nullable": "use `type: [..., \"null\"]` instead",
 }
 SENSITIVE_KEYWORD = "x-sensitive"
+DIALECTS_2020_12 = ("https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft/2020-12/schema")
+#: The formats JSON Schema 2020-12 defines; others (OpenAPI's int32, password ...) are annotations.
+KNOWN_FORMATS = (
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4",
+    "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer",
+    "relative-json-pointer", "regex",
+)
 
 
 def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
@@ -61,8 +68,14 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
                      "schema-not-object",
                      hint="add `type: object` at the top of the schema" if has_props or "type" not in schema
                      else "wrap the value in an object: `type: object`, `properties: {result: ...}`")
+    dialect = schema.get("$schema")
+    if isinstance(dialect, str) and dialect.rstrip("#") not in DIALECTS_2020_12:
+        report.warning(f"{base}/$schema", f"expected the JSON Schema 2020-12 dialect (got {show(dialect)}); "
+                       "contractgen reads every schema as 2020-12", "foreign-dialect",
+                       hint=f"remove `$schema`, or set it to {DIALECTS_2020_12[0]}")
     for pointer, sub in subschemas(schema):
         _check_keywords(report, base + pointer, sub)
+        _check_format(report, base + pointer, sub)
         _check_required_listed(report, base + pointer, sub)
         if SENSITIVE_KEYWORD in sub and not isinstance(sub[SENSITIVE_KEYWORD], bool):
             report.error(f"{base}{pointer}/{SENSITIVE_KEYWORD}",
@@ -142,6 +155,17 @@ def _check_keywords(report: Reporter, pointer: str, sub: dict[str, Any]) -> None
         if close:
             report.warning(f"{pointer}/{keyword}", f"unknown JSON Schema keyword {keyword!r} (ignored by validators)",
                            "unknown-schema-keyword", hint=close, key=True)
+
+
+def _check_format(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
+    """A misspelt format (``datetime``) silently validates nothing; a close match is worth a warning."""
+    value = sub.get("format")
+    if not isinstance(value, str) or value in KNOWN_FORMATS:
+        return
+    close = did_you_mean(value.replace("_", "-"), KNOWN_FORMATS, cutoff=0.75)
+    if close:
+        report.warning(f"{pointer}/format", f"unknown format {value!r} (no value is checked against it)",
+                       "unknown-format", hint=close)
 
 
 def _check_required_listed(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:

@@ -74,7 +74,9 @@ def _run_case(name: str, work: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def case_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
+def case_results(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, subprocess.CompletedProcess[str]]:
     """Every case's CLI run, several at a time (each is a separate process, so this is safe)."""
     root = tmp_path_factory.mktemp("check-cases")
     names = _case_names()
@@ -84,8 +86,9 @@ def case_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subproce
 
 
 @pytest.mark.parametrize("name", _case_names())
-def test_check_case(name: str, case_results: dict[str, subprocess.CompletedProcess[str]],
-                    update_goldens: bool) -> None:
+def test_check_case(
+    name: str, case_results: dict[str, subprocess.CompletedProcess[str]], update_goldens: bool
+) -> None:
     source = CASES / name
     result = case_results[name]
     actual = f"exit: {result.returncode}\n{result.stderr}"
@@ -93,7 +96,9 @@ def test_check_case(name: str, case_results: dict[str, subprocess.CompletedProce
         actual += f"--- stdout\n{result.stdout}"
 
     # a Python traceback starts a line; a diagnostic may quote the word inside a message
-    assert not re.search(r"^Traceback \(most recent call last\):$", result.stderr + result.stdout, re.MULTILINE), actual
+    assert not re.search(
+        r"^Traceback \(most recent call last\):$", result.stderr + result.stdout, re.MULTILINE
+    ), actual
     assert "internal-check-failure" not in actual and "could not check" not in actual
     if not _is_valid_input(name):
         assert result.returncode == 2, actual
@@ -104,7 +109,13 @@ def test_check_case(name: str, case_results: dict[str, subprocess.CompletedProce
         return
     expected = expected_file.read_text() if expected_file.exists() else ""
     if actual != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
-                                            f"{name}/expected.txt", "actual"))
-        pytest.fail(f"diagnostics differ from the golden:\n{diff}\nto accept the new output: {UPDATE_COMMAND}",
-                    pytrace=False)
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), actual.splitlines(True), f"{name}/expected.txt", "actual"
+            )
+        )
+        pytest.fail(
+            f"diagnostics differ from the golden:\n{diff}\n"
+            f"to accept the new output: {UPDATE_COMMAND}",
+            pytrace=False,
+        )

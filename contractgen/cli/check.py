@@ -19,13 +19,23 @@ class Format(str, Enum):
 
 
 def check(
-    paths: Annotated[list[Path] | None, typer.Argument(
-        help="Manifest files or folders (default: the configured contracts folder).")] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when there are warnings.")] = False,
-    output_format: Annotated[Format, typer.Option(
-        "--format", help="text: diagnostics on stderr; json: one JSON document on stdout.")] = Format.text,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Manifest files or folders (default: the configured contracts folder)."
+        ),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when there are warnings.")
+    ] = False,
+    output_format: Annotated[
+        Format,
+        typer.Option(
+            "--format", help="text: diagnostics on stderr; json: one JSON document on stdout."
+        ),
+    ] = Format.text,
 ) -> None:
-    """Validate manifests: meta-schema, embedded JSON Schemas, examples, names, versions, migrations.
+    """Validate manifests: meta-schema, embedded schemas, examples, names, versions, migrations.
 
     Exit 0 when clean, 1 when there are only warnings and --strict is given, 2 for errors.
     """

@@ -136,7 +136,10 @@ def parse_manifest_text(path: str, raw: bytes) -> ParsedFile:
             result.diagnostics.append(_too_deep(path, None))
             return result
     try:
-        node = yaml.compose(text, Loader=_JsonCompatibleLoader)
+        # In valid JSON a raw tab is whitespace outside strings; YAML rejects it as indentation.
+        # One space per tab keeps every column, so JSON positions survive.
+        yaml_text = text.replace("\t", " ") if result.value is not None else text
+        node = yaml.compose(yaml_text, Loader=_JsonCompatibleLoader)
     except RecursionError:
         result.value = None
         result.diagnostics.append(_too_deep(path, None))

@@ -13,8 +13,9 @@ import platform
 import sys
 import time
 import timeit
+from collections.abc import Callable
 from importlib import metadata
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import jsonschema
 import pydantic

@@ -114,7 +114,7 @@ def test_tool_error_in_cause_chain_wins() -> None:
         try:
             raise IndexOffline()
         except ToolError:
-            raise ValueError("while handling")  # noqa: B904 - __context__ on purpose
+            raise ValueError("while handling")
     assert call({"query": "q"}, implicit)["error"]["code"] == "UNAVAILABLE"
 
 

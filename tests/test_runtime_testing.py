@@ -86,7 +86,7 @@ class LeakyTool:
         def call(arguments: Any, **__: Any) -> dict[str, Any]:
             try:
                 implementation(arguments)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001
                 return {"status": "error", "tool": self.contract.name, "version": self.contract.version,
                         "error": {"code": "INTERNAL", "category": "internal", "message": str(exc),
                                   "action": "retry_later", "retryable": True}}

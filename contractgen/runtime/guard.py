@@ -15,7 +15,8 @@ import json
 import logging
 import threading
 import time
-from typing import Any, Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from typing import Any
 
 from .budget import BudgetStore, as_budget_store, budget_key
 from .codes import CODES
@@ -23,8 +24,19 @@ from .contract import Contract
 from .envelope import error_envelope, new_ref, ok_envelope, untrusted
 from .errors import ToolError, VersionMismatchError
 from .observe import CallRecord, call_logger, emit, logger
-from .schema_check import (MISSING, REDACTED, SchemaCheck, Violation, cap_pointer, cap_value,
-                           describe, first_lines, pointer, redact, resolve_pointer)
+from .schema_check import (
+    MISSING,
+    REDACTED,
+    SchemaCheck,
+    Violation,
+    cap_pointer,
+    cap_value,
+    describe,
+    first_lines,
+    pointer,
+    redact,
+    resolve_pointer,
+)
 from .versions import VersionCheck
 from .workers import POOL
 
@@ -62,8 +74,10 @@ def compiled_for(contract: Contract, *, resources: Any = None, formats: bool = F
 
 
 def _is_async(fn: Any) -> bool:
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-        getattr(fn, "__call__", None))
+    # a callable object with ``async def __call__`` is async too
+    call = None if inspect.isroutine(fn) else next(
+        (k.__dict__["__call__"] for k in type(fn).__mro__ if "__call__" in k.__dict__), None)
+    return inspect.iscoroutinefunction(fn) or (call is not None and inspect.iscoroutinefunction(call))
 
 
 def exception_chain(exc: BaseException) -> Iterator[BaseException]:
@@ -151,7 +165,7 @@ class GuardedTool:
             envelope = self._call_sync(arguments, contract_version)
         except _NEVER_SWALLOWED:
             raise
-        except BaseException as exc:  # a defect in the guard itself still answers with an envelope
+        except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself still answers with an envelope
             envelope = self._internal(exc, "guard")
         return self._finish(envelope, session, start, observed)
 
@@ -163,7 +177,7 @@ class GuardedTool:
             envelope = await self._call_async(arguments, contract_version)
         except _NEVER_SWALLOWED:
             raise
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001
             envelope = self._internal(exc, "guard")
         return self._finish(envelope, session, start, observed)
 
@@ -185,7 +199,7 @@ class GuardedTool:
             return self._invalid_arguments(self._compiled.input.violations(arguments)), None
         try:
             return None, self._build_input(arguments)
-        except Exception as exc:  # the model is stricter than the schema (e.g. format)
+        except Exception as exc:  # noqa: BLE001 - the model is stricter than the schema (e.g. format)
             violations = self._model_violations(exc, arguments)
             if violations is None:
                 return self._internal(exc, "input model"), None
@@ -211,7 +225,7 @@ class GuardedTool:
                 result = future.result()
         except _NEVER_SWALLOWED:
             raise
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
         return self._complete(result)
 
@@ -259,7 +273,7 @@ class GuardedTool:
                         return self._timeout_envelope()
         except _NEVER_SWALLOWED:
             raise
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
         return self._complete(result)
 
@@ -268,7 +282,7 @@ class GuardedTool:
         if type(result) is not dict and hasattr(result, "model_dump") and not isinstance(result, type):
             try:
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001
                 return self._invalid_output(["the result model could not be serialised"], exc)
         try:
             valid = self._output_is_valid(output)
@@ -310,7 +324,7 @@ class GuardedTool:
         found = []
         try:
             items = errors(include_url=False)
-        except Exception:
+        except Exception:  # noqa: BLE001
             return None
         for item in items:
             loc = [p for p in item.get("loc", ()) if not (isinstance(p, str) and p.startswith("function-"))]
@@ -361,8 +375,9 @@ class GuardedTool:
         if defaults.action != "retry_later" or code in self._retryable_codes:
             return message, retryable, action
         first = message.split(". ")[0].rstrip(".")
-        return (f"{first}. This tool must not be retried after {code}: do not call it again for "
-                "this request; tell the user what happened.", False, "stop_and_tell_user")
+        stop = (f"{first}. This tool must not be retried after {code}: do not call it again for "
+                "this request; tell the user what happened.")
+        return stop, False, "stop_and_tell_user"
 
     def _from_exception(self, exc: BaseException) -> dict[str, Any]:
         chain = list(exception_chain(exc))
@@ -373,7 +388,7 @@ class GuardedTool:
             for item in chain:
                 try:
                     mapped = self.mapper(item)
-                except Exception:
+                except Exception:  # noqa: BLE001
                     logger.exception("exception mapper failed for %s", self.name)
                     mapped = None
                 if mapped is not None:
@@ -449,7 +464,7 @@ class GuardedTool:
                             f"{self.name} has failed {failures} times in a row ({code}). Do not "
                             "call it again for this request; tell the user it is not working "
                             "right now.")
-        except Exception:  # a broken store must not turn into an exception for the model
+        except Exception:  # noqa: BLE001 - a broken store must not turn into an exception for the model
             logger.exception("failure budget store failed for %s", self.name)
             code = envelope.get("error", {}).get("code", "OK")
         # the record is built only when someone can observe it (a hook or an enabled logger)
@@ -465,8 +480,8 @@ def _model_builder(model: Any) -> Callable[[Any], Any]:
     if model is None:
         return lambda arguments: arguments
     validator = model.__dict__.get("__pydantic_validator__") if isinstance(model, type) else None
-    if type(validator).__name__ == "SchemaValidator":
-        return validator.validate_python  # what model_validate calls, minus its wrapper
+    if validator is not None and type(validator).__name__ == "SchemaValidator":
+        return validator.validate_python  # type: ignore[no-any-return] # model_validate minus its wrapper
     return model.model_validate  # type: ignore[no-any-return]
 
 
@@ -490,7 +505,7 @@ class _Resumed:
             except GeneratorExit:
                 coro.close()
                 raise
-            except BaseException as exc:  # noqa: B036 - cancellation must reach the coroutine
+            except BaseException as exc:  # noqa: B036, BLE001
                 try:
                     value = coro.throw(exc)
                 except StopIteration as done:
@@ -538,7 +553,7 @@ def _jsonable(value: Any) -> Any:
         plain = to_jsonable_python(value)
         json.dumps(plain, allow_nan=False)
         return plain
-    except Exception:
+    except Exception:  # noqa: BLE001
         return MISSING
 
 

@@ -9,12 +9,14 @@ asked for). Violations are computed only when a value is invalid, so the happy p
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from collections.abc import Mapping
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
+_rs: Any
 try:  # optional accelerator; the runtime works without it
     import jsonschema_rs as _rs
 except ImportError:  # pragma: no cover - exercised in the no-extra install
@@ -132,7 +134,7 @@ class SchemaCheck:
             try:
                 self._rs = _rs.validator_for(self.schema, validate_formats=formats or None,
                                              retriever=self._retrieve_rs)
-            except Exception:  # a schema the accelerator cannot compile: use the reference one
+            except Exception:  # noqa: BLE001 - a schema the accelerator cannot compile: use the reference one
                 self._rs = None
         if self._rs is None:
             self._py = self._python_validator()
@@ -152,7 +154,7 @@ class SchemaCheck:
         raise ValueError("remote references are not fetched; pass them as resources")
 
     def _python_validator(self) -> Any:
-        import jsonschema
+        import jsonschema  # type: ignore[import-untyped]
         import referencing
         import referencing.exceptions
         from referencing.jsonschema import DRAFT202012
@@ -163,11 +165,12 @@ class SchemaCheck:
             if uri in resources:
                 return referencing.Resource.from_contents(resources[uri],
                                                           default_specification=DRAFT202012)
-            raise referencing.exceptions.NoSuchResource(ref=uri)
+            raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
         cls = jsonschema.validators.validator_for(self.schema,
                                                   default=jsonschema.Draft202012Validator)
-        kwargs: dict[str, Any] = {"registry": referencing.Registry(retrieve=retrieve)}
+        registry = referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg]
+        kwargs: dict[str, Any] = {"registry": registry}
         if self.formats:
             kwargs["format_checker"] = cls.FORMAT_CHECKER
         return cls(self.schema, **kwargs)
@@ -222,7 +225,7 @@ class SchemaCheck:
                 if name in _DETAILED:
                     try:
                         details = kind.as_dict()
-                    except Exception:
+                    except Exception:  # noqa: BLE001
                         details = {}
                 yield name, list(e.instance_path), self._node_at(e.schema_path), details
             return
@@ -262,7 +265,9 @@ class SchemaCheck:
             known = self._cached("known", node, lambda: _known_properties(node, self.schema))
             out = []
             for key in unexpected or []:
-                guess = self._cached_key("guess", node, str(key), lambda k=str(key): did_you_mean(k, known))
+                key_text = str(key)
+                guess = self._cached_key("guess", node, key_text,
+                                         functools.partial(did_you_mean, key_text, known))
                 hint = f"; did you mean '{guess}'?" if guess else ""
                 where = "" if not path else f" in {_label(here)}"
                 allowed = ", ".join(known[:12])

@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextvars
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Callable
+from typing import Any
 
 IDLE_SECONDS = 60.0
 
@@ -57,7 +58,7 @@ class ElasticPool:
             if future.set_running_or_notify_cancel():
                 try:
                     future.set_result(ctx.run(fn, *args))
-                except BaseException as exc:  # handed to the waiting caller, who decides
+                except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller, who decides
                     future.set_exception(exc)
             del task, future, ctx, fn, args
             with self._lock:

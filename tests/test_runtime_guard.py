@@ -297,3 +297,17 @@ def test_every_code_round_trips_through_tool_error() -> None:
             raise ToolError(code=code)
         error = guard(SEARCH, raise_code, state={})({"query": "q"})["error"]
         assert (error["code"], error["category"], error["message"]) == (code, defaults.category, defaults.meaning)
+
+
+class WithDefault(pydantic.BaseModel):
+    hits: list[str]
+    at: str = "now"  # required by the schema below, with a default in the model
+
+
+def test_model_defaults_are_sent_when_the_schema_requires_them() -> None:
+    contract = Contract(name="d", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object"}, timeout=Timeout(None),
+                        output_schema={"type": "object", "required": ["hits", "at"],
+                                       "properties": {"hits": {"type": "array"}, "at": {"type": "string"}}})
+    env = guard(contract, lambda a: WithDefault(hits=[]), output_model=WithDefault)({})
+    assert env["output"] == {"hits": [], "at": "now"}

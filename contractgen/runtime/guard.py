@@ -279,15 +279,27 @@ class GuardedTool:
 
     def _complete(self, result: Any) -> dict[str, Any]:
         output = result
-        if type(result) is not dict and hasattr(result, "model_dump") and not isinstance(result, type):
+        is_model = type(result) is not dict and hasattr(result, "model_dump") and not isinstance(result, type)
+        if is_model:
             try:
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result
                 return self._invalid_output(["the result model could not be serialised"], exc)
         try:
             valid = self._output_is_valid(output)
         except ValueError:
             valid = False
+        if not valid and is_model:
+            # what the implementation set explicitly did not conform: try the model with its
+            # defaults (a required field with a default), then without its None defaults
+            for options in ({}, {"exclude_none": True}):
+                try:
+                    candidate = result.model_dump(mode="json", by_alias=True, **options)
+                    if self._output_is_valid(candidate):
+                        output, valid = candidate, True
+                        break
+                except Exception:  # noqa: BLE001, S112 - the first dump's violations are reported
+                    continue
         if not valid:
             check = self._compiled.output
             plain = _jsonable(output)

@@ -265,3 +265,24 @@ def test_cancelling_the_caller_propagates_and_cancels_the_work() -> None:
             await task
     asyncio.run(main())
     assert cancelled.is_set()
+
+
+def test_a_tool_that_always_hangs_cannot_exhaust_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from contractgen.runtime import workers
+
+    small = workers.ElasticPool(max_workers=3)
+    monkeypatch.setattr(sys.modules["contractgen.runtime.guard"], "POOL", small)
+    release = threading.Event()
+    tool = guard(contract(seconds=0.02, budget=None), lambda a: release.wait(10) and {})
+    codes = [tool({})["error"]["code"] for _ in range(5)]
+    assert codes == ["TIMEOUT"] * 3 + ["UNAVAILABLE"] * 2
+    assert small.live == 3
+    release.set()
+    for _ in range(200):  # the abandoned workers finish and become idle again
+        if len(small._idle) == 3:
+            break
+        threading.Event().wait(0.01)
+    assert guard(contract(seconds=5), lambda a: {})({})["status"] == "ok"
+    assert small.started == 3  # the next call reused an idle worker

@@ -38,7 +38,7 @@ from .schema_check import (
     resolve_pointer,
 )
 from .versions import VersionCheck
-from .workers import POOL
+from .workers import POOL, PoolBusy
 
 #: An exception mapper turns a foreign exception into a ToolError, or returns None to pass.
 Mapper = Callable[[BaseException], "ToolError | None"]
@@ -57,6 +57,7 @@ class _Compiled:
 
 _CACHE: dict[tuple[int, bool], tuple[Contract, _Compiled]] = {}
 _CACHE_LOCK = threading.Lock()
+_CACHE_LIMIT = 512
 
 
 def compiled_for(contract: Contract, *, resources: Any = None, formats: bool = False) -> _Compiled:
@@ -69,6 +70,8 @@ def compiled_for(contract: Contract, *, resources: Any = None, formats: bool = F
         return hit[1]
     compiled = _Compiled(contract, None, formats)
     with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_LIMIT:  # contracts made on the fly must not pile up forever
+            _CACHE.clear()
         _CACHE[key] = (contract, compiled)  # holding the contract keeps its id from being reused
     return compiled
 
@@ -215,7 +218,10 @@ class GuardedTool:
             elif self._timeout is None and not _loop_running():
                 result = asyncio.run(self.implementation(value))
             else:
-                future = POOL.submit(self._run_in_worker, value)
+                try:
+                    future = POOL.submit(self._run_in_worker, value)
+                except PoolBusy:
+                    return self._busy_envelope()
                 try:
                     exc = future.exception(timeout=self._timeout)
                 except TimeoutError:
@@ -264,7 +270,10 @@ class GuardedTool:
                             return self._timeout_envelope()
             else:
                 # sync code never blocks the event loop: it runs on a worker thread
-                future = asyncio.wrap_future(POOL.submit(self.implementation, value))
+                try:
+                    future = asyncio.wrap_future(POOL.submit(self.implementation, value))
+                except PoolBusy:
+                    return self._busy_envelope()
                 if deadline is None:
                     result = await future
                 else:
@@ -435,6 +444,14 @@ class GuardedTool:
             "moment, then call again unchanged.", None, None)
         return error_envelope(self.contract, "TIMEOUT", message, retryable=retryable, action=action,
                               retry_after=self.contract.retry.backoff.initial if retryable is None else None)
+
+    def _busy_envelope(self) -> dict[str, Any]:
+        logger.warning("worker pool full (%d threads); refusing a call of %s", POOL.live, self.name)
+        message, retryable, action = self._retry_policy(
+            "UNAVAILABLE", f"{self.name} is overloaded: too many earlier calls are still running. "
+            "Wait a while, then call again unchanged.", None, None)
+        return error_envelope(self.contract, "UNAVAILABLE", message, retryable=retryable,
+                              action=action)
 
     def _timed_out(self, future: Any) -> dict[str, Any]:
         envelope = self._timeout_envelope()

@@ -303,18 +303,19 @@ class SchemaCheck:
     def _cached(self, kind: str, node: Any, compute: Callable[[], Any]) -> Any:
         # nodes belong to self.schema, which lives as long as self: their ids are stable keys
         key = (kind, id(node))
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
+        value = self._memo.get(key, MISSING)
+        if value is MISSING:
+            value = self._memo[key] = compute()
+        return value
 
     def _cached_key(self, kind: str, node: Any, key: str, compute: Callable[[], Any]) -> Any:
         """Like _cached, for caller-chosen strings: bounded, so odd inputs cannot grow it forever."""
         memo_key = (kind, id(node), key)
-        if memo_key in self._key_memo:
-            return self._key_memo[memo_key]
-        if len(self._key_memo) >= _MEMO_LIMIT:
-            self._key_memo.clear()
-        value = self._key_memo[memo_key] = compute()
+        value = self._key_memo.get(memo_key, MISSING)  # one lookup: safe against a concurrent clear
+        if value is MISSING:
+            if len(self._key_memo) >= _MEMO_LIMIT:
+                self._key_memo.clear()
+            value = self._key_memo[memo_key] = compute()
         return value
 
     def describe(self, node: Any) -> str | None:

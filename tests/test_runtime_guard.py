@@ -311,3 +311,13 @@ def test_model_defaults_are_sent_when_the_schema_requires_them() -> None:
                                        "properties": {"hits": {"type": "array"}, "at": {"type": "string"}}})
     env = guard(contract, lambda a: WithDefault(hits=[]), output_model=WithDefault)({})
     assert env["output"] == {"hits": [], "at": "now"}
+
+
+def test_non_json_arguments_are_reported_not_crashed_on() -> None:
+    for arguments, fragment in (({1: 2}, "non-string key"), (b"{}", "bytes"), ({"query": {1, 2}}, "set")):
+        error = call(arguments)["error"]
+        assert error["code"] == "INVALID_ARGUMENT" and fragment in error["message"], error
+    error = call({"query": float("nan")})["error"]  # NaN is echoed as text: the envelope stays JSON
+    assert error["attempted"] == "nan"
+    error = call({"query": [float("inf")]})["error"]
+    assert error["attempted"] == "an array of 1 items"

@@ -28,7 +28,7 @@ SENSITIVE = Contract(
 CONTRACTS = [*BUNDLED, SENSITIVE]
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none() | st.booleans() | st.integers() | st.floats()
     | st.text(max_size=30),
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=12), children, max_size=6),
     max_leaves=25)

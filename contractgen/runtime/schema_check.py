@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -196,7 +197,8 @@ class SchemaCheck:
             bad = _non_json_path(thaw(value))
             if bad is not None:
                 where = pointer(bad[0])
-                return [Violation(where, "type", f"{_label(where)} is not a JSON value (got {bad[1]})",
+                verb = "is" if where else "are"
+                return [Violation(where, "type", f"{_label(where)} {verb} not a JSON value (got {bad[1]})",
                                   expected="a JSON value")]
             value = thaw(value)
             raw = list(self._raw_errors(value))
@@ -662,14 +664,16 @@ def cap_value(value: Any, limit: int = ATTEMPTED_CAP) -> Any:
     """A copy of a JSON value short enough to echo: long strings cut, big containers summarised."""
     if isinstance(value, str):
         return value if len(value) <= limit else value[:limit] + f"… ({len(value)} characters)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # NaN and infinities are not JSON: echo them as text
     if isinstance(value, (bool, int, float)) or value is None:
         if isinstance(value, int) and not isinstance(value, bool) and len(str(value)) > limit:
             return f"an integer with {len(str(value))} digits"
         return value
     if isinstance(value, (Mapping, list, tuple)):
         try:
-            text = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):  # not JSON (NaN, sets...): summarise instead of echoing
             text = None
         if text is not None and len(text) <= limit:
             return value

@@ -163,6 +163,27 @@ class GuardedTool:
     def __call__(self, arguments: Any, *, contract_version: str | None = None,
                  session: str = "default") -> dict[str, Any]:
         observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
+        if self._inline and not observed and contract_version is None and type(arguments) is dict:
+            # the common case with fewer calls; the same steps as _call_sync. Anything unusual
+            # before the implementation runs (invalid or non-JSON arguments, a model error) falls
+            # through to the full path; after it runs, nothing can make it run twice.
+            value: Any = _NOT_STARTED
+            try:
+                if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
+                        and self._input_is_valid(arguments):
+                    value = self._build_input(arguments)
+            except _NEVER_SWALLOWED:
+                raise
+            except BaseException:  # noqa: BLE001 - the full path below explains the problem
+                value = _NOT_STARTED
+            if value is not _NOT_STARTED:
+                try:
+                    envelope = self._run_validated(value)
+                except _NEVER_SWALLOWED:
+                    raise
+                except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
+                    envelope = self._internal(exc, "guard")
+                return self._finish(envelope, session, 0.0, False)
         start = time.perf_counter() if observed else 0.0
         try:
             envelope = self._call_sync(arguments, contract_version)
@@ -212,10 +233,10 @@ class GuardedTool:
         early, value = self._prepare(arguments, contract_version)
         if early is not None:
             return early
+        if self._inline:
+            return self._run_validated(value)
         try:
-            if self._inline:
-                result = self.implementation(value)
-            elif self._timeout is None and not _loop_running():
+            if self._timeout is None and not _loop_running():
                 result = asyncio.run(self.implementation(value))
             else:
                 try:
@@ -233,6 +254,23 @@ class GuardedTool:
             raise
         except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
+        return self._complete(result)
+
+    def _run_validated(self, value: Any) -> dict[str, Any]:
+        """Call a sync implementation inline on validated input and check its result."""
+        try:
+            result = self.implementation(value)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - becomes its envelope
+            return self._from_exception(exc)
+        if type(result) is dict and self._empty_rule is None:
+            try:
+                if self._output_is_valid(result):
+                    return {"status": "ok", "tool": self.name, "version": self.version,
+                            "output": result, "empty": False}
+            except ValueError:
+                pass
         return self._complete(result)
 
     def _run_in_worker(self, value: Any) -> Any:
@@ -462,6 +500,12 @@ class GuardedTool:
         future.add_done_callback(_abandoned)
         return envelope
 
+    def _key(self, session: str) -> str:
+        if len(self._keys) > 4096:  # many sessions: keep the memo bounded
+            self._keys.clear()
+        key = self._keys[session] = budget_key(self.name, session)
+        return key
+
     def _finish(self, envelope: dict[str, Any], session: str, start: float,
                 observed: bool = True) -> dict[str, Any]:
         limit = self._limit
@@ -469,11 +513,7 @@ class GuardedTool:
         exhausted = False
         ref = None
         try:
-            key = self._keys.get(session)
-            if key is None:
-                key = self._keys[session] = budget_key(self.name, session)
-                if len(self._keys) > 4096:  # many sessions: keep the memo bounded
-                    self._keys.clear()
+            key = self._keys.get(session) or self._key(session)
             if envelope["status"] == "ok":
                 self.budget.reset(key)
                 code = "OK"

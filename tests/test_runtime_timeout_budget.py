@@ -288,3 +288,19 @@ def test_a_tool_that_always_hangs_cannot_exhaust_the_process(monkeypatch: pytest
         threading.Event().wait(0.01)
     assert guard(contract(seconds=5), lambda a: {})({})["status"] == "ok"
     assert small.started == 3  # the next call reused an idle worker
+
+
+def test_async_implementation_called_synchronously_times_out_as_timeout() -> None:
+    cancelled = threading.Event()
+
+    async def stuck(_: Any) -> Any:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return {}
+    for _ in range(5):  # the worker's own deadline and the caller's race: both must say TIMEOUT
+        cancelled.clear()
+        assert guard(contract(seconds=0.02), stuck)({})["error"]["code"] == "TIMEOUT"
+        assert cancelled.wait(5)  # the coroutine in the worker was cancelled too

@@ -136,6 +136,7 @@ class GuardedTool:
         self._output_is_valid = self._compiled.output.fast_is_valid
         self._old_keys = self._compiled.versions.old_key_set
         self._empty_rule = contract.empty_result
+        self._declared = frozenset(spec.class_name for spec in contract.errors)
         functools.update_wrapper(self, implementation, assigned=("__module__", "__name__",
                                                                  "__qualname__", "__doc__"),
                                  updated=())
@@ -250,6 +251,8 @@ class GuardedTool:
                 if exc is not None:
                     raise exc
                 result = future.result()
+                if result is _DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
+                    return self._timeout_envelope()
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001
@@ -280,7 +283,8 @@ class GuardedTool:
         async def bounded() -> Any:  # in the worker, cancel the coroutine at the deadline too
             if self._timeout is None:
                 return await self.implementation(value)
-            return await asyncio.wait_for(self.implementation(value), self._timeout)
+            result, expired = await _with_deadline(self.implementation(value), self._timeout)
+            return _DEADLINE_PASSED if expired else result
 
         return asyncio.run(bounded())
 
@@ -410,9 +414,17 @@ class GuardedTool:
             if partial is not MISSING:
                 optional["partial_results"] = partial
         if err.upstream is not None:
-            optional["upstream"] = err.upstream if (
-                isinstance(err.upstream, dict) and err.upstream.get("untrusted") is True
-            ) else untrusted(err.upstream)
+            quoted = err.upstream
+            if isinstance(quoted, dict) and quoted.get("untrusted") is True:  # already quoted once
+                status = quoted.get("status")
+                optional["upstream"] = untrusted(quoted.get("text", ""),
+                                                 status if isinstance(status, int) else None)
+            else:
+                optional["upstream"] = untrusted(quoted)
+        spec = type(err).spec
+        if spec is not None and spec.class_name not in self._declared and code != "VERSION_MISMATCH":
+            logger.warning("%s %s raised %s, which its contract does not declare", self.name,
+                           self.version, spec.class_name)
         if isinstance(err, VersionMismatchError):
             optional.update(expected_version=err.expected_version,
                             received_version=err.received_version,
@@ -555,6 +567,7 @@ def _model_builder(model: Any) -> Callable[[Any], Any]:
 
 
 _NOT_STARTED: Any = object()
+_DEADLINE_PASSED: Any = object()
 
 
 class _Resumed:

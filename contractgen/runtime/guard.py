@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
 from typing import Any
 
 from .budget import BudgetStore, as_budget_store, budget_key
@@ -246,7 +247,7 @@ class GuardedTool:
                     return self._busy_envelope()
                 try:
                     exc = future.exception(timeout=self._timeout)
-                except TimeoutError:
+                except FutureTimeout:  # only our wait timed out (the tool's own is in `exc`)
                     return self._timed_out(future)
                 if exc is not None:
                     raise exc

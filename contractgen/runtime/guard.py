@@ -620,10 +620,15 @@ async def _with_deadline(awaitable: Any, seconds: float) -> tuple[Any, bool]:
             if cm.expired():
                 return None, True
             raise
-    task = asyncio.ensure_future(awaitable)  # pragma: no cover - Python 3.10
-    done, _ = await asyncio.wait({task}, timeout=seconds)
+    task = asyncio.ensure_future(awaitable)  # Python 3.10: no asyncio.timeout
+    try:
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+    except asyncio.CancelledError:  # our caller was cancelled: so is the work
+        task.cancel()
+        raise
     if not done:
         task.cancel()
+        await asyncio.wait({task})  # let the work see its cancellation, as wait_for does
         return None, True
     return task.result(), False
 

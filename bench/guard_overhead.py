@@ -13,13 +13,14 @@ import platform
 import sys
 import time
 import timeit
+from collections.abc import Callable
 from importlib import metadata
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import jsonschema
 import pydantic
 
-from contractgen.runtime import Contract, RetryPolicy, Timeout, guard
+from contractgen.runtime import Contract, RetryPolicy, Timeout, guard, schema_check
 from contractgen.runtime.schema_check import _rs
 
 SCHEMA = {
@@ -72,6 +73,13 @@ def main() -> None:
     threaded = guard(contract(10.0), trivial, input_model=Query)
     asynchronous = guard(contract(10.0), atrivial, input_model=Query)
     assert inline(GOOD)["status"] == "ok" and inline(BAD)["error"]["code"] == "INVALID_ARGUMENT"
+    # the same guard without the `fast` extra: the reference jsonschema package does the checks
+    saved, schema_check._rs = schema_check._rs, None
+    try:
+        pure = guard(contract(None), trivial, input_model=Query)
+    finally:
+        schema_check._rs = saved
+    assert pure._compiled.input.backend == "jsonschema" and pure(BAD)["status"] == "error"
     assert Query.model_validate(GOOD) and not list(validator.iter_errors(GOOD))
 
     loop = asyncio.new_event_loop()
@@ -95,6 +103,8 @@ def main() -> None:
         ("guarded call, bad arguments", lambda: inline(BAD), n // 10, 1),
         ("guarded call, happy path, sync with deadline (worker thread)", lambda: threaded(GOOD), n // 10, 1),
         ("guarded acall, happy path, async with deadline", async_batch, max(n // 1000, 2), 100),
+        ("without jsonschema-rs: guarded call, happy path", lambda: pure(GOOD), n // 10, 1),
+        ("without jsonschema-rs: guarded call, bad arguments", lambda: pure(BAD), n // 20, 1),
     ]
     # rounds interleave the cases, so a burst of load from other processes hits all of them alike;
     # each case keeps its best round

@@ -187,7 +187,9 @@ def test_broken_store_never_breaks_the_call() -> None:
         def failures(self, key: str) -> int:
             return 0
     assert guard(contract(None), failing, state=Broken())({})["error"]["code"] == "UNAVAILABLE"
-    assert guard(contract(None), lambda a: {}, state=Broken())({})["status"] == "ok"
+    calls: list[Any] = []
+    assert guard(contract(None), lambda a: calls.append(a) or {}, state=Broken())({})["status"] == "ok"
+    assert len(calls) == 1  # a failure after the call never makes the guard call it again
     with pytest.raises(TypeError):
         guard(contract(None), failing, state=42)
 
@@ -265,3 +267,40 @@ def test_cancelling_the_caller_propagates_and_cancels_the_work() -> None:
             await task
     asyncio.run(main())
     assert cancelled.is_set()
+
+
+def test_a_tool_that_always_hangs_cannot_exhaust_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from contractgen.runtime import workers
+
+    small = workers.ElasticPool(max_workers=3)
+    monkeypatch.setattr(sys.modules["contractgen.runtime.guard"], "POOL", small)
+    release = threading.Event()
+    tool = guard(contract(seconds=0.02, budget=None), lambda a: release.wait(10) and {})
+    codes = [tool({})["error"]["code"] for _ in range(5)]
+    assert codes == ["TIMEOUT"] * 3 + ["UNAVAILABLE"] * 2
+    assert small.live == 3
+    release.set()
+    for _ in range(200):  # the abandoned workers finish and become idle again
+        if len(small._idle) == 3:
+            break
+        threading.Event().wait(0.01)
+    assert guard(contract(seconds=5), lambda a: {})({})["status"] == "ok"
+    assert small.started == 3  # the next call reused an idle worker
+
+
+def test_async_implementation_called_synchronously_times_out_as_timeout() -> None:
+    cancelled = threading.Event()
+
+    async def stuck(_: Any) -> Any:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return {}
+    for _ in range(5):  # the worker's own deadline and the caller's race: both must say TIMEOUT
+        cancelled.clear()
+        assert guard(contract(seconds=0.02), stuck)({})["error"]["code"] == "TIMEOUT"
+        assert cancelled.wait(5)  # the coroutine in the worker was cancelled too

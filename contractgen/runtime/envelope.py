@@ -8,6 +8,7 @@ Failure: ``{"status": "error", "tool", "version", "error": {"code", "category", 
 from __future__ import annotations
 
 import json
+import math
 import secrets
 from typing import Any
 
@@ -83,7 +84,7 @@ def _seconds(value: Any) -> float | None:
     """A finite, non-negative number of seconds, or None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         return None
     return max(float(value), 0.0)
 

@@ -9,12 +9,15 @@ asked for). Violations are computed only when a value is invalid, so the happy p
 from __future__ import annotations
 
 import difflib
+import functools
 import json
+import math
 import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from collections.abc import Mapping
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
+_rs: Any
 try:  # optional accelerator; the runtime works without it
     import jsonschema_rs as _rs
 except ImportError:  # pragma: no cover - exercised in the no-extra install
@@ -132,7 +135,7 @@ class SchemaCheck:
             try:
                 self._rs = _rs.validator_for(self.schema, validate_formats=formats or None,
                                              retriever=self._retrieve_rs)
-            except Exception:  # a schema the accelerator cannot compile: use the reference one
+            except Exception:  # noqa: BLE001 - a schema the accelerator cannot compile: use the reference one
                 self._rs = None
         if self._rs is None:
             self._py = self._python_validator()
@@ -152,7 +155,7 @@ class SchemaCheck:
         raise ValueError("remote references are not fetched; pass them as resources")
 
     def _python_validator(self) -> Any:
-        import jsonschema
+        import jsonschema  # type: ignore[import-untyped]
         import referencing
         import referencing.exceptions
         from referencing.jsonschema import DRAFT202012
@@ -163,11 +166,12 @@ class SchemaCheck:
             if uri in resources:
                 return referencing.Resource.from_contents(resources[uri],
                                                           default_specification=DRAFT202012)
-            raise referencing.exceptions.NoSuchResource(ref=uri)
+            raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
         cls = jsonschema.validators.validator_for(self.schema,
                                                   default=jsonschema.Draft202012Validator)
-        kwargs: dict[str, Any] = {"registry": referencing.Registry(retrieve=retrieve)}
+        registry = referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg]
+        kwargs: dict[str, Any] = {"registry": registry}
         if self.formats:
             kwargs["format_checker"] = cls.FORMAT_CHECKER
         return cls(self.schema, **kwargs)
@@ -193,7 +197,8 @@ class SchemaCheck:
             bad = _non_json_path(thaw(value))
             if bad is not None:
                 where = pointer(bad[0])
-                return [Violation(where, "type", f"{_label(where)} is not a JSON value (got {bad[1]})",
+                verb = "is" if where else "are"
+                return [Violation(where, "type", f"{_label(where)} {verb} not a JSON value (got {bad[1]})",
                                   expected="a JSON value")]
             value = thaw(value)
             raw = list(self._raw_errors(value))
@@ -222,7 +227,7 @@ class SchemaCheck:
                 if name in _DETAILED:
                     try:
                         details = kind.as_dict()
-                    except Exception:
+                    except Exception:  # noqa: BLE001
                         details = {}
                 yield name, list(e.instance_path), self._node_at(e.schema_path), details
             return
@@ -262,7 +267,9 @@ class SchemaCheck:
             known = self._cached("known", node, lambda: _known_properties(node, self.schema))
             out = []
             for key in unexpected or []:
-                guess = self._cached_key("guess", node, str(key), lambda k=str(key): did_you_mean(k, known))
+                key_text = str(key)
+                guess = self._cached_key("guess", node, key_text,
+                                         functools.partial(did_you_mean, key_text, known))
                 hint = f"; did you mean '{guess}'?" if guess else ""
                 where = "" if not path else f" in {_label(here)}"
                 allowed = ", ".join(known[:12])
@@ -298,18 +305,19 @@ class SchemaCheck:
     def _cached(self, kind: str, node: Any, compute: Callable[[], Any]) -> Any:
         # nodes belong to self.schema, which lives as long as self: their ids are stable keys
         key = (kind, id(node))
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
+        value = self._memo.get(key, MISSING)
+        if value is MISSING:
+            value = self._memo[key] = compute()
+        return value
 
     def _cached_key(self, kind: str, node: Any, key: str, compute: Callable[[], Any]) -> Any:
         """Like _cached, for caller-chosen strings: bounded, so odd inputs cannot grow it forever."""
         memo_key = (kind, id(node), key)
-        if memo_key in self._key_memo:
-            return self._key_memo[memo_key]
-        if len(self._key_memo) >= _MEMO_LIMIT:
-            self._key_memo.clear()
-        value = self._key_memo[memo_key] = compute()
+        value = self._key_memo.get(memo_key, MISSING)  # one lookup: safe against a concurrent clear
+        if value is MISSING:
+            if len(self._key_memo) >= _MEMO_LIMIT:
+                self._key_memo.clear()
+            value = self._key_memo[memo_key] = compute()
         return value
 
     def describe(self, node: Any) -> str | None:
@@ -656,14 +664,16 @@ def cap_value(value: Any, limit: int = ATTEMPTED_CAP) -> Any:
     """A copy of a JSON value short enough to echo: long strings cut, big containers summarised."""
     if isinstance(value, str):
         return value if len(value) <= limit else value[:limit] + f"… ({len(value)} characters)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # NaN and infinities are not JSON: echo them as text
     if isinstance(value, (bool, int, float)) or value is None:
         if isinstance(value, int) and not isinstance(value, bool) and len(str(value)) > limit:
             return f"an integer with {len(str(value))} digits"
         return value
     if isinstance(value, (Mapping, list, tuple)):
         try:
-            text = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):  # not JSON (NaN, sets...): summarise instead of echoing
             text = None
         if text is not None and len(text) <= limit:
             return value

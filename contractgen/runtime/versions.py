@@ -7,8 +7,9 @@ Either gives the exact steps ("rename 'date' to 'start_date'"), never a generic 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from .contract import Contract, Migration
 from .errors import VersionMismatchError

@@ -62,6 +62,11 @@ def test_hostile_strings_arrive_intact(tmp_path: Path) -> None:
         # the runtime folds newlines in model-facing messages; every other character arrives as written
         assert message.split() == manifest["errors"][0]["message"].split()
 
+        from contractgen.testing import check_contract
+
+        report = check_contract(module.hostile_strings, raise_on_failure=False)
+        assert report.ok, report.failures
+
 
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
 

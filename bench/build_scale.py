@@ -98,7 +98,7 @@ def make_project(root: Path, count: int, seed: int) -> list[dict]:
 
 def run(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{result.stderr[-2000:]}")

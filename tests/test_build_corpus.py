@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
-
 from build_support import build, imported_package, make_project
 from conftest import run_cli
 

@@ -11,7 +11,6 @@ import sys
 from typing import Any
 
 import pytest
-
 from conftest import ROOT, run_cli
 
 
@@ -248,9 +247,8 @@ def test_every_contract_example_passes_the_guard(module_name: str) -> None:
 
 
 def test_contractgen_testing_proves_every_generated_stub() -> None:
-    from contractgen.testing import check_contract
-
     import generated
+    from contractgen.testing import check_contract
 
     for module_name, stub in generated.STUBS.items():
         report = check_contract(stub, raise_on_failure=False)

@@ -6,10 +6,10 @@ import ast
 import json
 from pathlib import Path
 
+from build_support import build, imported_package, make_project
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from build_support import build, imported_package, make_project
 from contractgen.build.pyliteral import py_literal, py_text_block
 
 CASES = Path(__file__).resolve().parent / "cases" / "build"

@@ -12,10 +12,10 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib.metadata import version as dist_version
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import contractgen
 

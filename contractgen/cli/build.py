@@ -39,12 +39,12 @@ def build(
 
     from ..build.pipeline import render_tree
     from ..build.write import UnsafePathError, read_tree, tree_diff, write_tree
-    from ..manifest import load_contracts
+    from ..build.load_cache import load_for_build
 
     with _progress_display() as progress:
         if progress is not None:
             progress("loading manifests", 0, 1)
-        loaded = load_contracts(sources)
+        loaded = load_for_build(sources, cache)
         result = None
         if exit_code_for(loaded.diagnostics) == EXIT_OK:
             if progress is not None:

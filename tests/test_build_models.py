@@ -67,3 +67,14 @@ def test_cached_loading_gives_exactly_what_load_contracts_gives(tmp_path) -> Non
             assert got.diagnostics == expected.diagnostics, folder.name
             assert got.contracts == expected.contracts, folder.name
     assert any((tmp_path / "cache" / "parsed").iterdir())
+
+
+def test_imports_follow_code_not_text() -> None:
+    """A tool whose descriptions mention 'datetime' or 'Literal' gets only the imports its code uses."""
+    wordy = {"type": "object", "properties": {"q": {"type": "string", "description": "datetime Literal EmailStr"}}}
+    dated = {"type": "object", "properties": {"when": {"type": "string", "format": "date-time"},
+                                              "kind": {"enum": ["a", "b"]}}}
+    models = generate_models([ModelRequest("w", "WV1", wordy, OUT), ModelRequest("d", "DV1", dated, OUT)])
+    imported = {name for _, names in models["w"].imports for name in names}
+    assert "datetime" not in imported and "EmailStr" not in imported
+    assert ("datetime", ("datetime",)) in models["d"].imports

@@ -106,7 +106,7 @@ def check_errors(
         if (
             entry["code"] == "TIMEOUT"
             and retryable
-            and data.get("annotations", {}).get("idempotent") is False
+            and _idempotent(data) is False
         ):
             report.warning(
                 base,
@@ -142,6 +142,12 @@ def check_errors(
                     "code-not-retryable",
                     hint=f"add {entry['code']} to retry.retryable_codes, or set `retryable: false`",
                 )
+
+
+def _idempotent(data: dict[str, Any]) -> bool | None:
+    """``annotations.idempotent``; another section's shape may be wrong (already reported)."""
+    annotations = data.get("annotations")
+    return annotations.get("idempotent") if isinstance(annotations, dict) else None
 
 
 def _contradiction_hint(entry: dict[str, Any], spec: Any) -> str:

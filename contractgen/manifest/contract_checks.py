@@ -103,11 +103,7 @@ def check_errors(
                 "contradictory-retry",
                 hint=_contradiction_hint(entry, spec),
             )
-        if (
-            entry["code"] == "TIMEOUT"
-            and retryable
-            and _idempotent(data) is False
-        ):
+        if entry["code"] == "TIMEOUT" and retryable and _idempotent(data) is False:
             report.warning(
                 base,
                 "a timed-out call of a non-idempotent tool may have taken effect; retrying it "
@@ -396,6 +392,17 @@ def check_empty_result(
             "unknown-empty-pointer",
             hint=did_you_mean(empty["pointer"], found.candidates)
             or (f"output fields here: {', '.join(found.candidates)}" if found.candidates else None),
+        )
+        return
+    declared = found.schema.get("type") if isinstance(found.schema, dict) else None
+    kinds = {declared} if isinstance(declared, str) else set(declared or ())
+    if kinds and not kinds & {"array", "object", "string", "null"}:
+        report.warning(
+            "/empty_result/pointer",
+            f"expected a value that can be empty: an array, object, string or null "
+            f"(got {' or '.join(sorted(kinds))} at {empty['pointer']}; only its absence counts)",
+            "empty-pointer-never-empty",
+            hint="point at the list of results, e.g. /results",
         )
 
 

@@ -30,6 +30,7 @@ from .schema_check import (
     REDACTED,
     SchemaCheck,
     Violation,
+    _label,
     cap_pointer,
     cap_value,
     describe,
@@ -399,7 +400,7 @@ class GuardedTool:
             constraint = "format" if isinstance(node, dict) and "format" in node else kind
             attempted = REDACTED if check.is_sensitive(here) else (
                 MISSING if sent is MISSING else cap_value(redact(sent, node, check.schema)))
-            label = f"'{here.lstrip('/')}'" if here else "the arguments"
+            label = _label(here)
             what = f"a valid {node['format']}" if constraint == "format" else describe(node, check.schema)
             found.append(Violation(here, constraint, f"{label} must be {what or 'valid'}"[:200],
                                    expected=describe(node, check.schema), attempted=attempted))

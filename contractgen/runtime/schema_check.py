@@ -272,7 +272,7 @@ class SchemaCheck:
                                          functools.partial(did_you_mean, key_text, known))
                 hint = f"; did you mean '{guess}'?" if guess else ""
                 where = "" if not path else f" in {_label(here)}"
-                allowed = ", ".join(known[:12])
+                allowed = ", ".join(known[:12]) + (", …" if len(known) > 12 else "")
                 out.append(Violation(
                     here + pointer([key]), keyword,
                     f"unknown argument '{_clip(str(key))}'{where}{hint}",

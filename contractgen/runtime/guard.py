@@ -265,6 +265,8 @@ class GuardedTool:
         """Call a sync implementation inline on validated input and check its result."""
         try:
             result = self.implementation(value)
+            if type(result) is not dict and inspect.isawaitable(result):
+                result = _settle_here(result)  # e.g. a lambda returning a coroutine
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
@@ -279,13 +281,14 @@ class GuardedTool:
         return self._complete(result)
 
     def _run_in_worker(self, value: Any) -> Any:
-        if not self._is_async:
-            return self.implementation(value)
+        awaitable = self.implementation(value)
+        if not self._is_async and not inspect.isawaitable(awaitable):
+            return awaitable
 
         async def bounded() -> Any:  # in the worker, cancel the coroutine at the deadline too
             if self._timeout is None:
-                return await self.implementation(value)
-            result, expired = await _with_deadline(self.implementation(value), self._timeout)
+                return await awaitable
+            result, expired = await _with_deadline(awaitable, self._timeout)
             return _DEADLINE_PASSED if expired else result
 
         return asyncio.run(bounded())
@@ -318,12 +321,22 @@ class GuardedTool:
                     future = asyncio.wrap_future(POOL.submit(self.implementation, value))
                 except PoolBusy:
                     return self._busy_envelope()
+                started = time.monotonic()
                 if deadline is None:
                     result = await future
                 else:
                     result, expired = await _with_deadline(future, deadline)
                     if expired:
                         return self._timeout_envelope()
+                if type(result) is not dict and inspect.isawaitable(result):
+                    # a plain function that returned a coroutine (a lambda around an async call)
+                    if deadline is None:
+                        result = await result
+                    else:
+                        remaining = max(deadline - (time.monotonic() - started), 0.0)
+                        result, expired = await _with_deadline(result, remaining)
+                        if expired:
+                            return self._timeout_envelope()
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001
@@ -599,6 +612,20 @@ class _Resumed:
                     value = coro.send(sent)
                 except StopIteration as done:
                     return done.value
+
+
+def _settle_here(awaitable: Any) -> Any:
+    """Run an awaitable a sync implementation returned, when this thread has no running loop."""
+    if _loop_running():
+        if inspect.iscoroutine(awaitable):
+            awaitable.close()  # never awaited otherwise: close it instead of leaking a warning
+        raise TypeError("a sync implementation returned an awaitable inside a running event loop: "
+                        "declare it `async def`, or call the tool with `acall`")
+
+    async def wait() -> Any:
+        return await awaitable
+
+    return asyncio.run(wait())
 
 
 def _loop_running() -> bool:

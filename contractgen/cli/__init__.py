@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from . import build as _build
 from . import check as _check
 
 app = typer.Typer(
@@ -22,6 +23,7 @@ def _root() -> None:
 
 
 _check.register(app)
+_build.register(app)
 
 
 def main() -> None:

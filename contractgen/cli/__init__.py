@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from . import check as _check
+from . import diff as _diff
 
 app = typer.Typer(
     name="contractgen",
@@ -22,6 +23,7 @@ def _root() -> None:
 
 
 _check.register(app)
+_diff.register(app)
 
 
 def main() -> None:

@@ -98,7 +98,12 @@ def _finding(rule: Rule, hit: Hit, old: ToolVersion | None, new: ToolVersion | N
     side = side or ("new" if new is not None else "old")
     located = new if side == "new" and new is not None else old or new
     assert located is not None
-    line, column = located.position(source or "") or (None, None)
+    source = source or ""
+    for keyword in hit.keywords:
+        if f"{source}/{keyword}" in located.positions:
+            source = f"{source}/{keyword}"
+            break
+    line, column = located.position(source) or (None, None)
     level = rule.level_for(context.strict)
     if hit.level is not None and hit.level.rank > level.rank:
         level = hit.level

@@ -24,4 +24,4 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     assert pair.old is not None and pair.new is not None
     old = show(pair.old["default"]) if "default" in pair.old else "none"
     new = show(pair.new["default"]) if "default" in pair.new else "none"
-    yield Hit(f"default changed from {old} to {new}")
+    yield Hit(keywords=("default",), message=f"default changed from {old} to {new}")

@@ -27,4 +27,4 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     old_keys = {value_key(v) for v in pair.old["enum"]}
     added = [v for v in pair.new["enum"] if value_key(v) not in old_keys]
     if added:
-        yield Hit(f"enum values added: {', '.join(show(v) for v in added)}")
+        yield Hit(keywords=("enum",), message=f"enum values added: {', '.join(show(v) for v in added)}")

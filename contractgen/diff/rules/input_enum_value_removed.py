@@ -29,8 +29,8 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     if "enum" in pair.old:
         removed = [v for v in pair.old["enum"] if value_key(v) not in new_keys]
         if removed:
-            yield Hit(f"enum values removed: {', '.join(show(v) for v in removed)}",
+            yield Hit(keywords=("enum",), message=f"enum values removed: {', '.join(show(v) for v in removed)}",
                       mutations=tuple(Mutation(pair.steps, "set", v) for v in removed))
         return
-    yield Hit(f"an enum now limits the accepted values to {show(pair.new['enum'])}",
+    yield Hit(keywords=("enum",), message=f"an enum now limits the accepted values to {show(pair.new['enum'])}",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in samples(pair.old)), probe_path=pair.steps)

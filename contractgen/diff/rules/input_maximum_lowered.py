@@ -26,5 +26,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     assert new is not None
     values = numbers_near(new.value, old.value if old else None)
-    yield Hit(f"upper bound lowered from {upper_text(old)} to {upper_text(new)}",
+    yield Hit(keywords=("exclusiveMaximum", "maximum"), message=f"upper bound lowered from {upper_text(old)} to {upper_text(new)}",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in values), probe_path=pair.steps)

@@ -19,4 +19,4 @@ SCOPE = Scope.SCHEMA
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     """Accepting one more value never rejects an old call."""
     if pair.both and mentions_null(pair.new) and admits_null(pair.new) and not admits_null(pair.old):
-        yield Hit("now also accepts null")
+        yield Hit(keywords=("type", "enum", "const"), message="now also accepts null")

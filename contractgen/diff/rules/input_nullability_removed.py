@@ -21,4 +21,4 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     """Callers that send null (often to mean "not set") are rejected."""
     if not pair.both or not mentions_null(pair.old) or not admits_null(pair.old) or admits_null(pair.new):
         return
-    yield Hit("no longer accepts null", mutations=(Mutation(pair.steps, "set", None),))
+    yield Hit(keywords=("type", "enum", "const"), message="no longer accepts null", mutations=(Mutation(pair.steps, "set", None),))

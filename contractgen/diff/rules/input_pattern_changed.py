@@ -27,7 +27,7 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     assert pair.old is not None and pair.new is not None
     if "pattern" not in pair.old or "pattern" not in pair.new:
         return
-    yield Hit(f"pattern changed from {show(pair.old['pattern'])} to {show(pair.new['pattern'])}",
+    yield Hit(keywords=("pattern",), message=f"pattern changed from {show(pair.old['pattern'])} to {show(pair.new['pattern'])}",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in string_candidates(pair.old)),
               witness_hint="no string built from the old pattern is rejected by the new one; "
                            "check whether the new pattern still accepts every old value")

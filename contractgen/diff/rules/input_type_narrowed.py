@@ -33,6 +33,6 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         for value in (sample(pair.old, type=[json_type]), of_type({}, json_type)):
             if value is not NOTHING:
                 values.append(value)
-    yield Hit(f"type narrowed from {described_types(pair.old)} to {described_types(pair.new)} "
+    yield Hit(keywords=("type",), message=f"type narrowed from {described_types(pair.old)} to {described_types(pair.new)} "
               f"(no longer accepted: {', '.join(removed)})",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in values), probe_path=pair.steps)

@@ -19,4 +19,4 @@ SCOPE = Scope.SCHEMA
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     """Consumers dereference the value without a null check; a null result crashes them."""
     if pair.both and admits_null(pair.new) and not admits_null(pair.old):
-        yield Hit("may now be null")
+        yield Hit(keywords=("type", "enum"), message="may now be null")

@@ -22,4 +22,4 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     removed = [t for t in removed_types(pair.old, pair.new) if t != "null"]
     if removed:
-        yield Hit(f"type narrowed from {described_types(pair.old)} to {described_types(pair.new)}")
+        yield Hit(keywords=("type",), message=f"type narrowed from {described_types(pair.old)} to {described_types(pair.new)}")

@@ -23,5 +23,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     added = [t for t in removed_types(pair.new, pair.old) if t != "null"]
     if added:
-        yield Hit(f"type widened from {described_types(pair.old)} to {described_types(pair.new)} "
+        yield Hit(keywords=("type",), message=f"type widened from {described_types(pair.old)} to {described_types(pair.new)} "
                   f"(new: {', '.join(added)})")

@@ -129,3 +129,9 @@ class Context:
 
     today: Any  # datetime.date
     strict: bool = False
+    #: logical pointers that already have a breaking finding (set for the backstop pass only)
+    covered: frozenset[str] = frozenset()
+
+    def is_covered(self, pointer: str) -> bool:
+        """Whether a specific rule already reported a break at ``pointer`` or below it."""
+        return any(p == pointer or p.startswith(pointer + "/") for p in self.covered)

@@ -115,10 +115,13 @@ class Normalizer:
         if not siblings:
             return resolved
         extra = self.node(siblings, source)
-        if set(extra) & set(resolved):
-            return _with_source(Node({"allOf": [resolved, extra]}), source)
-        merged = Node({**resolved, **extra})
-        return _with_source(merged, resolved.source)
+        unevaluated = any(k.startswith("unevaluated") for k in (*extra, *resolved))
+        if not unevaluated and not set(extra) & set(resolved):
+            return _with_source(Node({**resolved, **extra}), resolved.source)
+        # $ref applies in place: as an allOf entry beside the siblings, whose unevaluated* still see it
+        combined = Node(extra)
+        combined["allOf"] = [*extra.get("allOf", []), resolved]
+        return _with_source(combined, source)
 
 
 def _with_source(node: Node, source: str) -> Node:

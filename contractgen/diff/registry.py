@@ -23,6 +23,8 @@ class Rule:
     witness: bool = False
     #: the level under ``--strict`` (pure subset semantics), when it differs
     strict_level: Level | None = None
+    #: runs after the other rules of its scope, seeing which pointers they already reported (backstops)
+    backstop: bool = False
 
     @property
     def rationale(self) -> str:
@@ -36,7 +38,8 @@ class Rule:
     def from_module(cls, module: ModuleType) -> "Rule":
         return cls(id=module.ID, level=module.LEVEL, summary=module.SUMMARY, direction=module.DIRECTION,
                    scope=module.SCOPE, check=module.check, module=module.__name__.rsplit(".", 1)[-1],
-                   witness=getattr(module, "WITNESS", False), strict_level=getattr(module, "STRICT_LEVEL", None))
+                   witness=getattr(module, "WITNESS", False), strict_level=getattr(module, "STRICT_LEVEL", None),
+                   backstop=getattr(module, "BACKSTOP", False))
 
 
 def _build() -> tuple[Rule, ...]:

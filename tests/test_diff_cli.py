@@ -9,9 +9,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import yaml
-from diff_support import CASES, TODAY, run_case
-
 from conftest import run_cli
+from diff_support import CASES, TODAY, run_case
 
 
 def _copy_case(name: str, tmp_path: Path) -> Path:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

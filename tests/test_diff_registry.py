@@ -5,11 +5,11 @@ from __future__ import annotations
 import pkgutil
 import re
 
+from conftest import run_cli
 from diff_support import CASES, case_dirs
 
 from contractgen.diff import RULES, Direction, Level, Scope
 from contractgen.diff import rules as rules_package
-from conftest import run_cli
 
 
 def test_rule_ids_are_unique_kebab_case_and_match_their_modules() -> None:
@@ -43,7 +43,7 @@ def test_every_rule_has_a_case_that_exercises_it() -> None:
         own = [n for n in names if n == rule.id or n.startswith(rule.id + "--")]
         assert own, f"{rule.id} has no case directory under {CASES}"
         expected = (CASES / rule.id / "expected.txt").read_text("utf-8")
-        assert re.search(rf"^(ERR|WARN|INFO) {re.escape(rule.id)} #", expected, re.M), \
+        assert re.search(rf"^(ERR|WARN|INFO) {re.escape(rule.id)} #", expected, re.MULTILINE), \
             f"{rule.id}: its own case does not produce it"
 
 
@@ -52,4 +52,4 @@ def test_list_rules_prints_every_rule_with_its_level() -> None:
     assert result.returncode == 0, result.stderr
     for rule in RULES:
         assert re.search(rf"^{rule.level.tag}\s+{re.escape(rule.id)}\s+{rule.direction.value}\s+"
-                         rf"{re.escape(rule.summary)}$", result.stdout, re.M), rule.id
+                         rf"{re.escape(rule.summary)}$", result.stdout, re.MULTILINE), rule.id

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from ..ir import ToolVersion
 from .ignores import DiffSettings, IgnoreEntry
@@ -99,7 +99,7 @@ class RuleError(Exception):
 def _checked(rule: Rule, pair: ToolPair, subject: object, context: Context) -> list[Hit]:
     try:
         return list(rule.check(subject, context))
-    except Exception as exc:  # noqa: BLE001 - turn a rule defect into a clear report, never a traceback
+    except Exception as exc:
         where = getattr(subject, "pointer", "")
         raise RuleError(f"rule {rule.id} failed on {pair.new.name} {pair.old.version} -> {pair.new.version} "
                         f"at #{where}: {type(exc).__name__}: {exc}") from exc

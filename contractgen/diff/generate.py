@@ -7,7 +7,8 @@ wrong guess costs a retry, never a false witness.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import jsonschema
 

@@ -7,7 +7,8 @@ pointer can still be located at the right file and line after a schema moved int
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 #: Keywords that never change which values validate; edits to them are not changes.
 ANNOTATIONS = frozenset({
@@ -29,7 +30,7 @@ class Node(dict):  # type: ignore[type-arg]
 
     source: str = ""
 
-    def __hash__(self) -> int:  # identity: nodes are shared, never mutated after building
+    def __hash__(self) -> int:  # type: ignore[override]  # identity: nodes are shared, never mutated after building
         return id(self)
 
 

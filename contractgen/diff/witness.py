@@ -8,8 +8,9 @@ halves. When nothing qualifies the finding says so instead of showing a guess.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .generate import NOTHING, accepts, candidates, generate, rejects
 from .model import ITEM, Mutation, Step

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
+from collections.abc import Iterator
 
 from ..coverage import is_false_schema, is_open_schema
 from ..generate import NOTHING, generate
+from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ..structure import SchemaPair
 
 ID = "input-additional-properties-closed"
 LEVEL = Level.BREAKING
@@ -33,7 +32,8 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     name = EXTRA_NAME
     while name in pair.new.get("properties", {}) or name in pair.old.get("properties", {}):
         name += "_"
-    values = [v for v in (value, "x", 1, None, True, [], {}) if v is not NOTHING]
+    pool: tuple[object, ...] = (value, "x", 1, None, True, [], {})
+    values = [v for v in pool if v is not NOTHING]
     what = "undeclared properties are rejected now" if closed else \
         "undeclared properties must match the new additionalProperties schema"
     yield Hit(f"additionalProperties closed: {what}" +

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
+from ..model import Context, Direction, Hit, Level, Scope
 from ..normalize import value_key
 from ..ruletools import show
+from ..structure import SchemaPair
 
 ID = "input-enum-value-added"
 LEVEL = Level.SAFE

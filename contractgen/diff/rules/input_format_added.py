@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import show
-from ._strings import string_candidates
+from ..structure import SchemaPair
 from ._formats import format_hint
+from ._strings import string_candidates
 
 ID = "input-format-added"
 LEVEL = Level.BREAKING

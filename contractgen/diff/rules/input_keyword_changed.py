@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
+from collections.abc import Iterator
 
 from ..coverage import semantic_verdict, unhandled
+from ..model import Context, Direction, Hit, Level, Scope
+from ..structure import SchemaPair
 
 ID = "input-keyword-changed"
 LEVEL = Level.DANGEROUS

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import int_limit
+from ..structure import SchemaPair
 from ._lengths import arrays_of_lengths
 
 ID = "input-max-items-lowered"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import lower_bound, lower_is_tighter, lower_text, numbers_near
+from ..structure import SchemaPair
 
 ID = "input-minimum-raised"
 LEVEL = Level.BREAKING

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..coverage import own_changes, semantic_verdict
 from ..model import Context, Direction, Hit, Level, Mutation, Scope

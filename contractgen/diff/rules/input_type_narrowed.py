@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
+from collections.abc import Iterator
 
 from ..generate import NOTHING, of_type
+from ..model import Context, Direction, Hit, Level, Mutation, Scope
 from ..ruletools import described_types, mentions_null, removed_types, sample
+from ..structure import SchemaPair
 
 ID = "input-type-narrowed"
 LEVEL = Level.BREAKING

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
 from ..structure import SchemaPair
-
 from ._lengths import arrays_of_lengths
 
 ID = "input-unique-items-added"

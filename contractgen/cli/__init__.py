@@ -6,6 +6,7 @@ import typer
 
 from . import build as _build
 from . import check as _check
+from . import diff as _diff
 
 app = typer.Typer(
     name="contractgen",
@@ -24,6 +25,7 @@ def _root() -> None:
 
 _check.register(app)
 _build.register(app)
+_diff.register(app)
 
 
 def main() -> None:

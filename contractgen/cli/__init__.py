@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from . import check as _check
+from . import import_cmd as _import_cmd
 
 app = typer.Typer(
     name="contractgen",
@@ -22,6 +23,7 @@ def _root() -> None:
 
 
 _check.register(app)
+_import_cmd.register(app)
 
 
 def main() -> None:

@@ -27,11 +27,16 @@ class _ManifestDumper(yaml.SafeDumper):
 
 
 def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-    if data == "" or _NON_STRING_PLAIN.match(data):
+    if data == "" or _NON_STRING_PLAIN.match(data) or _needs_escapes(data):
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
     if "\n" in data and _literal_safe(data):
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+def _needs_escapes(data: str) -> bool:
+    """Characters a YAML reader would fold or normalise (NEL, line/paragraph separators, controls)."""
+    return any((not ch.isprintable() and ch != "\n") or ch in "\x85\u2028\u2029\ufeff" for ch in data)
 
 
 def _literal_safe(data: str) -> bool:

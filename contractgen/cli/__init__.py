@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from . import build as _build
 from . import check as _check
 from . import import_cmd as _import_cmd
 
@@ -24,6 +25,7 @@ def _root() -> None:
 
 _check.register(app)
 _import_cmd.register(app)
+_build.register(app)
 
 
 def main() -> None:

@@ -1,0 +1,34 @@
+"""contractgen's runtime: the envelope, typed errors and the guard that generated code imports.
+
+It imports nothing from the compiler side (no jinja2, typer, datamodel-code-generator, manifest
+loading); a test proves it in a fresh interpreter.
+"""
+
+from ._version import RUNTIME_VERSION, require_runtime
+from .budget import BudgetStore, InMemoryBudgetStore, MappingBudgetStore
+from .codes import ACTIONS, CATEGORIES, CODES, TRANSIENT_CODES
+from .contract import (
+    Annotations,
+    Backoff,
+    Contract,
+    Deprecation,
+    EmptyResult,
+    ErrorSpec,
+    Example,
+    Migration,
+    RetryPolicy,
+    Timeout,
+)
+from .envelope import ERROR_SIZE_CAP, MESSAGE_CAP, error_envelope, ok_envelope, untrusted
+from .errors import ToolError, VersionMismatchError
+from .guard import GuardedTool, Mapper, ToolStub, exception_chain, guard
+from .observe import CallRecord
+
+__all__ = [
+    "ACTIONS", "Annotations", "Backoff", "BudgetStore", "CATEGORIES", "CODES", "CallRecord",
+    "Contract", "Deprecation", "ERROR_SIZE_CAP", "EmptyResult", "ErrorSpec", "Example",
+    "GuardedTool", "InMemoryBudgetStore", "MESSAGE_CAP", "MappingBudgetStore", "Mapper",
+    "Migration", "RUNTIME_VERSION", "RetryPolicy", "TRANSIENT_CODES", "Timeout", "ToolError",
+    "ToolStub", "VersionMismatchError", "error_envelope", "exception_chain", "guard",
+    "ok_envelope", "require_runtime", "untrusted",
+]

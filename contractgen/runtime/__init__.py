@@ -23,6 +23,8 @@ from .envelope import ERROR_SIZE_CAP, MESSAGE_CAP, error_envelope, ok_envelope, 
 from .errors import ToolError, VersionMismatchError
 from .guard import GuardedTool, Mapper, ToolStub, exception_chain, guard
 from .observe import CallRecord
+from .transport import make_transport_mapper, map_transport_error, parse_retry_after
+from .wrap import contract_from_definition, wrap_tool
 
 __all__ = [
     "ACTIONS", "Annotations", "Backoff", "BudgetStore", "CATEGORIES", "CODES", "CallRecord",
@@ -30,5 +32,6 @@ __all__ = [
     "GuardedTool", "InMemoryBudgetStore", "MESSAGE_CAP", "MappingBudgetStore", "Mapper",
     "Migration", "RUNTIME_VERSION", "RetryPolicy", "TRANSIENT_CODES", "Timeout", "ToolError",
     "ToolStub", "VersionMismatchError", "error_envelope", "exception_chain", "guard",
-    "ok_envelope", "require_runtime", "untrusted",
+    "ok_envelope", "require_runtime", "untrusted", "contract_from_definition", "wrap_tool",
+    "make_transport_mapper", "map_transport_error", "parse_retry_after",
 ]

@@ -47,7 +47,7 @@ def _strip_comments(text: str) -> str:
 
 # --- the shared corpus --------------------------------------------------------------------------
 
-def test_every_corpus_tool_imports_and_passes_check(corpus: Path, tmp_path: Path) -> None:
+def test_every_corpus_tool_imports_and_passes_check_and_build(corpus: Path, tmp_path: Path) -> None:
     """Each source folder is one server (tool names repeat across servers), so each gets its own --out."""
     counts: dict[str, int] = {}
     for group in _corpus_groups(corpus):
@@ -60,6 +60,11 @@ def test_every_corpus_tool_imports_and_passes_check(corpus: Path, tmp_path: Path
         check = run_cli("check", str(out), cwd=tmp_path)
         assert check.returncode == 0, check.stderr
         assert re.search(rf"^{len(files)} manifests? checked, no errors", check.stderr, re.MULTILINE)
+        build = run_cli("build", "--contracts", str(out), "--output", str(tmp_path / "generated" / group.name),
+                        "--no-cache", cwd=tmp_path)
+        assert build.returncode == 0, build.stderr
+        modules = sorted((tmp_path / "generated" / group.name).glob("*_v1.py"))
+        assert len(modules) == len(files), (group.name, build.stdout, build.stderr)
         counts[group.name] = len(manifests)
         for manifest_path in manifests:
             manifest = _read_manifest(manifest_path)
@@ -67,7 +72,7 @@ def test_every_corpus_tool_imports_and_passes_check(corpus: Path, tmp_path: Path
             assert {e["code"] for e in manifest["errors"]} >= {"INVALID_ARGUMENT", "INTERNAL"}
     mcp = sum(n for g, n in counts.items() if "__" in g)
     tau = sum(n for g, n in counts.items() if "__" not in g)
-    print(f"\nimported and checked: {mcp} MCP tools, {tau} tau-bench OpenAI tools ({counts})")
+    print(f"\nimported, checked and built: {mcp} MCP tools, {tau} tau-bench OpenAI tools ({counts})")
     assert mcp == sum(1 for _ in (corpus / "mcp_tools").glob("*/*.json"))
     assert tau == sum(1 for _ in (corpus / "function_calling" / "tau_bench").glob("*/*.json"))
 

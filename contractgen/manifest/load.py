@@ -6,10 +6,7 @@ below a given folder is read, so other layouts work too. All problems are collec
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -18,6 +15,7 @@ import jsonschema
 from ..diagnostics import Diagnostic, has_errors
 from ..ir import ContractSet, ToolVersion
 from .lower import lower_manifest
+from .meta import manifest_meta_schema
 from .parse import ParsedFile, parse_manifest_text
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -31,12 +29,6 @@ class LoadResult:
     @property
     def ok(self) -> bool:
         return not has_errors(self.diagnostics)
-
-
-@lru_cache(maxsize=1)
-def manifest_meta_schema() -> dict[str, Any]:
-    text = resources.files("contractgen.schema").joinpath("manifest.schema.json").read_text("utf-8")
-    return json.loads(text)
 
 
 def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:

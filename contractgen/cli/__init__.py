@@ -7,6 +7,7 @@ import typer
 from . import build as _build
 from . import check as _check
 from . import import_cmd as _import_cmd
+from . import init as _init
 
 app = typer.Typer(
     name="contractgen",
@@ -25,6 +26,7 @@ def _root() -> None:
 
 _check.register(app)
 _import_cmd.register(app)
+_init.register(app)
 _build.register(app)
 
 

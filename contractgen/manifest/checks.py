@@ -38,7 +38,7 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
     bad = check_meta(report, data)
 
     def clean(*sections: str) -> bool:
-        return "" not in bad and not any(s in bad for s in sections)
+        return "" not in bad and not any(b.split("/")[0] in sections for b in bad)
 
     schemas: dict[str, dict[str, Any] | None] = {"input": None, "output": None}
     for key in ("input", "output"):
@@ -47,8 +47,9 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
                 schemas[key] = data[key]
     if schemas["input"] is not None:
         _guarded(report, "input descriptions", lambda: check_input_descriptions(report, data["input"]))
-    if clean("name", "errors", "retry"):
-        _guarded(report, "errors", lambda: check_errors(report, data, schemas["input"]))
+    if clean("name", "retry") and "errors" not in bad:  # single bad entries are skipped, not the section
+        skip = frozenset(int(b.split("/")[1]) for b in bad if b.startswith("errors/"))
+        _guarded(report, "errors", lambda: check_errors(report, data, schemas["input"], skip))
         if not data.get("errors"):
             report.warning("/errors" if "errors" in data else "", "expected the errors the tool can return (got none)",
                            "no-errors", hint="declare each failure with a code from the closed set; undeclared "

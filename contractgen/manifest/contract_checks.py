@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import keyword
 import re
 from pathlib import PurePath
 from typing import Any
@@ -13,19 +14,24 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 from referencing.exceptions import Unresolvable
 
-from ..naming import error_class_problem
+from ..naming import class_prefix, error_class_problem
 from ..runtime.codes import CODES
 from .describe import describe_validation_error, did_you_mean, pointer_of, show
 from .leaks import find_leaks
+from .parse import escape_pointer_token
 from .report import Reporter
 from .schema_walk import lookup_argument
 
 _SEMVER_FILE = re.compile(r"^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$")
 
 
-def check_errors(report: Reporter, data: dict[str, Any], input_schema: dict[str, Any] | None) -> None:
+def check_errors(report: Reporter, data: dict[str, Any], input_schema: dict[str, Any] | None,
+                 skip: frozenset[int] = frozenset()) -> None:
+    """Error entries; ``skip`` holds the indices of entries with meta-schema errors."""
     first_seen: dict[str, int] = {}
     for i, entry in enumerate(data.get("errors", [])):
+        if i in skip:
+            continue
         base = f"/errors/{i}"
         name = entry["class"]
         if name in first_seen:
@@ -68,6 +74,8 @@ def check_errors(report: Reporter, data: dict[str, Any], input_schema: dict[str,
     if "retryable_codes" in retry:
         listed = set(retry["retryable_codes"])
         for i, entry in enumerate(data.get("errors", [])):
+            if i in skip:
+                continue
             spec = CODES[entry["code"]]
             if entry.get("action", spec.action) == "retry_later" and entry.get("retryable", spec.retryable) \
                     and entry["code"] not in listed:
@@ -85,8 +93,11 @@ def _contradiction_hint(entry: dict[str, Any], spec: Any) -> str:
 
 
 def _suggest_class(name: str, tool: str) -> str:
-    base = name[:1].upper() + name[1:]
-    return base if base.endswith("Error") and base != name else base + "Failed" if base.endswith("Error") else base + "Error"
+    """A free name close to ``name``: keywords get ``Error`` appended, other names the tool's prefix."""
+    if keyword.iskeyword(name):
+        return name[:1].upper() + name[1:] + "Error"
+    prefix = class_prefix(tool)
+    return name + "Error" if name.startswith(prefix) else prefix + name[:1].upper() + name[1:]
 
 
 def check_messages(report: Reporter, data: dict[str, Any]) -> None:
@@ -104,9 +115,10 @@ def check_messages(report: Reporter, data: dict[str, Any]) -> None:
     for pointer, text in texts:
         if not isinstance(text, str):
             continue
-        for leak in find_leaks(text):
-            report.error(pointer, f"expected a model-facing message free of internals (got {leak.kind}: "
-                         f"{show(leak.text)})", "message-leak",
+        leaks = find_leaks(text)
+        if leaks:
+            shown = ", ".join(f"{leak.kind} {show(leak.text)}" for leak in leaks)
+            report.error(pointer, f"expected a model-facing message free of internals (got {shown})", "message-leak",
                          hint="say what went wrong and what to do next in the user's terms; "
                               "keep internal details in logs or in `description`")
 
@@ -140,9 +152,16 @@ def check_examples(report: Reporter, data: dict[str, Any], input_schema: dict[st
             continue
         for error in errors:
             chosen = best_match([error]) or error
+            where = base + pointer_of(chosen.absolute_path)
+            if chosen.validator == "additionalProperties" and isinstance(chosen.instance, dict):
+                allowed = sorted(chosen.schema.get("properties", {}))
+                for extra in sorted(set(chosen.instance) - set(allowed)):
+                    report.error(f"{where}/{escape_pointer_token(extra)}", f"example does not match the input schema: "
+                                 f"unknown argument {extra!r} (expected one of: {', '.join(allowed) or 'none'})",
+                                 "invalid-example", hint=did_you_mean(extra, allowed), key=True)
+                continue
             message, hint = describe_validation_error(chosen)
-            report.error(base + pointer_of(chosen.absolute_path), f"example does not match the input schema: {message}",
-                         "invalid-example", hint=hint)
+            report.error(where, f"example does not match the input schema: {message}", "invalid-example", hint=hint)
 
 
 def check_lifecycle(report: Reporter, data: dict[str, Any]) -> None:

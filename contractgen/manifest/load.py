@@ -16,7 +16,7 @@ from ..diagnostics import Diagnostic, has_errors
 from ..ir import ContractSet, ToolVersion
 from .lower import lower_manifest
 from .meta import manifest_meta_schema
-from .parse import ParsedFile, parse_manifest_text
+from .parse import MAX_MANIFEST_BYTES, ParsedFile, parse_manifest_text
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -36,22 +36,45 @@ def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnost
     problems: list[Diagnostic] = []
     for path in paths:
         if path.is_dir():
-            found.extend(
+            inside = [
                 p for p in sorted(path.rglob("*"))
                 if p.suffix in MANIFEST_SUFFIXES and p.is_file()
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
+            ]
+            if not inside:
+                problems.append(Diagnostic(
+                    str(path), "", "expected manifests (*.yaml, *.yml, *.json) in this folder (got none)",
+                    code="no-manifests", hint="put one file per tool version at <folder>/<tool>/<version>.yaml"))
+            found.extend(inside)
         elif path.is_file():
             found.append(path)
         else:
             problems.append(Diagnostic(str(path), "", "expected a manifest file or folder (got nothing at this path)",
                                        code="missing-path"))
-    return found, problems
+    unique = list(dict.fromkeys(found))  # a file named twice (folder and file) is checked once
+    return unique, problems
+
+
+def read_manifest(path: Path) -> ParsedFile:
+    """Parse one manifest file; oversized or unreadable files become a diagnostic without being read."""
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_MANIFEST_BYTES:
+            return ParsedFile(name, diagnostics=[Diagnostic(
+                name, "", f"expected a manifest of at most {MAX_MANIFEST_BYTES:,} bytes (got {size:,} bytes)",
+                code="file-too-large",
+                hint="split the tool's schemas into smaller pieces with $defs, or check that this is a manifest")])
+        raw = path.read_bytes()
+    except OSError as exc:
+        return ParsedFile(name, diagnostics=[Diagnostic(
+            name, "", f"expected a readable file (got {exc.strerror or type(exc).__name__})", code="unreadable-file")])
+    return parse_manifest_text(name, raw)
 
 
 def load_contracts(paths: Iterable[Path | str]) -> LoadResult:
     files, diagnostics = discover_manifests(Path(p) for p in paths)
-    parsed = [parse_manifest_text(str(f), f.read_bytes()) for f in files]
+    parsed = [read_manifest(f) for f in files]
     return load_parsed(parsed, diagnostics)
 
 
@@ -68,12 +91,18 @@ def load_parsed(parsed: list[ParsedFile], diagnostics: list[Diagnostic] | None =
         diagnostics.extend(problems)
         if has_errors(problems):
             continue
-        tools.append(ToolVersion(lower_manifest(item.value), item.path, item.positions))
+        try:
+            contract = lower_manifest(item.value)
+        except (KeyError, TypeError, ValueError) as exc:  # a gap between checks and lowering: report it
+            diagnostics.append(Diagnostic(item.path, "", f"contractgen could not lower this manifest "
+                                          f"({type(exc).__name__}: {exc})", code="internal-lowering-failure",
+                                          hint="please report this manifest to the contractgen maintainers"))
+            continue
+        tools.append(ToolVersion(contract, item.path, item.positions))
     tools.sort(key=lambda t: (t.name, _version_key(t.version), t.source))
     diagnostics.extend(check_set(tools))
     diagnostics.sort(key=lambda d: (d.file, d.line or 0, d.column or 0, d.pointer, d.message))
-    clean = tuple(tools) if not has_errors(diagnostics) else tuple(tools)
-    return LoadResult(ContractSet(clean), tuple(diagnostics))
+    return LoadResult(ContractSet(tuple(tools)), tuple(diagnostics))
 
 
 def _version_key(version: str) -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 
 from ..runtime.codes import CODES
-from .describe import describe_validation_error, did_you_mean, got, pointer_of, show
+from .describe import describe_validation_error, did_you_mean, pointer_of, show
 from .parse import escape_pointer_token
 from .report import Reporter
 
@@ -36,14 +36,18 @@ def manifest_meta_schema() -> dict[str, Any]:
 
 
 def check_meta(report: Reporter, value: dict[str, Any]) -> set[str]:
-    """Report every meta-schema violation; return the top-level keys that had one ("" for the root)."""
+    """Report every meta-schema violation; return where they were: "" for the root, each top-level
+    key, and ``key/index`` for an item of a list section (so other items can still be checked)."""
     meta = manifest_meta_schema()
     bad: set[str] = set()
     errors = sorted(jsonschema.Draft202012Validator(meta).iter_errors(value),
                     key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     for error in errors:
         path = list(error.absolute_path)
-        bad.add(str(path[0]) if path else "")
+        if len(path) >= 2 and isinstance(path[1], int):
+            bad.add(f"{path[0]}/{path[1]}")
+        else:
+            bad.add(str(path[0]) if path else "")
         _report(report, error, pointer_of(path))
     return bad
 
@@ -51,19 +55,23 @@ def check_meta(report: Reporter, value: dict[str, Any]) -> set[str]:
 def _report(report: Reporter, error: jsonschema.ValidationError, pointer: str) -> None:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = sorted(error.schema.get("properties", {}))
-        for key in sorted(set(error.instance) - set(allowed)):
+        patterns = list(error.schema.get("patternProperties", {}))
+        extras = [k for k in error.instance if k not in allowed and not any(re.search(p, k) for p in patterns)]
+        for key in sorted(extras):
             report.error(f"{pointer}/{escape_pointer_token(key)}",
                          f"unknown key {show(key)} (expected one of: {', '.join(allowed)})", "unknown-key",
                          hint=did_you_mean(key, allowed) or _unknown_key_hint(key), key=True)
         return
     if error.validator == "required" and isinstance(error.instance, dict):
         properties = error.schema.get("properties", {})
+        # jsonschema yields one error per missing key, each carrying the whole list: report each once
+        missing = re.match(r"^'(.*)' is a required property$", error.message)
         for name in error.validator_value:
-            if name not in error.instance:
+            if name not in error.instance and (missing is None or missing.group(1) == name):
                 about = properties.get(name, {}).get("description")
                 near = [k for k in error.instance if did_you_mean(k, [name], cutoff=0.75)]
                 hint = (f"rename {near[0]!r} to {name!r}" if near
-                        else f"add `{name}:`" + (f" ({about})" if about else ""))
+                        else f"add `{name}:`" + (f" - {about}" if about else ""))
                 report.error(pointer, f"missing required key {name!r}", "missing-key", hint=hint)
         return
     message, hint = describe_validation_error(error)
@@ -133,4 +141,4 @@ def _kebab(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
 
 
-__all__ = ["CODE_SYNONYMS", "check_meta", "got", "manifest_meta_schema"]
+__all__ = ["CODE_SYNONYMS", "check_meta", "manifest_meta_schema"]

@@ -59,7 +59,7 @@ def _distinct_names(tools: list[ToolVersion]) -> list[Diagnostic]:
                 reported.add(tool.name)
                 problems.append(_at(tool, "/name", f"expected tool names that stay distinct in generated Python "
                                     f"(got {tool.name!r} and {owner!r}, both {kind} {mapped!r})", "name-clash",
-                                    hint=f"rename one of them; {owner!r} already maps to {mapped!r}"))
+                                    hint=f"rename {tool.name!r} or {owner!r}"))
     return problems
 
 

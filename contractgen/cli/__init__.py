@@ -6,6 +6,7 @@ import typer
 
 from . import build as _build
 from . import check as _check
+from . import diff as _diff
 from . import import_cmd as _import_cmd
 from . import init as _init
 
@@ -28,6 +29,7 @@ _check.register(app)
 _import_cmd.register(app)
 _init.register(app)
 _build.register(app)
+_diff.register(app)
 
 
 def main() -> None:

@@ -1,0 +1,24 @@
+"""output-optional-property-removed: an optional output property is gone."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..model import Context, Direction, Hit, Level, Scope
+from ..structure import SchemaPair
+
+from ..ruletools import property_name
+
+ID = "output-optional-property-removed"
+LEVEL = Level.DANGEROUS
+SUMMARY = "An optional output property was removed."
+DIRECTION = Direction.OUTPUT
+SCOPE = Scope.SCHEMA
+
+
+def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
+    """Consumers had to cope with its absence, so nothing fails to parse, but whatever they did with
+    the value when it was present silently stops happening."""
+    if pair.old is None or pair.new is not None or pair.old_required or pair.parent is None:
+        return
+    yield Hit(f"optional output property '{property_name(pair)}' was removed", source=pair.old.source, side="old")

@@ -1,0 +1,25 @@
+"""output-type-narrowed: an output position holds fewer JSON types."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..model import Context, Direction, Hit, Level, Scope
+from ..structure import SchemaPair
+
+from ..ruletools import described_types, removed_types
+
+ID = "output-type-narrowed"
+LEVEL = Level.SAFE
+SUMMARY = "An output's type was narrowed."
+DIRECTION = Direction.OUTPUT
+SCOPE = Scope.SCHEMA
+
+
+def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
+    """Consumers handle a superset of what they now receive."""
+    if not pair.both or not pair.changed("type"):
+        return
+    removed = [t for t in removed_types(pair.old, pair.new) if t != "null"]
+    if removed:
+        yield Hit(f"type narrowed from {described_types(pair.old)} to {described_types(pair.new)}")

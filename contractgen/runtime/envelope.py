@@ -13,7 +13,7 @@ from typing import Any
 
 from .codes import ACTIONS, CODES
 from .contract import Contract
-from .schema_check import MISSING, cap_value, resolve_pointer
+from .schema_check import MISSING, cap_pointer, cap_value, resolve_pointer
 
 MESSAGE_CAP = 300
 #: Characters of JSON the error object may take, not counting ``partial_results`` (tool data).
@@ -60,7 +60,7 @@ def error_envelope(contract: Contract, code: str, message: str, *, retryable: bo
     error: dict[str, Any] = {
         "code": code,
         "category": defaults.category,
-        "message": cap_text(message or defaults.meaning),
+        "message": cap_text(message or "") or cap_text(defaults.meaning),
         "action": action,
         "retryable": defaults.retryable if retryable is None else bool(retryable),
     }
@@ -68,9 +68,32 @@ def error_envelope(contract: Contract, code: str, message: str, *, retryable: bo
         value = optional.get(key, MISSING)
         if value is MISSING or value is None:
             continue
+        if key == "retry_after":
+            value = _seconds(value)
+            if value is None:
+                continue
+        elif key == "field":
+            value = _as_pointer(value)
         error[key] = value
     _fit(error)
     return {"status": "error", "tool": contract.name, "version": contract.version, "error": error}
+
+
+def _seconds(value: Any) -> float | None:
+    """A finite, non-negative number of seconds, or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return max(float(value), 0.0)
+
+
+def _as_pointer(value: Any) -> str:
+    """A JSON pointer (authors may write 'date' for '/date'), capped like every echoed value."""
+    text = str(value)
+    if text != "" and not text.startswith("/"):
+        text = "/" + text.replace("~", "~0").replace("/", "~1")
+    return cap_pointer(text)
 
 
 def untrusted(body: Any, status: int | None = None) -> dict[str, Any]:
@@ -87,8 +110,8 @@ def untrusted(body: Any, status: int | None = None) -> dict[str, Any]:
 
 
 def _size(error: dict[str, Any]) -> int:
-    return len(json.dumps({k: v for k, v in error.items() if k != "partial_results"},
-                          ensure_ascii=False, default=str))
+    """JSON length with ASCII escapes: the larger, conservative measure."""
+    return len(json.dumps({k: v for k, v in error.items() if k != "partial_results"}, default=str))
 
 
 def _fit(error: dict[str, Any]) -> None:
@@ -97,14 +120,20 @@ def _fit(error: dict[str, Any]) -> None:
         return
     violations = error.get("violations")
     if isinstance(violations, list):
-        kept = list(violations)
-        while kept and _size({**error, "violations": kept}) > ERROR_SIZE_CAP:
-            kept.pop()
+        base = _size({**error, "violations": [], "violations_omitted": len(violations)})
+        budget = ERROR_SIZE_CAP - base
+        kept = []
+        for item in violations:
+            cost = len(json.dumps(item, default=str)) + 2  # the item and its ", " separator
+            if cost > budget:
+                break
+            budget -= cost
+            kept.append(item)
         omitted = len(violations) - len(kept) + int(error.get("violations_omitted", 0))
         error["violations"] = kept
         if omitted:
             error["violations_omitted"] = omitted
-    for key in ("expected", "attempted", "upstream", "migration", "expected"):
+    for key in ("expected", "attempted", "upstream", "migration", "violations", "violations_omitted"):
         if _size(error) <= ERROR_SIZE_CAP:
             return
         error.pop(key, None)

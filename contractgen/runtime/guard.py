@@ -23,8 +23,8 @@ from .contract import Contract
 from .envelope import error_envelope, new_ref, ok_envelope, untrusted
 from .errors import ToolError, VersionMismatchError
 from .observe import CallRecord, emit, logger
-from .schema_check import (MISSING, REDACTED, SchemaCheck, Violation, cap_value, describe,
-                           first_lines, pointer, redact, resolve_pointer)
+from .schema_check import (MISSING, REDACTED, SchemaCheck, Violation, cap_pointer, cap_value,
+                           describe, first_lines, pointer, redact, resolve_pointer)
 from .versions import VersionCheck
 from .workers import POOL
 
@@ -127,7 +127,7 @@ class GuardedTool:
                             state: BudgetStore | MutableMapping[str, Any] | None = None,
                             on_call: Callable[[CallRecord], None] | None = None) -> GuardedTool:
         """The same contract, models, errors and options around another implementation."""
-        return GuardedTool(self.contract, implementation, input_model=self.input_model,
+        return type(self)(self.contract, implementation, input_model=self.input_model,
                            output_model=self.output_model, errors=self.errors, state=state,
                            on_call=on_call if on_call is not None else self.on_call,
                            description=self.description, mapper=self.mapper,
@@ -262,7 +262,7 @@ class GuardedTool:
         first = violations[0] if violations else None
         optional: dict[str, Any] = {}
         if first is not None:
-            optional = {"field": first.field, "constraint": first.constraint,
+            optional = {"field": cap_pointer(first.field), "constraint": first.constraint,
                         "expected": first.expected, "attempted": first.attempted,
                         "violations": [v.as_dict() for v in violations]}
         if optional.get("attempted") is MISSING:
@@ -314,6 +314,8 @@ class GuardedTool:
             optional.update(expected_version=err.expected_version,
                             received_version=err.received_version,
                             migration=list(err.migration) or None)
+        if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
+            optional["expected_version"] = self.contract.version
         return error_envelope(self.contract, code, err.message, retryable=err.retryable,
                               action=err.action, **optional)
 
@@ -439,7 +441,7 @@ def _jsonable(value: Any) -> Any:
         from pydantic_core import to_jsonable_python
 
         plain = to_jsonable_python(value)
-        json.dumps(plain)
+        json.dumps(plain, allow_nan=False)
         return plain
     except Exception:
         return MISSING

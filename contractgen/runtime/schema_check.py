@@ -52,7 +52,7 @@ class Violation:
         return _RANK.get(self.constraint, 4)
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"field": self.field, "constraint": self.constraint,
+        out: dict[str, Any] = {"field": cap_pointer(self.field), "constraint": self.constraint,
                                "message": self.message}
         if self.expected:
             out["expected"] = self.expected
@@ -73,6 +73,14 @@ def thaw(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [thaw(v) for v in value]
     return value
+
+
+POINTER_CAP = 200
+
+
+def cap_pointer(ptr: str) -> str:
+    """Pointers echo caller-chosen key names: keep them short enough to show."""
+    return ptr if len(ptr) <= POINTER_CAP else ptr[: POINTER_CAP - 1] + "…"
 
 
 def pointer(parts: Iterable[Any]) -> str:
@@ -239,7 +247,7 @@ class SchemaCheck:
                 allowed = ", ".join(known[:12])
                 out.append(Violation(
                     here + pointer([key]), keyword,
-                    f"unknown argument '{key}'{where}{hint}",
+                    f"unknown argument '{_clip(str(key))}'{where}{hint}",
                     expected=f"only these keys: {allowed}" if known else "no other keys",
                     did_you_mean=guess[0] if guess else None))
             return out
@@ -252,7 +260,7 @@ class SchemaCheck:
                 prop = _property_node(node, name, self.schema)
                 where = "" if not path else f" in {_label(here)}"
                 out.append(Violation(here + pointer([name]), "required",
-                                     f"missing required argument '{name}'{where}",
+                                     f"missing required argument '{_clip(str(name))}'{where}",
                                      expected=describe(prop, self.schema) if prop is not None else None))
             return out
         sensitive = self.is_sensitive(here)
@@ -416,7 +424,11 @@ def json_type(value: Any) -> str:
 
 
 def _label(ptr: str) -> str:
-    return f"'{ptr.lstrip('/')}'" if ptr else "the arguments"
+    return f"'{_clip(ptr.lstrip('/'))}'" if ptr else "the arguments"
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _short(value: Any, limit: int = 40) -> str:

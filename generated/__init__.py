@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contractgen.runtime import require_runtime
+from contractgen.runtime import Contract, ToolStub, require_runtime
 
 from . import (
     book_meeting_v1,
@@ -54,7 +54,7 @@ LATEST: dict[str, str] = {
     "search_documents": "search_documents_v1",
 }
 
-STUBS = {
+STUBS: dict[str, ToolStub] = {
     "book_meeting_v1": book_meeting_v1.book_meeting,
     "book_meeting_v2": book_meeting_v2.book_meeting,
     "get_exchange_rate_v1": get_exchange_rate_v1.get_exchange_rate,
@@ -62,7 +62,7 @@ STUBS = {
     "search_documents_v1": search_documents_v1.search_documents,
 }
 
-CONTRACTS = {
+CONTRACTS: dict[str, Contract] = {
     "book_meeting_v1": book_meeting_v1.CONTRACT,
     "book_meeting_v2": book_meeting_v2.CONTRACT,
     "get_exchange_rate_v1": get_exchange_rate_v1.CONTRACT,

@@ -6,8 +6,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
-
 from contractgen.runtime import (
     Annotations,
     Contract,
@@ -21,6 +19,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
+from pydantic import BaseModel, ConfigDict, EmailStr, Field
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -222,7 +221,11 @@ book_meeting = ToolStub(
     CONTRACT,
     input_model=BookMeetingV1Input,
     output_model=BookMeetingV1Output,
-    errors=(SlotTaken, CalendarNotFound, VersionMismatch),
+    errors=(
+        SlotTaken,
+        CalendarNotFound,
+        VersionMismatch,
+    ),
     description=DESCRIPTION,
 )
 

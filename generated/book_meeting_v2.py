@@ -6,8 +6,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
-
 from contractgen.runtime import (
     Annotations,
     Contract,
@@ -21,6 +19,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
+from pydantic import BaseModel, ConfigDict, EmailStr, Field
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -297,7 +296,12 @@ book_meeting = ToolStub(
     CONTRACT,
     input_model=BookMeetingV2Input,
     output_model=BookMeetingV2Output,
-    errors=(SlotTaken, CalendarNotFound, UnknownTimeZone, VersionMismatch),
+    errors=(
+        SlotTaken,
+        CalendarNotFound,
+        UnknownTimeZone,
+        VersionMismatch,
+    ),
     description=DESCRIPTION,
 )
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 from datetime import date as date_aliased
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
-
 from contractgen.runtime import (
     Annotations,
     Backoff,
@@ -21,6 +19,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 __all__ = [
     "ANTHROPIC_TOOL",

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
-
 from contractgen.runtime import (
     Annotations,
     Contract,
@@ -19,6 +17,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
+from pydantic import BaseModel, ConfigDict, EmailStr, Field
 
 __all__ = [
     "ANTHROPIC_TOOL",

@@ -6,8 +6,6 @@ from __future__ import annotations
 from datetime import date as date_aliased
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AnyUrl, BaseModel, ConfigDict, EmailStr, Field
-
 from contractgen.runtime import (
     Annotations,
     Backoff,
@@ -22,6 +20,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
+from pydantic import AnyUrl, BaseModel, ConfigDict, EmailStr, Field
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -344,7 +343,13 @@ search_documents = ToolStub(
     CONTRACT,
     input_model=SearchDocumentsV1Input,
     output_model=SearchDocumentsV1Output,
-    errors=(QueryTooBroad, ArchiveDegraded, SearchTimedOut, CursorExpired, VersionMismatch),
+    errors=(
+        QueryTooBroad,
+        ArchiveDegraded,
+        SearchTimedOut,
+        CursorExpired,
+        VersionMismatch,
+    ),
     description=DESCRIPTION,
 )
 

@@ -170,13 +170,13 @@ def isort_order(names: Iterable[str]) -> tuple[str, ...]:
 
 
 def _import_groups(imports: Mapping[str, set[str]]) -> tuple[tuple[str, ...], ...]:
-    stdlib, third, first = [], [], []
+    """isort layout: standard library, then third party. contractgen is third party here, as it is in
+    every project that uses the generated code (and so sorts beside pydantic)."""
+    stdlib, third = [], []
     for module in sorted(imports):
         names = sorted(imports[module])
-        if module == "contractgen.runtime":
-            line = "from contractgen.runtime import (\n" + "".join(f"    {n},\n" for n in names) + ")"
-            first.append(line)
-            continue
         line = f"from {module} import {', '.join(names)}"
+        if len(line) > 100:
+            line = f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
         (stdlib if module.split(".")[0] in sys.stdlib_module_names else third).append(line)
-    return tuple(tuple(group) for group in (stdlib, third, first) if group)
+    return tuple(tuple(group) for group in (stdlib, third) if group)

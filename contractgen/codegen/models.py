@@ -26,6 +26,7 @@ GENERATE_OPTIONS: Mapping[str, Any] = {
     "target_python_version": "3.10",
     "disable_timestamp": True,
     "formatters": ["builtin"],
+    "builtin_format_line_length": 100,
     "naming_strategy": "parent-prefixed",
     "enum_field_as_literal": "all",
     "use_annotated": True,
@@ -159,13 +160,15 @@ def _unescape(token: str) -> str:
 
 def _run_generator(schema: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     # The library changes the working directory and holds a process-wide lock: call it from the main
-    # thread only, and restore the cwd ourselves in case it does not.
+    # thread only, and restore the cwd ourselves. It also reads settings (line length, its own table)
+    # from a pyproject.toml it finds from the cwd: run it in an empty folder so no project config leaks in.
     from datamodel_code_generator import generate
 
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="contractgen-models-") as scratch:
         metadata_path = Path(scratch) / "models.json"
         try:
+            os.chdir(scratch)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 code = generate(schema, emit_model_metadata=metadata_path, **GENERATE_OPTIONS)

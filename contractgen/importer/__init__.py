@@ -18,7 +18,8 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 
 from ..diagnostics import Diagnostic, Level, has_errors
-from ..manifest.load import load_parsed, manifest_meta_schema
+from ..manifest.load import load_parsed
+from ..manifest.meta import manifest_meta_schema
 from ..manifest.parse import MAX_MANIFEST_BYTES, escape_pointer_token, parse_manifest_text
 from ..naming import python_identifier
 from .formats import FORMATS, ImportedTool, extract_tools

@@ -18,7 +18,7 @@ _NON_STRING_PLAIN = re.compile(
 )
 
 
-class _ManifestDumper(yaml.SafeDumper):
+class _ManifestDumper(yaml.SafeDumper):  # type: ignore[misc]
     """SafeDumper that double-quotes any string our loader would otherwise read as a non-string."""
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> Any:
@@ -50,5 +50,6 @@ _ManifestDumper.add_representer(str, _represent_str)
 
 def dump_block(key: str, value: Any) -> str:
     """``key: value`` as block YAML, ending in a newline."""
-    return yaml.dump({key: value}, Dumper=_ManifestDumper, sort_keys=False, allow_unicode=True,
+    text: str = yaml.dump({key: value}, Dumper=_ManifestDumper, sort_keys=False, allow_unicode=True,
                      default_flow_style=False, width=100)
+    return text

@@ -139,7 +139,7 @@ def session_key(ctx: Any) -> str:
             return "http:" + str(connection.session_id)[:200]
         state = getattr(connection, "state", None)
         if isinstance(state, dict):
-            return "connection:" + state.setdefault(_CONNECTION_STATE_KEY, secrets.token_hex(8))
+            return "connection:" + str(state.setdefault(_CONNECTION_STATE_KEY, secrets.token_hex(8)))
     logger.warning("no MCP connection on the request context; the failure budget is process-wide")
     return "process"
 
@@ -161,8 +161,9 @@ def serve_stdio(tools: Iterable[GuardedTool], *, name: str = "contractgen", vers
 def _request_meta(ctx: Any, params: Any) -> Mapping[str, Any]:
     """The request's raw ``_meta`` (the SDK's typed view drops keys it does not know)."""
     raw = getattr(ctx, "params", None)
-    if isinstance(raw, Mapping) and isinstance(raw.get("_meta"), Mapping):
-        return raw["_meta"]
+    found = raw.get("_meta") if isinstance(raw, Mapping) else None
+    if isinstance(found, Mapping):
+        return found
     typed = getattr(params, "meta", None) if params is not None else getattr(ctx, "meta", None)
     return typed if isinstance(typed, Mapping) else {}
 

@@ -20,9 +20,15 @@ BASE_TEXT = (ROOT / "contracts" / "search_documents" / "1.0.0.yaml").read_bytes(
 BASE = parse_manifest_text("base.yaml", BASE_TEXT).value
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=20) | st.sampled_from(["#/$defs/x", "/query", "RATE_LIMITED", "object", "1.0.0", "None"]),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+    | st.sampled_from(["#/$defs/x", "/query", "RATE_LIMITED", "object", "1.0.0", "None"]),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 

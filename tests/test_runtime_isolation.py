@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-import contractgen.runtime as runtime
+from contractgen import runtime
 from contractgen.runtime import RUNTIME_VERSION, require_runtime
 
 FORBIDDEN = ("jinja2", "typer", "datamodel_code_generator", "contractgen.manifest", "contractgen.cli",

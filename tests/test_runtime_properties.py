@@ -4,6 +4,7 @@ with a valid envelope and never raises."""
 from __future__ import annotations
 
 import asyncio
+import builtins
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ SENSITIVE = Contract(
 CONTRACTS = [*BUNDLED, SENSITIVE]
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none() | st.booleans() | st.integers() | st.floats()
     | st.text(max_size=30),
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=12), children, max_size=6),
     max_leaves=25)
@@ -68,11 +69,18 @@ def chained(pair: tuple[BaseException, BaseException]) -> BaseException:
     return outer
 
 
-exceptions = st.recursive(
-    tool_errors | plain_errors | st.just(UnprintableError()),
-    lambda inner: st.tuples(plain_errors, inner).map(chained)
-    | st.lists(inner, min_size=1, max_size=3).map(lambda es: ExceptionGroup("group", es)),
-    max_leaves=5)
+GROUP: Any = getattr(builtins, "ExceptionGroup", None)  # Python 3.11+
+
+
+def nested(inner: Any) -> Any:
+    chains = st.tuples(plain_errors, inner).map(chained)
+    if GROUP is None:
+        return chains
+    return chains | st.lists(inner, min_size=1, max_size=3).map(lambda es: GROUP("group", es))
+
+
+exceptions = st.recursive(tool_errors | plain_errors | st.just(UnprintableError()), nested,
+                          max_leaves=5)
 
 
 @settings(max_examples=300, deadline=None)

@@ -8,10 +8,11 @@ import socket
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -38,7 +39,7 @@ WEATHER_TOOL = {  # an MCP tool definition from a server we do not own
 
 
 class Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server API
+    def do_GET(self) -> None:
         status = int(self.path.strip("/").split("/")[0] or 200)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -183,7 +184,7 @@ def test_asyncio_and_builtin_errors() -> None:
     assert map_transport_error(ConnectionResetError()).code == "UNAVAILABLE"  # type: ignore[union-attr]
     assert map_transport_error(socket.gaierror()).code == "UNAVAILABLE"  # type: ignore[union-attr]
     assert map_transport_error(ValueError("x")) is None
-    err = urllib.error.URLError(socket.timeout("timed out"))
+    err = urllib.error.URLError(TimeoutError("timed out"))
     assert map_transport_error(err).code == "TIMEOUT"  # type: ignore[union-attr]
 
 

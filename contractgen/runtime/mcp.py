@@ -8,7 +8,8 @@ The ``mcp`` package is imported only when these functions run.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .codes import CODES
 from .envelope import untrusted

@@ -8,8 +8,9 @@ ERROR under the error's ``ref``. Nothing here is shown to the model.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any
 
 logger = logging.getLogger("contractgen.runtime")
 call_logger = logging.getLogger("contractgen.runtime.calls")

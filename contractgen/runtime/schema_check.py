@@ -9,11 +9,15 @@ asked for). Violations are computed only when a value is invalid, so the happy p
 from __future__ import annotations
 
 import difflib
+import functools
 import json
+import math
 import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
+_rs: Any
 try:  # optional accelerator; the runtime works without it
     import jsonschema_rs as _rs
 except ImportError:  # pragma: no cover - exercised in the no-extra install
@@ -28,6 +32,8 @@ _RANK = {"additionalProperties": 0, "unevaluatedProperties": 0, "propertyNames":
          "anyOf": 5, "oneOf": 5, "allOf": 5, "not": 5, "if": 5, "then": 5, "else": 5,
          "$ref": 5, "$dynamicRef": 5, "false": 5}
 _UNKNOWN_KEY_KEYWORDS = frozenset({"additionalProperties", "unevaluatedProperties"})
+_DETAILED = frozenset({"required", "additionalProperties", "unevaluatedProperties", "anyOf", "oneOf"})
+_MEMO_LIMIT = 4096
 #: Names redacted even without ``writeOnly`` / ``x-sensitive``: echoing these is never worth it.
 _SENSITIVE_NAME = re.compile(r"pass(word|wd|phrase)|secret|token|api[_-]?key|authorization|"
                              r"credential|private[_-]?key|cookie|session[_-]?id", re.IGNORECASE)
@@ -36,7 +42,7 @@ ATTEMPTED_CAP = 100  # characters of an echoed string value
 EXPECTED_CAP = 240
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Violation:
     """One reason a value fails its schema, in model-facing terms."""
 
@@ -51,6 +57,7 @@ class Violation:
     def rank(self) -> int:
         return _RANK.get(self.constraint, 4)
 
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"field": cap_pointer(self.field), "constraint": self.constraint,
                                "message": self.message}
@@ -61,6 +68,10 @@ class Violation:
         if self.did_you_mean:
             out["did_you_mean"] = self.did_you_mean
         return out
+
+
+def _rank_of(violation: Violation) -> int:
+    return _RANK.get(violation.constraint, 4)
 
 
 def thaw(value: Any) -> Any:
@@ -124,10 +135,15 @@ class SchemaCheck:
             try:
                 self._rs = _rs.validator_for(self.schema, validate_formats=formats or None,
                                              retriever=self._retrieve_rs)
-            except Exception:  # a schema the accelerator cannot compile: use the reference one
+            except Exception:  # noqa: BLE001 - a schema the accelerator cannot compile: use the reference one
                 self._rs = None
         if self._rs is None:
             self._py = self._python_validator()
+        #: the bare yes/no of the fast backend; raises ValueError on non-JSON values (use is_valid)
+        self._memo: dict[tuple[str, int], Any] = {}  # per schema node: its description, its keys
+        self._key_memo: dict[tuple[str, int, str], Any] = {}
+        self.fast_is_valid: Callable[[Any], bool] = (
+            self._rs.is_valid if self._rs is not None else self._py.is_valid)
 
     @property
     def backend(self) -> str:
@@ -139,7 +155,7 @@ class SchemaCheck:
         raise ValueError("remote references are not fetched; pass them as resources")
 
     def _python_validator(self) -> Any:
-        import jsonschema
+        import jsonschema  # type: ignore[import-untyped]
         import referencing
         import referencing.exceptions
         from referencing.jsonschema import DRAFT202012
@@ -150,11 +166,12 @@ class SchemaCheck:
             if uri in resources:
                 return referencing.Resource.from_contents(resources[uri],
                                                           default_specification=DRAFT202012)
-            raise referencing.exceptions.NoSuchResource(ref=uri)
+            raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
         cls = jsonschema.validators.validator_for(self.schema,
                                                   default=jsonschema.Draft202012Validator)
-        kwargs: dict[str, Any] = {"registry": referencing.Registry(retrieve=retrieve)}
+        registry = referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg]
+        kwargs: dict[str, Any] = {"registry": registry}
         if self.formats:
             kwargs["format_checker"] = cls.FORMAT_CHECKER
         return cls(self.schema, **kwargs)
@@ -174,17 +191,18 @@ class SchemaCheck:
     # -- details ----------------------------------------------------------------------------
     def violations(self, value: Any) -> list[Violation]:
         """Every violation, most useful first (unknown keys, missing, type, then constraints)."""
-        bad = _non_json_path(value)
-        if bad is not None:
-            plain = thaw(value)
-            if _non_json_path(plain) is None:
-                value = plain
-            else:
-                found = [Violation(pointer(bad[0]), "type", f"{_label(pointer(bad[0]))} is not a "
-                                   f"JSON value (got {bad[1]})", expected="a JSON value")]
-                return found
-        raw = list(self._raw_errors(value))
-        found = []
+        try:
+            raw = list(self._raw_errors(value))
+        except ValueError:  # not plain JSON: convert read-only mappings and tuples, or say where
+            bad = _non_json_path(thaw(value))
+            if bad is not None:
+                where = pointer(bad[0])
+                verb = "is" if where else "are"
+                return [Violation(where, "type", f"{_label(where)} {verb} not a JSON value (got {bad[1]})",
+                                  expected="a JSON value")]
+            value = thaw(value)
+            raw = list(self._raw_errors(value))
+        found: list[Violation] = []
         for item in raw:
             found.extend(self._explain(value, *item))
         if not found and not self.is_valid(value):
@@ -196,7 +214,7 @@ class SchemaCheck:
             if key not in seen:
                 seen.add(key)
                 unique.append(v)
-        unique.sort(key=lambda v: v.rank)
+        unique.sort(key=_rank_of)
         return unique
 
     def _raw_errors(self, value: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
@@ -204,12 +222,14 @@ class SchemaCheck:
         if self._rs is not None:
             for e in self._rs.iter_errors(value):
                 kind = e.kind
+                name = kind.name
                 details = {}
-                try:
-                    details = kind.as_dict()
-                except Exception:
-                    details = {}
-                yield kind.name, list(e.instance_path), self._node(pointer(e.schema_path[:-1])), details
+                if name in _DETAILED:
+                    try:
+                        details = kind.as_dict()
+                    except Exception:  # noqa: BLE001
+                        details = {}
+                yield name, list(e.instance_path), self._node_at(e.schema_path), details
             return
         for e in self._py.iter_errors(value):
             yield from self._python_error(e)
@@ -233,23 +253,31 @@ class SchemaCheck:
     def _explain(self, value: Any, keyword: str, path: list[Any], node: Any,
                  details: Any) -> list[Violation]:
         here = pointer(path)
-        sent = resolve_pointer(value, here) if path else value
+        sent = value
+        for part in path:  # the instance path comes from the validator: it exists in the value
+            try:
+                sent = sent[part]
+            except (KeyError, IndexError, TypeError):
+                sent = MISSING
+                break
         if keyword in _UNKNOWN_KEY_KEYWORDS or keyword == "additionalProperties":
             unexpected = details.get("unexpected") if isinstance(details, Mapping) else None
             if not unexpected and isinstance(sent, Mapping) and isinstance(node, Mapping):
                 unexpected = _extra_keys(sent, node, keyword)
-            known = _known_properties(node, self.schema)
+            known = self._cached("known", node, lambda: _known_properties(node, self.schema))
             out = []
             for key in unexpected or []:
-                guess = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-                hint = f"; did you mean '{guess[0]}'?" if guess else ""
+                key_text = str(key)
+                guess = self._cached_key("guess", node, key_text,
+                                         functools.partial(did_you_mean, key_text, known))
+                hint = f"; did you mean '{guess}'?" if guess else ""
                 where = "" if not path else f" in {_label(here)}"
                 allowed = ", ".join(known[:12])
                 out.append(Violation(
                     here + pointer([key]), keyword,
                     f"unknown argument '{_clip(str(key))}'{where}{hint}",
                     expected=f"only these keys: {allowed}" if known else "no other keys",
-                    did_you_mean=guess[0] if guess else None))
+                    did_you_mean=guess))
             return out
         if keyword == "required":
             name = details.get("property") if isinstance(details, Mapping) else None
@@ -261,13 +289,53 @@ class SchemaCheck:
                 where = "" if not path else f" in {_label(here)}"
                 out.append(Violation(here + pointer([name]), "required",
                                      f"missing required argument '{_clip(str(name))}'{where}",
-                                     expected=describe(prop, self.schema) if prop is not None else None))
+                                     expected=self.describe(prop) if prop is not None else None))
             return out
         sensitive = self.is_sensitive(here)
-        attempted = REDACTED if sensitive else cap_value(redact(sent, node, self.schema))
-        expected = describe(node, self.schema) if isinstance(node, Mapping) else None
+        if sensitive:
+            attempted = REDACTED
+        elif isinstance(sent, (dict, list)):
+            attempted = cap_value(redact(sent, node, self.schema))
+        else:
+            attempted = cap_value(sent)
+        expected = self.describe(node) if isinstance(node, Mapping) else None
         return [Violation(here, keyword, _keyword_message(keyword, here, node, sent, details),
                           expected=expected, attempted=attempted)]
+
+    def _cached(self, kind: str, node: Any, compute: Callable[[], Any]) -> Any:
+        # nodes belong to self.schema, which lives as long as self: their ids are stable keys
+        key = (kind, id(node))
+        value = self._memo.get(key, MISSING)
+        if value is MISSING:
+            value = self._memo[key] = compute()
+        return value
+
+    def _cached_key(self, kind: str, node: Any, key: str, compute: Callable[[], Any]) -> Any:
+        """Like _cached, for caller-chosen strings: bounded, so odd inputs cannot grow it forever."""
+        memo_key = (kind, id(node), key)
+        value = self._key_memo.get(memo_key, MISSING)  # one lookup: safe against a concurrent clear
+        if value is MISSING:
+            if len(self._key_memo) >= _MEMO_LIMIT:
+                self._key_memo.clear()
+            value = self._key_memo[memo_key] = compute()
+        return value
+
+    def describe(self, node: Any) -> str | None:
+        return self._cached("describe", node, lambda: describe(node, self.schema))  # type: ignore[no-any-return]
+
+    def _node_at(self, schema_path: Sequence[Any]) -> Any:
+        """The schema node holding the keyword at the end of ``schema_path``."""
+        node: Any = self.schema
+        for part in schema_path[:-1]:
+            if isinstance(node, dict):
+                node = node.get(part, MISSING) if isinstance(part, str) else MISSING
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            else:
+                return None
+            if node is MISSING:
+                return None
+        return node
 
     def _node(self, schema_ptr: str) -> Any:
         node = resolve_pointer(self.schema, schema_ptr)
@@ -276,6 +344,9 @@ class SchemaCheck:
     def is_sensitive(self, ptr: str) -> bool:
         """Whether the value at ``ptr`` is marked writeOnly / x-sensitive (at any depth) or
         carries a secret-looking name."""
+        return self._cached_key("sensitive", None, ptr, lambda: self._sensitive(ptr))  # type: ignore[no-any-return]
+
+    def _sensitive(self, ptr: str) -> bool:
         parts = pointer_parts(ptr)
         if any(_SENSITIVE_NAME.search(p) for p in parts):
             return True
@@ -295,6 +366,43 @@ class SchemaCheck:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+def _norm(name: str) -> str:
+    return name.lower().replace("_", "").replace("-", "")
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """One insertion, deletion, substitution or adjacent swap turns a into b."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1:] == b[i + 1:] or (
+            i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:])
+    return a[i:] == b[i + 1:]
+
+
+def did_you_mean(key: str, known: Sequence[str]) -> str | None:
+    """The known name the caller most likely meant: same name modulo case/separators, one typo
+    away, or (slower, last) difflib's closest match."""
+    if not known:
+        return None
+    norm = _norm(key)
+    for name in known:
+        if _norm(name) == norm:
+            return name
+    for name in known:
+        if _one_edit_apart(norm, _norm(name)):
+            return name
+    if len(key) > 64:
+        return None
+    guess = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return guess[0] if guess else None
+
 
 def _marked(node: Any) -> bool:
     return isinstance(node, Mapping) and (node.get("writeOnly") is True or
@@ -432,6 +540,11 @@ def _clip(text: str, limit: int = 60) -> str:
 
 
 def _short(value: Any, limit: int = 40) -> str:
+    if type(value) is str and len(value) < limit - 2 and value.isascii() and value.isprintable() \
+            and '"' not in value and "\\" not in value:
+        return f'"{value}"'  # what json.dumps would give, without its cost
+    if type(value) is int or value is None or type(value) is bool:
+        return "null" if value is None else ("true" if value is True else "false" if value is False else str(value))
     text = json.dumps(value, ensure_ascii=False, default=lambda o: f"<{type(o).__name__}>")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -551,14 +664,16 @@ def cap_value(value: Any, limit: int = ATTEMPTED_CAP) -> Any:
     """A copy of a JSON value short enough to echo: long strings cut, big containers summarised."""
     if isinstance(value, str):
         return value if len(value) <= limit else value[:limit] + f"… ({len(value)} characters)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # NaN and infinities are not JSON: echo them as text
     if isinstance(value, (bool, int, float)) or value is None:
         if isinstance(value, int) and not isinstance(value, bool) and len(str(value)) > limit:
             return f"an integer with {len(str(value))} digits"
         return value
     if isinstance(value, (Mapping, list, tuple)):
         try:
-            text = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):  # not JSON (NaN, sets...): summarise instead of echoing
             text = None
         if text is not None and len(text) <= limit:
             return value
@@ -573,9 +688,9 @@ def first_lines(violations: Sequence[Violation], limit: int) -> str:
     """A message naming the first violation and how many more there are, within ``limit``."""
     if not violations:
         return "The arguments do not match the tool's input schema."
-    first = violations[0].message.rstrip(".?!")
+    first = violations[0].message
     more = len(violations) - 1
-    text = f"Invalid arguments: {first}."
+    text = f"Invalid arguments: {first}" + ("" if first.endswith(("?", ".", "!")) else ".")
     if more:
         text += f" {more} more problem{'s' if more > 1 else ''} in 'violations'."
     text += " Fix the arguments and call again."

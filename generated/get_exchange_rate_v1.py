@@ -102,6 +102,7 @@ class RateNotPublished(ToolError):
         code="NOT_FOUND",
         message="No rate was published for this date (a weekend, holiday or future day). Ask the user for a past business day.",
         field="/date",
+        retryable=True,
         action="fix_arguments",
     )
 

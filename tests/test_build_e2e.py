@@ -93,11 +93,13 @@ def test_descriptions_put_errors_last_and_stay_compact() -> None:
         text = module.DESCRIPTION
         assert text.index("Parameters:") < text.index("Returns:") < text.index("Errors (code")
         for spec in module.CONTRACT.errors:
-            assert f"- {spec.code}" in text and spec.effective_action in text
+            assert f"- {spec.code}" in text and spec.message.strip() in text
         assert f"Version {module.CONTRACT.version}." in text
         assert len(text) < 2600, f"{module_name}: {len(text)} characters"
     assert "DEPRECATED since 2.0.0, removed after 2027-06-30" in generated.book_meeting_v1.DESCRIPTION
     assert "Empty result (/results empty)" in generated.search_documents_v1.DESCRIPTION
+    # a transient code the contract does not retry is described the way the runtime answers it
+    assert "INVALID_ARGUMENT -> fix_arguments, INTERNAL -> stop_and_tell_user." in generated.refund_payment_v1.DESCRIPTION
 
 
 # -- calling every tool -------------------------------------------------------------------------

@@ -176,3 +176,28 @@ def _write(root: Path, manifest: dict) -> None:
 
 
 os.environ.pop("CONTRACTGEN_NO_CACHE", None)
+
+
+def test_generated_code_type_checks_in_a_users_project(tmp_path: Path) -> None:
+    """mypy --strict outside this repo: contractgen is an installed, typed (py.typed) dependency there."""
+    import subprocess
+    import sys
+
+    root = make_project(tmp_path / "p")
+    for case in ("basic", "keywords", "hostile", "strict", "versions"):
+        shutil.copytree(CASES / case / "contracts", root / "contracts", dirs_exist_ok=True)
+    assert build(root, "--no-cache").returncode == 0
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "generated"], cwd=root,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_tool_names_that_would_shadow_module_names_are_rejected(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p")
+    for name in ("Any", "CONTRACT", "annotations", "DESCRIPTION"):
+        _write(root, _manifest(name))
+    result = build(root)
+    assert result.returncode == 2
+    for name in ("Any", "CONTRACT", "annotations", "DESCRIPTION"):
+        assert f"contracts/{name}/1.0.0.json" in result.stderr and f"(got '{name}':" in result.stderr
+    assert not (root / "generated").exists()

@@ -164,17 +164,30 @@ def _version_line(contract: Contract) -> str:
     return text
 
 
+def effective_action(contract: Contract, code: str, action: str | None = None,
+                     retryable: bool | None = None) -> str:
+    """The action the runtime will send: the declared one, else the code's default, except that a
+    transient code missing from ``retry.retryable_codes`` must not invite a retry."""
+    if action is not None:
+        return action
+    default = CODES[code].action
+    if retryable is None and default == "retry_later" and code not in contract.retry.retryable_codes:
+        return "stop_and_tell_user"
+    return default
+
+
 def _errors(contract: Contract) -> list[str]:
     lines = []
     for spec in contract.errors:
         where = f" [{spec.field}]" if spec.field else ""
-        lines.append(f"- {spec.code}{where}: {spec.message.strip()} -> {spec.effective_action}")
+        action = effective_action(contract, spec.code, spec.action, spec.retryable)
+        lines.append(f"- {spec.code}{where}: {spec.message.strip()} -> {action}")
     if contract.migrations:
         lines.append(f"- VERSION_MISMATCH: the arguments match an older version of this tool; "
                      f"apply the migration in the error -> {CODES['VERSION_MISMATCH'].action}")
     declared = {spec.code for spec in contract.errors}
     generic = [code for code in ("INVALID_ARGUMENT", "TIMEOUT", "INTERNAL") if code not in declared]
-    lines.append("- Also: " + ", ".join(f"{code} -> {CODES[code].action}" for code in generic) + ".")
+    lines.append("- Also: " + ", ".join(f"{code} -> {effective_action(contract, code)}" for code in generic) + ".")
     return lines
 
 

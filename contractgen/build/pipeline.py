@@ -84,7 +84,7 @@ def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cac
             texts[f"{tool.module}.py"] = hit
     stats.cached = len(texts)
     missing = [t for t in selected if f"{t.module}.py" not in texts]
-    _report(progress, "models", 0, 1)
+    _report(progress, "generating models", 0, 1)
     requests = [ModelRequest(t.module, f"{t.class_prefix}V{t.major}", t.contract.input_schema,
                              t.contract.output_schema) for t in missing]
     try:
@@ -93,7 +93,7 @@ def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cac
     except ModelsError:
         # Find which tools the library cannot model, one call each, for a precise diagnostic.
         return RenderResult({}, tuple(_model_failures(missing, requests)), stats)
-    _report(progress, "models", 1, 1)
+    _report(progress, "generating models", 1, 1)
 
     raw: dict[str, str] = {}
     for index, tool in enumerate(missing):
@@ -102,7 +102,7 @@ def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cac
             diagnostics.extend(clash)
             continue
         raw[f"{tool.module}.py"] = render_tool_module(_with_display_source(tool, root), models[tool.module])
-        _report(progress, "render", index + 1, len(missing))
+        _report(progress, "rendering modules", index + 1, len(missing))
     if diagnostics:
         return RenderResult({}, tuple(diagnostics), stats)
     registry_key = sha256(salt, "registry", contracts_label, *sorted(keys.values()))
@@ -112,13 +112,13 @@ def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cac
     else:
         texts["__init__.py"] = registry
     stats.rendered = len(raw)
-    _report(progress, "format", 0, 1)
+    _report(progress, "formatting", 0, 1)
     try:
         formatted = format_sources(raw)
     except FormatError as exc:
         return RenderResult({}, (Diagnostic(contracts_label, "", f"internal: generated code does not parse ({exc})",
                                             code="format-failed"),), stats)
-    _report(progress, "format", 1, 1)
+    _report(progress, "formatting", 1, 1)
     by_module = {f"{t.module}.py": t for t in selected}
     for name, text in formatted.items():
         if name in by_module:
@@ -159,6 +159,11 @@ def _module_clashes(selected: Sequence[ToolVersion]) -> list[Diagnostic]:
 
 def _name_clashes(tool: ToolVersion, names: dict[str, str]) -> list[Diagnostic]:
     problems = []
+    if tool.identifier in names:
+        problems.append(_at(tool, "/name", f"expected a tool name whose stub name is free in the generated "
+                            f"module (got '{tool.name}': '{tool.identifier}' is {names[tool.identifier]})",
+                            "name-clash", hint=f"rename the tool, e.g. '{tool.name.lower()}_tool'"))
+    names = {**names, tool.identifier: "the tool stub"}
     for index, spec in enumerate(tool.contract.errors):
         if spec.class_name in names:
             problems.append(_at(tool, f"/errors/{index}/class",

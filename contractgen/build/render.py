@@ -90,7 +90,6 @@ def module_names(tool: ToolVersion, models: ModelCode) -> dict[str, str]:
         names[name] = "a generated model class"
     for name in MODULE_NAMES:
         names[name] = "a generated module constant"
-    names[tool.identifier] = "the tool stub"
     return names
 
 

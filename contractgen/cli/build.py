@@ -40,14 +40,20 @@ def build(
     from ..build.write import UnsafePathError, read_tree, tree_diff, write_tree
     from ..manifest import load_contracts
 
-    loaded = load_contracts(sources)
+    with _progress_display() as progress:
+        if progress is not None:
+            progress("loading manifests", 0, 1)
+        loaded = load_contracts(sources)
+        result = None
+        if exit_code_for(loaded.diagnostics) == EXIT_OK:
+            if progress is not None:
+                progress("loading manifests", 1, 1)
+            result = render_tree(loaded.contracts, root=config.root, contracts_label=label, cache=cache,
+                                 progress=progress)
     print_diagnostics(loaded.diagnostics)
-    if exit_code_for(loaded.diagnostics) != EXIT_OK:
+    if result is None:
         typer.echo(f"{out}: not written; fix the manifests above", err=True)
         raise typer.Exit(EXIT_INVALID)
-    with _progress_display() as progress:
-        result = render_tree(loaded.contracts, root=config.root, contracts_label=label, cache=cache,
-                             progress=progress)
     if not result.ok:
         print_diagnostics(result.diagnostics)
         typer.echo(f"{out}: not written; fix the manifests above", err=True)

@@ -9,12 +9,12 @@ import sys
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from ..config import load_config
-from ..diff import RULES, Context, DiffSettings, Level, parse_settings, resolve_inputs, run_diff
+from ..diff import RULES, Context, Level, parse_settings, resolve_inputs, run_diff
 from ..diff.render import RENDERERS, Labels, render_text
 from .output import EXIT_INVALID, print_diagnostics
 
@@ -33,23 +33,23 @@ class FailOn(str, Enum):
 
 
 def diff(
-    paths: Annotated[Optional[list[Path]], typer.Argument(
+    paths: Annotated[list[Path] | None, typer.Argument(
         help="OLD NEW (two folders or two files); or one folder to compare the versions side by side in it; "
              "with --against, the working-tree folder (default: the configured contracts folder).")] = None,
-    against: Annotated[Optional[str], typer.Option(
+    against: Annotated[str | None, typer.Option(
         "--against", metavar="REV", help="Compare the working tree with the same paths at this git revision.")] = None,
     versions: Annotated[bool, typer.Option(
         "--versions", help="Compare each consecutive pair of versions of every tool in the given tree.")] = False,
     output_format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
-    fail_on: Annotated[Optional[FailOn], typer.Option(
+    fail_on: Annotated[FailOn | None, typer.Option(
         "--fail-on", help="Lowest level that fails the run (default from config, else breaking).")] = None,
-    strict: Annotated[Optional[bool], typer.Option(
+    strict: Annotated[bool | None, typer.Option(
         "--strict/--no-strict", help="Pure subset semantics: a new optional input property on an open object "
                                       "is breaking.")] = None,
     list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule (ID, level, summary) and exit.")] = False,
-    today: Annotated[Optional[str], typer.Option(
+    today: Annotated[str | None, typer.Option(
         "--today", metavar="YYYY-MM-DD", help="The date sunsets are compared with (default: today).")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file.")] = None,
 ) -> None:
     """Find breaking changes between contract versions (exit 0 none, 1 found, 2 invalid input)."""
     if list_rules:
@@ -60,7 +60,7 @@ def diff(
                                         str(config.root / "pyproject.toml") if config.diff else "pyproject.toml")
     given = list(paths or [])
     if against is not None and len(given) > 1:
-        problems.append(_usage("expected at most one path with --against (got {})".format(len(given)),
+        problems.append(_usage(f"expected at most one path with --against (got {len(given)})",
                                "contractgen diff --against main contracts/"))
     if against is None and not versions and len(given) > 2:
         problems.append(_usage(f"expected one or two paths (got {len(given)})",

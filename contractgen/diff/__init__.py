@@ -12,6 +12,19 @@ from .registry import RULES, RULES_BY_ID, Rule
 from .sources import DiffInputs, resolve_inputs
 
 __all__ = [
-    "Context", "DiffInputs", "DiffReport", "DiffSettings", "Direction", "Finding", "IgnoreEntry", "Level",
-    "RULES", "RULES_BY_ID", "Rule", "Scope", "parse_settings", "resolve_inputs", "run_diff",
+    "RULES",
+    "RULES_BY_ID",
+    "Context",
+    "DiffInputs",
+    "DiffReport",
+    "DiffSettings",
+    "Direction",
+    "Finding",
+    "IgnoreEntry",
+    "Level",
+    "Rule",
+    "Scope",
+    "parse_settings",
+    "resolve_inputs",
+    "run_diff",
 ]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from ..ir import ToolVersion
 from .ignores import DiffSettings, IgnoreEntry
@@ -54,21 +54,32 @@ def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings:
 def _pair_findings(pair: ToolPair, settings: DiffSettings, context: Context,
                    rules: Sequence[Rule]) -> list[Finding]:
     found: list[Finding] = []
-    finder: WitnessFinder | None = None
-    for rule in rules:
+    finders: list[WitnessFinder] = []
+
+    def finder() -> WitnessFinder:
+        if not finders:
+            finders.append(WitnessFinder(thaw(pair.old.contract.input_schema), thaw(pair.new.contract.input_schema),
+                                         pair.old_input, [e.arguments for e in pair.old.contract.examples],
+                                         pair.new_input))
+        return finders[0]
+
+    ordered = [r for r in rules if not r.backstop] + [r for r in rules if r.backstop]
+    for rule in ordered:
         if rule.scope is Scope.SCHEMA:
+            if rule.backstop:  # backstops only look where no specific rule found a break
+                covered = frozenset(f.pointer for f in found if f.level is Level.BREAKING)
+                rule_context = dataclasses.replace(context, covered=covered)
+            else:
+                rule_context = context
             for schema_pair in pair.pairs(rule.direction):
-                for hit in rule.check(schema_pair, context):
+                for hit in _checked(rule, pair, schema_pair, rule_context):
                     finding = _finding(rule, hit, pair.old, pair.new, context, schema_pair)
                     if rule.witness and finding.level is Level.BREAKING and rule.direction is Direction.INPUT:
-                        if finder is None:
-                            finder = WitnessFinder(thaw(pair.old.contract.input_schema),
-                                                   thaw(pair.new.contract.input_schema), pair.old_input,
-                                                   [e.arguments for e in pair.old.contract.examples], pair.new_input)
-                        finding = _with_witness(finding, hit, finder)
+                        finding = _with_witness(finding, hit, finder())
                     found.append(finding)
         elif rule.scope is Scope.CONTRACT:
-            found.extend(_finding(rule, hit, pair.old, pair.new, context) for hit in rule.check(pair, context))
+            found.extend(_finding(rule, hit, pair.old, pair.new, context)
+                         for hit in _checked(rule, pair, pair, context))
     found = list(_acknowledge(settings.ignores, found))
     if is_major_bump(pair.old.version, pair.new.version):
         allowance = f"major version bump {pair.old.version} -> {pair.new.version}"
@@ -79,6 +90,19 @@ def _pair_findings(pair: ToolPair, settings: DiffSettings, context: Context,
             gates = [_finding(rule, hit, pair.old, pair.new, context) for hit in rule.check(pair, kept, context)]
             found.extend(_acknowledge(settings.ignores, gates))
     return found
+
+
+class RuleError(Exception):
+    """A rule failed on some input: a defect in contractgen, reported with enough context to file it."""
+
+
+def _checked(rule: Rule, pair: ToolPair, subject: object, context: Context) -> list[Hit]:
+    try:
+        return list(rule.check(subject, context))
+    except Exception as exc:
+        where = getattr(subject, "pointer", "")
+        raise RuleError(f"rule {rule.id} failed on {pair.new.name} {pair.old.version} -> {pair.new.version} "
+                        f"at #{where}: {type(exc).__name__}: {exc}") from exc
 
 
 def _tool_findings(rule: Rule, change: ToolChange, context: Context) -> Iterable[Finding]:
@@ -98,7 +122,12 @@ def _finding(rule: Rule, hit: Hit, old: ToolVersion | None, new: ToolVersion | N
     side = side or ("new" if new is not None else "old")
     located = new if side == "new" and new is not None else old or new
     assert located is not None
-    line, column = located.position(source or "") or (None, None)
+    source = source or ""
+    for keyword in hit.keywords:
+        if f"{source}/{keyword}" in located.positions:
+            source = f"{source}/{keyword}"
+            break
+    line, column = located.position(source) or (None, None)
     level = rule.level_for(context.strict)
     if hit.level is not None and hit.level.rank > level.rank:
         level = hit.level

@@ -7,7 +7,8 @@ wrong guess costs a retry, never a false witness.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import jsonschema
 
@@ -43,12 +44,21 @@ def validator_for(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
     return made
 
 
-def accepts(schema: Mapping[str, Any], value: Any) -> bool:
+def verdict(schema: Mapping[str, Any], value: Any) -> bool | None:
+    """jsonschema's answer for ``value``, or None when it cannot decide (a regex Python cannot
+    compile, an unresolvable reference): no witness may rest on an error."""
     try:
         return bool(validator_for(schema).is_valid(value))
-    except (jsonschema.exceptions.SchemaError, jsonschema.exceptions._WrappedReferencingError,  # type: ignore[attr-defined]
-            RecursionError, TypeError, ValueError):
-        return False
+    except Exception:  # noqa: BLE001 - any failure to validate means "not proven either way"
+        return None
+
+
+def accepts(schema: Mapping[str, Any], value: Any) -> bool:
+    return verdict(schema, value) is True
+
+
+def rejects(schema: Mapping[str, Any], value: Any) -> bool:
+    return verdict(schema, value) is False
 
 
 def generate(schema: Any, depth: int = 0) -> Any:

@@ -69,6 +69,8 @@ class Hit:
     pointer: str | None = None  # default: the pair's logical pointer
     source: str | None = None  # manifest pointer for file:line (default: derived from the pair)
     side: str | None = None  # "old" or "new": which manifest the source points into
+    #: the schema keyword that changed; the location narrows to its line when the manifest has it
+    keywords: tuple[str, ...] = ()
     mutations: tuple[Mutation, ...] = ()
     #: try generic probes at this instance path when the rule's own mutations fail (None: do not)
     probe_path: tuple[Step, ...] | None = None
@@ -127,3 +129,9 @@ class Context:
 
     today: Any  # datetime.date
     strict: bool = False
+    #: logical pointers that already have a breaking finding (set for the backstop pass only)
+    covered: frozenset[str] = frozenset()
+
+    def is_covered(self, pointer: str) -> bool:
+        """Whether a specific rule already reported a break at ``pointer`` or below it."""
+        return any(p == pointer or p.startswith(pointer + "/") for p in self.covered)

@@ -7,7 +7,8 @@ pointer can still be located at the right file and line after a schema moved int
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 #: Keywords that never change which values validate; edits to them are not changes.
 ANNOTATIONS = frozenset({
@@ -29,7 +30,7 @@ class Node(dict):  # type: ignore[type-arg]
 
     source: str = ""
 
-    def __hash__(self) -> int:  # identity: nodes are shared, never mutated after building
+    def __hash__(self) -> int:  # type: ignore[override]  # identity: nodes are shared, never mutated after building
         return id(self)
 
 
@@ -115,10 +116,13 @@ class Normalizer:
         if not siblings:
             return resolved
         extra = self.node(siblings, source)
-        if set(extra) & set(resolved):
-            return _with_source(Node({"allOf": [resolved, extra]}), source)
-        merged = Node({**resolved, **extra})
-        return _with_source(merged, resolved.source)
+        unevaluated = any(k.startswith("unevaluated") for k in (*extra, *resolved))
+        if not unevaluated and not set(extra) & set(resolved):
+            return _with_source(Node({**resolved, **extra}), resolved.source)
+        # $ref applies in place: as an allOf entry beside the siblings, whose unevaluated* still see it
+        combined = Node(extra)
+        combined["allOf"] = [*extra.get("allOf", []), resolved]
+        return _with_source(combined, source)
 
 
 def _with_source(node: Node, source: str) -> Node:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
+from itertools import pairwise
 
 from ..ir import ContractSet, ToolVersion
 from .normalize import Normalizer, canonical
@@ -46,8 +47,8 @@ def pair_trees(old: ContractSet, new: ContractSet) -> tuple[list[ToolPair], list
                 changes.append(ToolChange(tool, None, other_versions=remaining))
     removed = {n: old_by[n] for n in sorted(set(old_by) - set(new_by))}
     added = {n: new_by[n] for n in sorted(set(new_by) - set(old_by))}
-    for old_name, versions in removed.items():
-        latest = sorted(versions, key=_key)[-1]
+    for versions in removed.values():
+        latest = max(versions, key=_key)
         target = _rename_target(latest, added)
         for tool in versions:
             if target is not None and tool is latest:
@@ -66,7 +67,7 @@ def pair_versions(tree: ContractSet) -> tuple[list[ToolPair], list[ToolChange]]:
     pairs: list[ToolPair] = []
     for versions in tree.by_name().values():
         ordered = sorted(versions, key=_key)
-        pairs.extend(ToolPair(a, b) for a, b in zip(ordered, ordered[1:]))
+        pairs.extend(ToolPair(a, b) for a, b in pairwise(ordered))
     return pairs, []
 
 
@@ -79,7 +80,7 @@ def _rename_target(old: ToolVersion, added: dict[str, tuple[ToolVersion, ...]]) 
     replacement = (old.contract.deprecation.replacement or "") if old.contract.deprecation else ""
     for name, versions in added.items():
         if versions and replacement.split(" ")[0] == name:
-            return sorted(versions, key=_key)[0]
+            return min(versions, key=_key)
     signature = _signature(old)
     for versions in added.values():
         for tool in sorted(versions, key=_key):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from .model import Direction, Level, Scope
 
@@ -23,6 +24,8 @@ class Rule:
     witness: bool = False
     #: the level under ``--strict`` (pure subset semantics), when it differs
     strict_level: Level | None = None
+    #: runs after the other rules of its scope, seeing which pointers they already reported (backstops)
+    backstop: bool = False
 
     @property
     def rationale(self) -> str:
@@ -33,10 +36,11 @@ class Rule:
         return self.strict_level if strict and self.strict_level is not None else self.level
 
     @classmethod
-    def from_module(cls, module: ModuleType) -> "Rule":
+    def from_module(cls, module: ModuleType) -> Rule:
         return cls(id=module.ID, level=module.LEVEL, summary=module.SUMMARY, direction=module.DIRECTION,
                    scope=module.SCOPE, check=module.check, module=module.__name__.rsplit(".", 1)[-1],
-                   witness=getattr(module, "WITNESS", False), strict_level=getattr(module, "STRICT_LEVEL", None))
+                   witness=getattr(module, "WITNESS", False), strict_level=getattr(module, "STRICT_LEVEL", None),
+                   backstop=getattr(module, "BACKSTOP", False))
 
 
 def _build() -> tuple[Rule, ...]:

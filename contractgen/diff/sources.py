@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
-from ..diagnostics import Diagnostic, Level as DiagnosticLevel
+from ..diagnostics import Diagnostic
+from ..diagnostics import Level as DiagnosticLevel
 from ..manifest.load import LoadResult, load_contracts, load_parsed
 from .git import read_revision
 from .pairing import pair_files, pair_trees, pair_versions

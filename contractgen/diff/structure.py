@@ -7,9 +7,10 @@ path through ``properties``/``items``/branches after ``$ref``s are followed), so
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from ..ir import ToolVersion
 from .model import ITEM, Direction, Step
@@ -30,7 +31,7 @@ class SchemaPair:
     steps: tuple[Step, ...] = ()
     #: for a property position: its name and the object pairs holding it
     name: str | None = None
-    parent: "SchemaPair | None" = None
+    parent: SchemaPair | None = None
 
     def changed(self, keyword: str) -> bool:
         return canonical(_get(self.old, keyword)) != canonical(_get(self.new, keyword))
@@ -169,8 +170,8 @@ def _walk_branches(pair: SchemaPair, keyword: str) -> Iterator[SchemaPair]:
 
 def unmatched_branches(pair: SchemaPair, keyword: str) -> tuple[list[Node], list[Node]]:
     """Branches only on one side that the walk could not pair up: (removed, added)."""
-    old_branches: list[Node] = (pair.old or {}).get(keyword, [])
-    new_branches: list[Node] = (pair.new or {}).get(keyword, [])
+    old_branches: list[Node] = list(pair.old.get(keyword, [])) if pair.old is not None else []
+    new_branches: list[Node] = list(pair.new.get(keyword, [])) if pair.new is not None else []
     if not new_branches and pair.new is not None:
         # `anyOf: [A, B]` became plain `A`: the new schema itself is the one branch left
         new_branches = [Node({k: v for k, v in pair.new.items() if k not in ("anyOf", "oneOf", "default")})]

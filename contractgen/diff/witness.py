@@ -8,15 +8,16 @@ halves. When nothing qualifies the finding says so instead of showing a guess.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
-from .generate import NOTHING, accepts, candidates, generate
+from .generate import NOTHING, accepts, candidates, generate, rejects
 from .model import ITEM, Mutation, Step
 
 #: Probe values of every JSON type, tried when a rule's own candidates find no witness.
 PROBES: tuple[Any, ...] = (None, False, True, 0, -1, 1, 0.5, -0.5, 1_000_000_000, "", "a", "A", "0",
-                           "a" * 300, [], [None], {}, {"a": 1})
+                           "a" * 300, [], [None], ["a"], ["a", "b"], [1, 2], {}, {"a": 1}, {"a": "a"})
 MAX_ATTEMPTS = 400
 
 
@@ -53,7 +54,7 @@ class WitnessFinder:
         return sum(1 for _ in validator_for(self.new_schema).iter_errors(value))
 
     def is_witness(self, value: Any) -> bool:
-        return accepts(self.old_schema, value) and not accepts(self.new_schema, value)
+        return accepts(self.old_schema, value) and rejects(self.new_schema, value)
 
     def find(self, mutations: Iterable[Mutation], fallback_path: tuple[Step, ...] | None,
              fallback_schemas: Sequence[Any] = ()) -> WitnessResult:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..generate import FORMAT_BREAKERS, candidates, regex_samples
 from ._lengths import strings_of_lengths

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
+from ...ir import ToolVersion
+
 
 def parse(text: str) -> Version | None:
     try:
@@ -22,12 +24,12 @@ def is_major_bump(old: str, new: str) -> bool:
     return a.major == 0 and b.minor > a.minor
 
 
-def content_key(tool: object) -> str:
+def content_key(tool: ToolVersion) -> str:
     """Everything a manifest says, as one comparable string (positions excluded)."""
     import dataclasses
     import json
 
     from ..witness import thaw
 
-    contract = getattr(tool, "contract")
+    contract = tool.contract
     return json.dumps(thaw(dataclasses.asdict(contract)), sort_keys=True, default=str)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Scope
 from ..structure import ToolPair
-from ._errors import matched_errors
-
 from ._errors import indexed
 
 ID = "error-removed"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Scope
 from ..structure import ToolPair
 from ._errors import matched_errors
-
 
 ID = "error-retry-after-dropped"
 LEVEL = Level.BREAKING

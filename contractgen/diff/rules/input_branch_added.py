@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
+from ..model import Context, Direction, Hit, Level, Scope
 from ..normalize import canonical
 from ..ruletools import show
-from ..structure import unmatched_branches
+from ..structure import SchemaPair, unmatched_branches
 
 ID = "input-branch-added"
 LEVEL = Level.SAFE

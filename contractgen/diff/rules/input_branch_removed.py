@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
+from collections.abc import Iterator
 
 from ..generate import NOTHING, candidates
+from ..model import Context, Direction, Hit, Level, Mutation, Scope
 from ..normalize import canonical
 from ..ruletools import show
-from ..structure import unmatched_branches
+from ..structure import SchemaPair, unmatched_branches
 
 ID = "input-branch-removed"
 LEVEL = Level.BREAKING

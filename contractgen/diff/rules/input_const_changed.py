@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import samples, show
+from ..structure import SchemaPair
 
 ID = "input-const-changed"
 LEVEL = Level.BREAKING
@@ -23,8 +22,8 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     assert pair.old is not None and pair.new is not None
     if "const" in pair.old:
-        yield Hit(f"const changed from {show(pair.old['const'])} to {show(pair.new['const'])}",
+        yield Hit(keywords=("const",), message=f"const changed from {show(pair.old['const'])} to {show(pair.new['const'])}",
                   mutations=(Mutation(pair.steps, "set", pair.old["const"]),))
     else:
-        yield Hit(f"const {show(pair.new['const'])} added: only that value is accepted now",
+        yield Hit(keywords=("const",), message=f"const {show(pair.new['const'])} added: only that value is accepted now",
                   mutations=tuple(Mutation(pair.steps, "set", v) for v in samples(pair.old)), probe_path=pair.steps)

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
+from collections.abc import Iterator
 
 from ..coverage import is_false_schema, is_open_schema
-from ..ruletools import (int_limit, lower_bound, lower_is_tighter, lower_text, show, upper_bound,
-                         upper_is_tighter, upper_text)
+from ..model import Context, Direction, Hit, Level, Scope
+from ..ruletools import (
+    int_limit,
+    lower_bound,
+    lower_is_tighter,
+    lower_text,
+    show,
+    upper_bound,
+    upper_is_tighter,
+    upper_text,
+)
+from ..structure import SchemaPair
 
 ID = "input-constraint-relaxed"
 LEVEL = Level.SAFE

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import show
+from ..structure import SchemaPair
 
 ID = "input-default-changed"
 LEVEL = Level.DANGEROUS
@@ -24,4 +23,4 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     assert pair.old is not None and pair.new is not None
     old = show(pair.old["default"]) if "default" in pair.old else "none"
     new = show(pair.new["default"]) if "default" in pair.new else "none"
-    yield Hit(f"default changed from {old} to {new}")
+    yield Hit(keywords=("default",), message=f"default changed from {old} to {new}")

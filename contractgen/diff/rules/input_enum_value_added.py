@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
+from ..model import Context, Direction, Hit, Level, Scope
 from ..normalize import value_key
 from ..ruletools import show
+from ..structure import SchemaPair
 
 ID = "input-enum-value-added"
 LEVEL = Level.SAFE
@@ -27,4 +26,4 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     old_keys = {value_key(v) for v in pair.old["enum"]}
     added = [v for v in pair.new["enum"] if value_key(v) not in old_keys]
     if added:
-        yield Hit(f"enum values added: {', '.join(show(v) for v in added)}")
+        yield Hit(keywords=("enum",), message=f"enum values added: {', '.join(show(v) for v in added)}")

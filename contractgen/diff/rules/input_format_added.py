@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import show
-from ._strings import string_candidates
+from ..structure import SchemaPair
 from ._formats import format_hint
+from ._strings import string_candidates
 
 ID = "input-format-added"
 LEVEL = Level.BREAKING
@@ -25,6 +24,6 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     if not pair.both or not pair.changed("format") or "format" in (pair.old or {}) or "format" not in (pair.new or {}):
         return
     assert pair.old is not None and pair.new is not None
-    yield Hit(f"format {show(pair.new['format'])} added",
+    yield Hit(keywords=("format",), message=f"format {show(pair.new['format'])} added",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in string_candidates(pair.old, breakers=True)),
               witness_hint=format_hint(pair.new["format"]))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import show
-from ._strings import string_candidates
+from ..structure import SchemaPair
 from ._formats import format_hint
+from ._strings import string_candidates
 
 ID = "input-format-changed"
 LEVEL = Level.BREAKING
@@ -27,6 +26,6 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     assert pair.old is not None and pair.new is not None
     if "format" not in pair.old or "format" not in pair.new:
         return
-    yield Hit(f"format changed from {show(pair.old['format'])} to {show(pair.new['format'])}",
+    yield Hit(keywords=("format",), message=f"format changed from {show(pair.old['format'])} to {show(pair.new['format'])}",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in string_candidates(pair.old, breakers=True)),
               witness_hint=format_hint(pair.new["format"]))

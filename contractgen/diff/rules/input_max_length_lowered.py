@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import int_limit
+from ..structure import SchemaPair
 from ._lengths import strings_of_lengths
 
 ID = "input-max-length-lowered"
@@ -27,5 +26,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     if new is None or not (old is None or new < old):
         return
     values = strings_of_lengths(pair.old, [new + 1, *([old] if old is not None else []), new + 2])
-    yield Hit(f"maxLength lowered from {old if old is not None else 'none'} to {new}",
+    yield Hit(keywords=("maxLength",), message=f"maxLength lowered from {old if old is not None else 'none'} to {new}",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in values), probe_path=pair.steps)

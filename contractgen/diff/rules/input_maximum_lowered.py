@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import numbers_near, upper_bound, upper_is_tighter, upper_text
+from ..structure import SchemaPair
 
 ID = "input-maximum-lowered"
 LEVEL = Level.BREAKING
@@ -26,5 +25,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     assert new is not None
     values = numbers_near(new.value, old.value if old else None)
-    yield Hit(f"upper bound lowered from {upper_text(old)} to {upper_text(new)}",
+    yield Hit(keywords=("exclusiveMaximum", "maximum"), message=f"upper bound lowered from {upper_text(old)} to {upper_text(new)}",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in values), probe_path=pair.steps)

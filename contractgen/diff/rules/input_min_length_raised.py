@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import int_limit
+from ..structure import SchemaPair
 from ._lengths import strings_of_lengths
 
 ID = "input-min-length-raised"
@@ -27,5 +26,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     if new is None or not (new > (old or 0)):
         return
     values = strings_of_lengths(pair.old, range(max(new - 2, old or 0), new))
-    yield Hit(f"minLength raised from {old if old is not None else 'none'} to {new}",
+    yield Hit(keywords=("minLength",), message=f"minLength raised from {old if old is not None else 'none'} to {new}",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in values), probe_path=pair.steps)

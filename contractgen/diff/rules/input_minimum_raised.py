@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import lower_bound, lower_is_tighter, lower_text, numbers_near
+from ..structure import SchemaPair
 
 ID = "input-minimum-raised"
 LEVEL = Level.BREAKING
@@ -26,5 +25,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     assert new is not None
     values = numbers_near(new.value, old.value if old else None)
-    yield Hit(f"lower bound raised from {lower_text(old)} to {lower_text(new)}",
+    yield Hit(keywords=("exclusiveMinimum", "minimum"), message=f"lower bound raised from {lower_text(old)} to {lower_text(new)}",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in values), probe_path=pair.steps)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import admits_null, mentions_null
+from ..structure import SchemaPair
 
 ID = "input-nullability-added"
 LEVEL = Level.SAFE
@@ -19,4 +18,4 @@ SCOPE = Scope.SCHEMA
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     """Accepting one more value never rejects an old call."""
     if pair.both and mentions_null(pair.new) and admits_null(pair.new) and not admits_null(pair.old):
-        yield Hit("now also accepts null")
+        yield Hit(keywords=("type", "enum", "const"), message="now also accepts null")

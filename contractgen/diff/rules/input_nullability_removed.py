@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import admits_null, mentions_null
+from ..structure import SchemaPair
 
 ID = "input-nullability-removed"
 LEVEL = Level.BREAKING
@@ -21,4 +20,4 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     """Callers that send null (often to mean "not set") are rejected."""
     if not pair.both or not mentions_null(pair.old) or not admits_null(pair.old) or admits_null(pair.new):
         return
-    yield Hit("no longer accepts null", mutations=(Mutation(pair.steps, "set", None),))
+    yield Hit(keywords=("type", "enum", "const"), message="no longer accepts null", mutations=(Mutation(pair.steps, "set", None),))

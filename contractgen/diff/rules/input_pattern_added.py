@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import show
+from ..structure import SchemaPair
 from ._strings import string_candidates
 
 ID = "input-pattern-added"
@@ -23,5 +22,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     if not pair.both or not pair.changed("pattern") or "pattern" in (pair.old or {}) or "pattern" not in (pair.new or {}):
         return
     assert pair.old is not None and pair.new is not None
-    yield Hit(f"pattern {show(pair.new['pattern'])} added",
+    yield Hit(keywords=("pattern",), message=f"pattern {show(pair.new['pattern'])} added",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in string_candidates(pair.old)))

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import show
+from ..structure import SchemaPair
 from ._strings import string_candidates
 
 ID = "input-pattern-changed"
@@ -27,7 +26,7 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     assert pair.old is not None and pair.new is not None
     if "pattern" not in pair.old or "pattern" not in pair.new:
         return
-    yield Hit(f"pattern changed from {show(pair.old['pattern'])} to {show(pair.new['pattern'])}",
+    yield Hit(keywords=("pattern",), message=f"pattern changed from {show(pair.old['pattern'])} to {show(pair.new['pattern'])}",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in string_candidates(pair.old)),
               witness_hint="no string built from the old pattern is rejected by the new one; "
                            "check whether the new pattern still accepts every old value")

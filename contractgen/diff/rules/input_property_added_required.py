@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
 from ..normalize import escape
+from ..structure import SchemaPair
 
 ID = "input-property-added-required"
 LEVEL = Level.BREAKING

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import property_name
+from ..structure import SchemaPair
 from ._closed import rejects_extra
 
 ID = "input-property-removed-open"

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
+from collections.abc import Iterator
 
 from ..generate import NOTHING, of_type
+from ..model import Context, Direction, Hit, Level, Mutation, Scope
 from ..ruletools import described_types, mentions_null, removed_types, sample
+from ..structure import SchemaPair
 
 ID = "input-type-narrowed"
 LEVEL = Level.BREAKING
@@ -33,6 +32,6 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         for value in (sample(pair.old, type=[json_type]), of_type({}, json_type)):
             if value is not NOTHING:
                 values.append(value)
-    yield Hit(f"type narrowed from {described_types(pair.old)} to {described_types(pair.new)} "
+    yield Hit(keywords=("type",), message=f"type narrowed from {described_types(pair.old)} to {described_types(pair.new)} "
               f"(no longer accepted: {', '.join(removed)})",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in values), probe_path=pair.steps)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..structure import SchemaPair
-
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import described_types, removed_types
+from ..structure import SchemaPair
 
 ID = "input-type-widened"
 LEVEL = Level.SAFE
@@ -22,5 +21,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     added = [t for t in removed_types(pair.new, pair.old) if t != "null"]
     if added:
-        yield Hit(f"type widened from {described_types(pair.old)} to {described_types(pair.new)} "
+        yield Hit(keywords=("type",), message=f"type widened from {described_types(pair.old)} to {described_types(pair.new)} "
                   f"(now also accepted: {', '.join(added)})")

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
 from ..structure import SchemaPair
-
 from ._lengths import arrays_of_lengths
 
 ID = "input-unique-items-added"
@@ -26,5 +25,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     minimum = max(2, pair.old.get("minItems", 0) if isinstance(pair.old.get("minItems"), int) else 2)
     values = [v for v in arrays_of_lengths(pair.old, [minimum, 2]) if len(v) >= 2 and v[0] == v[1]]
-    yield Hit("uniqueItems added: arrays with repeated items are rejected",
+    yield Hit(keywords=("uniqueItems",), message="uniqueItems added: arrays with repeated items are rejected",
               mutations=tuple(Mutation(pair.steps, "set", v) for v in values))

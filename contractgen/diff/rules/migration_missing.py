@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
-
-from ..model import Context, Direction, Finding, Hit, Level, Scope
-from ..structure import ToolPair
+from collections.abc import Iterator, Sequence
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from ..model import Context, Direction, Finding, Hit, Level, Scope
 from ..normalize import escape
+from ..structure import ToolPair
 from ._versions import is_major_bump, parse
 
 ID = "migration-missing"

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Scope
-from ..structure import SchemaPair
-
 from ..normalize import value_key
 from ..ruletools import show
+from ..structure import SchemaPair
 
 ID = "output-enum-value-added"
 LEVEL = Level.DANGEROUS
@@ -26,9 +25,9 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     if "enum" not in pair.old:
         return
     if "enum" not in pair.new:
-        yield Hit(f"enum {show(pair.old['enum'])} removed: any value may be returned")
+        yield Hit(keywords=("enum",), message=f"enum {show(pair.old['enum'])} removed: any value may be returned")
         return
     old_keys = {value_key(v) for v in pair.old["enum"]}
     added = [v for v in pair.new["enum"] if value_key(v) not in old_keys and v is not None]
     if added:
-        yield Hit(f"enum values added: {', '.join(show(v) for v in added)}")
+        yield Hit(keywords=("enum",), message=f"enum values added: {', '.join(show(v) for v in added)}")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
-from ..model import Context, Direction, Hit, Level, Scope
-from ..structure import SchemaPair
+from collections.abc import Iterator
 
 from ..coverage import unhandled
+from ..model import Context, Direction, Hit, Level, Scope
+from ..structure import SchemaPair
 
 ID = "output-keyword-changed"
 LEVEL = Level.DANGEROUS

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import admits_null
+from ..structure import SchemaPair
 
 ID = "output-nullability-added"
 LEVEL = Level.BREAKING
@@ -19,4 +18,4 @@ SCOPE = Scope.SCHEMA
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     """Consumers dereference the value without a null check; a null result crashes them."""
     if pair.both and admits_null(pair.new) and not admits_null(pair.old):
-        yield Hit("may now be null")
+        yield Hit(keywords=("type", "enum"), message="may now be null")

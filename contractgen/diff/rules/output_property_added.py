@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import property_name
+from ..structure import SchemaPair
 
 ID = "output-property-added"
 LEVEL = Level.SAFE

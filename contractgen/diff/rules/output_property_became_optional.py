@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Scope
-from ..structure import SchemaPair
-
 from ..normalize import escape
+from ..structure import SchemaPair
 
 ID = "output-property-became-optional"
 LEVEL = Level.BREAKING

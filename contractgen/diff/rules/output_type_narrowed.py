@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Scope
-from ..structure import SchemaPair
-
 from ..ruletools import described_types, removed_types
+from ..structure import SchemaPair
 
 ID = "output-type-narrowed"
 LEVEL = Level.SAFE
@@ -22,4 +21,4 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     removed = [t for t in removed_types(pair.old, pair.new) if t != "null"]
     if removed:
-        yield Hit(f"type narrowed from {described_types(pair.old)} to {described_types(pair.new)}")
+        yield Hit(keywords=("type",), message=f"type narrowed from {described_types(pair.old)} to {described_types(pair.new)}")

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from ..model import Context, Direction, Finding, Hit, Level, Scope
 from ..structure import ToolPair
-
 from ._versions import parse
 
 ID = "version-decreased"

@@ -9,26 +9,38 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, cast
 
 from .runtime import ACTIONS, CODES, Contract, GuardedTool, InMemoryBudgetStore, ToolError, ToolStub
-from .runtime.envelope import (ERROR_SIZE_CAP, MESSAGE_CAP, OPTIONAL_ERROR_KEYS,
-                               REQUIRED_ERROR_KEYS, cap_text)
+from .runtime.envelope import (
+    ERROR_SIZE_CAP,
+    MESSAGE_CAP,
+    OPTIONAL_ERROR_KEYS,
+    REQUIRED_ERROR_KEYS,
+    cap_text,
+    error_size,
+)
 from .runtime.guard import compiled_for
 
-__all__ = ["ContractReport", "FORBIDDEN_PATTERNS", "assert_valid_envelope", "check_contract",
-           "envelope_problems"]
+__all__ = [
+    "FORBIDDEN_PATTERNS",
+    "ContractReport",
+    "assert_valid_envelope",
+    "check_contract",
+    "envelope_problems",
+]
 
 #: What must never reach a model: stack traces, connection strings, exception class names, hosts.
 FORBIDDEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a traceback", re.compile(r"Traceback|File \"[^\"]+\", line \d+")),
-    ("a JDBC/DB connection string", re.compile(r"jdbc:|postgres(ql)?://|mysql://|mongodb(\+srv)?://|redis://", re.I)),
+    ("a JDBC/DB connection string", re.compile(r"jdbc:|postgres(ql)?://|mysql://|mongodb(\+srv)?://|redis://", re.IGNORECASE)),
     ("an exception class name", re.compile(r"\b[A-Z][A-Za-z0-9_]*(Error|Exception)\b|\b(KeyError|"
                                            r"ValueError|TypeError|AttributeError)\b")),
-    ("a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://", re.I)),
+    ("a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://", re.IGNORECASE)),
     ("a host name", re.compile(r"\blocalhost\b|\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|internal|local|"
-                               r"lan|corp|cloud|dev|svc|cluster)\b", re.I)),
+                               r"lan|corp|cloud|dev|svc|cluster)\b", re.IGNORECASE)),
     ("an IP address", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")),
 )
 _OK_KEYS = {"status", "tool", "version", "output", "empty", "empty_meaning"}
@@ -36,13 +48,37 @@ _ERROR_TOP_KEYS = {"status", "tool", "version", "error"}
 _REF = re.compile(r"^[0-9a-f]{6,16}$")
 
 
+def _caller_tokens(error: Mapping[str, Any]) -> list[str]:
+    """What the caller itself sent that messages may name: its argument names (the segments of
+    every reported pointer, also as clipped in messages) and a declared version."""
+    pointers = [error.get("field")] + [v.get("field") for v in error.get("violations") or ()
+                                       if isinstance(v, Mapping)]
+    tokens = {str(error.get("received_version") or "")}
+    for ptr in pointers:
+        if isinstance(ptr, str):
+            for part in ptr.lstrip("/").split("/"):
+                segment = part.replace("~1", "/").replace("~0", "~")
+                tokens.update({segment, segment[:59] + "…"})
+            tokens.update({ptr.lstrip("/"), ptr.lstrip("/")[:59] + "…"})
+    return sorted((t for t in tokens if t), key=len, reverse=True)
+
+
 def _model_facing_text(error: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Texts the runtime or the author wrote for the model (not data echoed back or quoted)."""
+    """Texts the runtime or the author wrote for the model, with what the caller sent (its own
+    argument names, echoed back) taken out: that is data, not a leak."""
     texts = [("message", str(error.get("message", "")))]
     texts += [("migration", str(s)) for s in error.get("migration") or ()]
     for i, v in enumerate(error.get("violations") or ()):
         if isinstance(v, Mapping):
             texts.append((f"violations[{i}].message", str(v.get("message", ""))))
+    if error.get("code") in ("INVALID_ARGUMENT", "VERSION_MISMATCH"):
+        tokens = _caller_tokens(error)
+        cleaned = []
+        for where, text in texts:
+            for token in tokens:
+                text = text.replace(f"'{token}'", "''")
+            cleaned.append((where, text))
+        texts = cleaned
     return texts
 
 
@@ -103,7 +139,7 @@ def _error_problems(envelope: Mapping[str, Any]) -> list[str]:
     problems += [f"unexpected error key '{k}'" for k in error
                  if k not in REQUIRED_ERROR_KEYS and k not in OPTIONAL_ERROR_KEYS]
     code = error.get("code")
-    if code not in CODES:
+    if not isinstance(code, str) or code not in CODES:
         problems.append(f"code {code!r} is not in the closed set")
     elif error.get("category") != CODES[code].category:
         problems.append(f"category {error.get('category')!r} does not belong to code {code}")
@@ -116,9 +152,9 @@ def _error_problems(envelope: Mapping[str, Any]) -> list[str]:
         problems.append("'message' must be a non-empty string")
     elif len(message) > MESSAGE_CAP:
         problems.append(f"'message' is {len(message)} characters (cap {MESSAGE_CAP})")
-    size = len(json.dumps({k: v for k, v in error.items() if k != "partial_results"}, default=str))
+    size = error_size(error)
     if size > ERROR_SIZE_CAP:
-        problems.append(f"error object is {size} characters of JSON (cap {ERROR_SIZE_CAP})")
+        problems.append(f"error object is {size} bytes of JSON (cap {ERROR_SIZE_CAP})")
     if error.get("action") == "stop_and_tell_user" and error.get("retryable") is True:
         problems.append("action stop_and_tell_user with retryable true")
     if error.get("action") == "retry_later" and error.get("retryable") is False:
@@ -204,27 +240,27 @@ def check_contract(tool: GuardedTool | ToolStub, *, arguments: Mapping[str, Any]
     ``arguments`` must be a valid call (defaults to the contract's first example).
     """
     contract = tool.contract
-    if isinstance(tool, ToolStub):
-        tool = tool.implement(_raiser(lambda: ToolError("unused", code="INTERNAL")))
+    guarded = cast(GuardedTool, tool.implement(_raiser(lambda: ToolError("unused", code="INTERNAL")))
+                   if isinstance(tool, ToolStub) else tool)
     report = ContractReport(contract.name, contract.version)
     if arguments is None and contract.examples:
         arguments = dict(contract.examples[0].arguments)
-    classes = {(cls.spec.class_name if cls.spec else cls.__name__): cls for cls in tool.errors}
+    classes = {(cls.spec.class_name if cls.spec else cls.__name__): cls for cls in guarded.errors}
 
     def run(name: str, implementation: Callable[[Any], Any], call_args: Any,
             expect: Callable[[dict[str, Any]], list[str]], **call: Any) -> dict[str, Any] | None:
-        candidate = tool.with_implementation(implementation, state=InMemoryBudgetStore())
+        candidate = guarded.with_implementation(implementation, state=InMemoryBudgetStore())
         try:
             envelope = candidate(call_args, **call)
-        except BaseException as exc:  # the guard must never raise: that is a failure to report
+        except BaseException as exc:  # noqa: BLE001 - the guard must never raise: that is a failure to report
             report.checks[name] = [f"the guarded call raised {type(exc).__name__}"]
             return None
         report.checks[name] = envelope_problems(envelope, contract) + expect(envelope)
         return envelope
 
     if arguments is None:
-        report.checks["valid arguments"] = ["no arguments to call with: pass arguments= or add an "
-                                            "example to the contract"]
+        report.checks["valid arguments"] = [
+            "no arguments to call with: pass arguments= or add an example to the contract"]
     else:
         input_check = compiled_for(contract).input
         for i, example in enumerate(contract.examples):
@@ -268,7 +304,7 @@ def check_contract(tool: GuardedTool | ToolStub, *, arguments: Mapping[str, Any]
 
         run("unexpected exception", _raiser(lambda: RuntimeError(
             "s3cr3t jdbc:postgresql://db.internal:5432/prod Traceback")), arguments, expect_internal)
-        _budget(tool, contract, arguments, run)
+        _budget(guarded, contract, arguments, run)
     if raise_on_failure and not report.ok:
         lines = [f"{name}: {'; '.join(problems)}" for name, problems in report.failures.items()]
         raise AssertionError(f"contract {contract.name} {contract.version} failed:\n  " + "\n  ".join(lines))
@@ -323,10 +359,12 @@ def _old_shapes(contract: Contract, arguments: Mapping[str, Any], run: Any) -> N
 
 def _budget(base: GuardedTool, contract: Contract, arguments: Mapping[str, Any], run: Any) -> None:
     limit = contract.retry.failure_budget
-    if limit is None:
-        return
+    transient = [c for c in contract.retry.retryable_codes if c in CODES and CODES[c].action == "retry_later"]
+    if limit is None or not transient:
+        return  # nothing may be retried later: there is no budget to exhaust
+    code = transient[0]
     tool = base.with_implementation(
-        _raiser(lambda: ToolError("The backend is down.", code="UNAVAILABLE")), state=InMemoryBudgetStore())
+        _raiser(lambda: ToolError("The backend is down.", code=code)), state=InMemoryBudgetStore())
     problems: list[str] = []
     for attempt in range(1, limit + 1):
         env = tool(dict(arguments))
@@ -345,5 +383,4 @@ def _budget(base: GuardedTool, contract: Contract, arguments: Mapping[str, Any],
         problems.append("a bad call was counted against the failure budget")
     run_problems = problems
     report_name = f"failure budget stops after {limit}"
-    run(report_name, _raiser(lambda: ToolError("x", code="UNAVAILABLE")), arguments,
-        lambda env: run_problems)
+    run(report_name, _raiser(lambda: ToolError("x", code=code)), arguments, lambda env: run_problems)

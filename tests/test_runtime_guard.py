@@ -114,7 +114,7 @@ def test_tool_error_in_cause_chain_wins() -> None:
         try:
             raise IndexOffline()
         except ToolError:
-            raise ValueError("while handling")  # noqa: B904 - __context__ on purpose
+            raise ValueError("while handling")
     assert call({"query": "q"}, implicit)["error"]["code"] == "UNAVAILABLE"
 
 
@@ -297,3 +297,45 @@ def test_every_code_round_trips_through_tool_error() -> None:
             raise ToolError(code=code)
         error = guard(SEARCH, raise_code, state={})({"query": "q"})["error"]
         assert (error["code"], error["category"], error["message"]) == (code, defaults.category, defaults.meaning)
+
+
+class WithDefault(pydantic.BaseModel):
+    hits: list[str]
+    at: str = "now"  # required by the schema below, with a default in the model
+
+
+def test_model_defaults_are_sent_when_the_schema_requires_them() -> None:
+    contract = Contract(name="d", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object"}, timeout=Timeout(None),
+                        output_schema={"type": "object", "required": ["hits", "at"],
+                                       "properties": {"hits": {"type": "array"}, "at": {"type": "string"}}})
+    env = guard(contract, lambda a: WithDefault(hits=[]), output_model=WithDefault)({})
+    assert env["output"] == {"hits": [], "at": "now"}
+
+
+def test_non_json_arguments_are_reported_not_crashed_on() -> None:
+    for arguments, fragment in (({1: 2}, "non-string key"), (b"{}", "bytes"), ({"query": {1, 2}}, "set")):
+        error = call(arguments)["error"]
+        assert error["code"] == "INVALID_ARGUMENT" and fragment in error["message"], error
+    error = call({"query": float("nan")})["error"]  # NaN is echoed as text: the envelope stays JSON
+    assert error["attempted"] == "nan"
+    error = call({"query": [float("inf")]})["error"]
+    assert error["attempted"] == "an array of 1 items"
+
+
+def test_plain_functions_returning_coroutines_are_awaited() -> None:
+    async def search(args: Any) -> dict[str, Any]:
+        await asyncio.sleep(0)
+        return {"hits": [args["query"]]}
+
+    def wrapper(args: Any) -> Any:  # e.g. `lambda args: client.call(...)`
+        return search(args)
+    assert guard(SEARCH, wrapper)({"query": "a"})["output"] == {"hits": ["a"]}
+    timed = Contract(**{**SEARCH.__dict__, "timeout": Timeout(5)})
+    assert guard(timed, wrapper)({"query": "b"})["output"] == {"hits": ["b"]}
+    assert asyncio.run(guard(timed, wrapper).acall({"query": "c"}))["output"] == {"hits": ["c"]}
+    assert asyncio.run(guard(SEARCH, wrapper).acall({"query": "d"}))["output"] == {"hits": ["d"]}
+
+    async def inside_a_loop() -> dict[str, Any]:
+        return guard(SEARCH, wrapper)({"query": "e"})  # sync call from async code: cannot await
+    assert asyncio.run(inside_a_loop())["error"]["code"] == "INTERNAL"

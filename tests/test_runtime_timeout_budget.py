@@ -187,6 +187,120 @@ def test_broken_store_never_breaks_the_call() -> None:
         def failures(self, key: str) -> int:
             return 0
     assert guard(contract(None), failing, state=Broken())({})["error"]["code"] == "UNAVAILABLE"
-    assert guard(contract(None), lambda a: {}, state=Broken())({})["status"] == "ok"
+    calls: list[Any] = []
+    assert guard(contract(None), lambda a: calls.append(a) or {}, state=Broken())({})["status"] == "ok"
+    assert len(calls) == 1  # a failure after the call never makes the guard call it again
     with pytest.raises(TypeError):
         guard(contract(None), failing, state=42)
+
+
+def test_retryable_codes_are_honoured_for_runtime_made_errors() -> None:
+    """A refund must not be retried after a TIMEOUT: its contract lists only UNAVAILABLE."""
+    refund = Contract(name="refund", version="1.0.0", summary="s", description="d",
+                      input_schema={"type": "object"}, output_schema={"type": "object"},
+                      timeout=Timeout(seconds=0.05),
+                      retry=RetryPolicy(retryable_codes=("UNAVAILABLE",), failure_budget=5))
+    release = threading.Event()
+    envelope = guard(refund, lambda a: release.wait(10) and {})({})
+    release.set()
+    assert_valid_envelope(envelope, refund)
+    error = envelope["error"]
+    assert (error["code"], error["retryable"], error["action"]) == ("TIMEOUT", False, "stop_and_tell_user")
+    assert "retry_after" not in error and "budget" not in error
+
+    def limited(_: Any) -> Any:
+        raise ToolError("Too many calls.", code="RATE_LIMITED")  # not listed either
+    error = guard(refund, limited)({})["error"]
+    assert (error["retryable"], error["action"]) == (False, "stop_and_tell_user")
+    assert error["message"].startswith("Too many calls.")
+    # listed codes keep their defaults, and an explicit choice on the error always wins
+    error = guard(refund, failing)({})["error"]
+    assert (error["retryable"], error["action"]) == (True, "retry_later")
+
+    def explicit(_: Any) -> Any:
+        raise ToolError("Slow down.", code="RATE_LIMITED", retryable=True, action="retry_later")
+    assert guard(refund, explicit)({})["error"]["action"] == "retry_later"
+
+
+def test_async_implementations_that_suspend_work_under_a_deadline() -> None:
+    async def busy(args: Any) -> Any:
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        for i in range(3):
+            await asyncio.sleep(0)
+            loop = asyncio.get_running_loop()
+            loop.call_soon(queue.put_nowait, i)
+            await queue.get()
+        future = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().call_later(0.001, future.set_result, {"done": args["n"]})
+        return await future
+
+    async def fails_later(_: Any) -> Any:
+        await asyncio.sleep(0)
+        raise ToolError(code="CONFLICT")
+
+    async def main() -> list[dict[str, Any]]:
+        return [await guard(contract(seconds=5), busy).acall({"n": 1}),
+                await guard(contract(seconds=5), fails_later).acall({}),
+                *await asyncio.gather(*(guard(contract(seconds=5), busy).acall({"n": i}) for i in range(20)))]
+    first, failed, *many = asyncio.run(main())
+    assert first["output"] == {"done": 1}
+    assert failed["error"]["code"] == "CONFLICT"
+    assert [e["output"]["done"] for e in many] == list(range(20))
+
+
+def test_cancelling_the_caller_propagates_and_cancels_the_work() -> None:
+    cancelled = threading.Event()
+
+    async def slow(_: Any) -> Any:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return {}
+
+    async def main() -> None:
+        task = asyncio.create_task(guard(contract(seconds=10), slow).acall({}))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    asyncio.run(main())
+    assert cancelled.is_set()
+
+
+def test_a_tool_that_always_hangs_cannot_exhaust_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from contractgen.runtime import workers
+
+    small = workers.ElasticPool(max_workers=3)
+    monkeypatch.setattr(sys.modules["contractgen.runtime.guard"], "POOL", small)
+    release = threading.Event()
+    tool = guard(contract(seconds=0.02, budget=None), lambda a: release.wait(10) and {})
+    codes = [tool({})["error"]["code"] for _ in range(5)]
+    assert codes == ["TIMEOUT"] * 3 + ["UNAVAILABLE"] * 2
+    assert small.live == 3
+    release.set()
+    for _ in range(200):  # the abandoned workers finish and become idle again
+        if len(small._idle) == 3:
+            break
+        threading.Event().wait(0.01)
+    assert guard(contract(seconds=5), lambda a: {})({})["status"] == "ok"
+    assert small.started == 3  # the next call reused an idle worker
+
+
+def test_async_implementation_called_synchronously_times_out_as_timeout() -> None:
+    cancelled = threading.Event()
+
+    async def stuck(_: Any) -> Any:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return {}
+    for _ in range(5):  # the worker's own deadline and the caller's race: both must say TIMEOUT
+        cancelled.clear()
+        assert guard(contract(seconds=0.02), stuck)({})["error"]["code"] == "TIMEOUT"
+        assert cancelled.wait(5)  # the coroutine in the worker was cancelled too

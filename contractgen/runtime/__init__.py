@@ -21,17 +21,49 @@ from .contract import (
 )
 from .envelope import ERROR_SIZE_CAP, MESSAGE_CAP, error_envelope, ok_envelope, untrusted
 from .errors import ToolError, VersionMismatchError
-from .guard import GuardedTool, Mapper, ToolStub, exception_chain, guard
-from .observe import CallRecord
+from .guard import GuardedTool, Mapper, exception_chain, guard
+from .observe import CallRecord, CallStats
+from .stub import ToolStub
 from .transport import make_transport_mapper, map_transport_error, parse_retry_after
 from .wrap import contract_from_definition, wrap_tool
 
 __all__ = [
-    "ACTIONS", "Annotations", "Backoff", "BudgetStore", "CATEGORIES", "CODES", "CallRecord",
-    "Contract", "Deprecation", "ERROR_SIZE_CAP", "EmptyResult", "ErrorSpec", "Example",
-    "GuardedTool", "InMemoryBudgetStore", "MESSAGE_CAP", "MappingBudgetStore", "Mapper",
-    "Migration", "RUNTIME_VERSION", "RetryPolicy", "TRANSIENT_CODES", "Timeout", "ToolError",
-    "ToolStub", "VersionMismatchError", "error_envelope", "exception_chain", "guard",
-    "ok_envelope", "require_runtime", "untrusted", "contract_from_definition", "wrap_tool",
-    "make_transport_mapper", "map_transport_error", "parse_retry_after",
+    "ACTIONS",
+    "CATEGORIES",
+    "CODES",
+    "ERROR_SIZE_CAP",
+    "MESSAGE_CAP",
+    "RUNTIME_VERSION",
+    "TRANSIENT_CODES",
+    "Annotations",
+    "Backoff",
+    "BudgetStore",
+    "CallRecord",
+    "CallStats",
+    "Contract",
+    "Deprecation",
+    "EmptyResult",
+    "ErrorSpec",
+    "Example",
+    "GuardedTool",
+    "InMemoryBudgetStore",
+    "Mapper",
+    "MappingBudgetStore",
+    "Migration",
+    "RetryPolicy",
+    "Timeout",
+    "ToolError",
+    "ToolStub",
+    "VersionMismatchError",
+    "contract_from_definition",
+    "error_envelope",
+    "exception_chain",
+    "guard",
+    "make_transport_mapper",
+    "map_transport_error",
+    "ok_envelope",
+    "parse_retry_after",
+    "require_runtime",
+    "untrusted",
+    "wrap_tool",
 ]

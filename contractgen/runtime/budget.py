@@ -9,7 +9,8 @@ under threads and under asyncio (no operation awaits while holding it).
 from __future__ import annotations
 
 import threading
-from typing import Any, MutableMapping, Protocol, runtime_checkable
+from collections.abc import MutableMapping
+from typing import Any, Protocol, runtime_checkable
 
 KEY_PREFIX = "contractgen.budget"
 

@@ -15,18 +15,31 @@ import json
 import logging
 import threading
 import time
-from typing import Any, Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
+from typing import Any
 
 from .budget import BudgetStore, as_budget_store, budget_key
 from .codes import CODES
 from .contract import Contract
+from .deadlines import (
+    DEADLINE_PASSED,
+    NOT_STARTED,
+    Resumed,
+    loop_running,
+    settle_here,
+    with_deadline,
+)
 from .envelope import error_envelope, new_ref, ok_envelope, untrusted
 from .errors import ToolError, VersionMismatchError
-from .observe import CallRecord, emit, logger
-from .schema_check import (MISSING, REDACTED, SchemaCheck, Violation, cap_value, describe,
-                           first_lines, pointer, redact, resolve_pointer)
+from .jsonvalue import MISSING, cap_pointer, pointer, resolve_pointer
+from .observe import CallRecord, call_logger, emit, logger
+from .redaction import REDACTED, cap_value, redact
+from .schema_check import SchemaCheck
+from .schema_walk import child_nodes, expand
 from .versions import VersionCheck
-from .workers import POOL
+from .wording import Violation, describe, field_label, first_lines
+from .workers import POOL, PoolBusy
 
 #: An exception mapper turns a foreign exception into a ToolError, or returns None to pass.
 Mapper = Callable[[BaseException], "ToolError | None"]
@@ -45,6 +58,7 @@ class _Compiled:
 
 _CACHE: dict[tuple[int, bool], tuple[Contract, _Compiled]] = {}
 _CACHE_LOCK = threading.Lock()
+_CACHE_LIMIT = 512
 
 
 def compiled_for(contract: Contract, *, resources: Any = None, formats: bool = False) -> _Compiled:
@@ -57,13 +71,17 @@ def compiled_for(contract: Contract, *, resources: Any = None, formats: bool = F
         return hit[1]
     compiled = _Compiled(contract, None, formats)
     with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_LIMIT:  # contracts made on the fly must not pile up forever
+            _CACHE.clear()
         _CACHE[key] = (contract, compiled)  # holding the contract keeps its id from being reused
     return compiled
 
 
 def _is_async(fn: Any) -> bool:
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-        getattr(fn, "__call__", None))
+    # a callable object with ``async def __call__`` is async too
+    call = None if inspect.isroutine(fn) else next(
+        (k.__dict__["__call__"] for k in type(fn).__mro__ if "__call__" in k.__dict__), None)
+    return inspect.iscoroutinefunction(fn) or (call is not None and inspect.iscoroutinefunction(call))
 
 
 def exception_chain(exc: BaseException) -> Iterator[BaseException]:
@@ -109,7 +127,17 @@ class GuardedTool:
         self._compiled = compiled_for(contract, resources=resources, formats=formats)
         self._is_async = _is_async(implementation)
         self._timeout = contract.timeout.seconds
+        self._inline = self._timeout is None and not self._is_async
         self._limit = contract.retry.failure_budget
+        self._retryable_codes = frozenset(contract.retry.retryable_codes)
+        self._build_input = _model_builder(input_model)
+        self._keys: dict[str, str] = {}
+        # bound once: the happy path calls these directly
+        self._input_is_valid = self._compiled.input.fast_is_valid
+        self._output_is_valid = self._compiled.output.fast_is_valid
+        self._old_keys = self._compiled.versions.old_key_set
+        self._empty_rule = contract.empty_result
+        self._declared = frozenset(spec.class_name for spec in contract.errors)
         functools.update_wrapper(self, implementation, assigned=("__module__", "__name__",
                                                                  "__qualname__", "__doc__"),
                                  updated=())
@@ -127,7 +155,7 @@ class GuardedTool:
                             state: BudgetStore | MutableMapping[str, Any] | None = None,
                             on_call: Callable[[CallRecord], None] | None = None) -> GuardedTool:
         """The same contract, models, errors and options around another implementation."""
-        return GuardedTool(self.contract, implementation, input_model=self.input_model,
+        return type(self)(self.contract, implementation, input_model=self.input_model,
                            output_model=self.output_model, errors=self.errors, state=state,
                            on_call=on_call if on_call is not None else self.on_call,
                            description=self.description, mapper=self.mapper,
@@ -136,42 +164,68 @@ class GuardedTool:
 
     def __call__(self, arguments: Any, *, contract_version: str | None = None,
                  session: str = "default") -> dict[str, Any]:
-        start = time.perf_counter()
+        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
+        if self._inline and not observed and contract_version is None and type(arguments) is dict:
+            # the common case with fewer calls; the same steps as _call_sync. Anything unusual
+            # before the implementation runs (invalid or non-JSON arguments, a model error) falls
+            # through to the full path; after it runs, nothing can make it run twice.
+            value: Any = NOT_STARTED
+            try:
+                if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
+                        and self._input_is_valid(arguments):
+                    value = self._build_input(arguments)
+            except _NEVER_SWALLOWED:
+                raise
+            except BaseException:  # noqa: BLE001 - the full path below explains the problem
+                value = NOT_STARTED
+            if value is not NOT_STARTED:
+                try:
+                    envelope = self._run_validated(value)
+                except _NEVER_SWALLOWED:
+                    raise
+                except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
+                    envelope = self._internal(exc, "guard")
+                return self._finish(envelope, session, 0.0, False)
+        start = time.perf_counter() if observed else 0.0
         try:
             envelope = self._call_sync(arguments, contract_version)
         except _NEVER_SWALLOWED:
             raise
-        except BaseException as exc:  # a defect in the guard itself still answers with an envelope
+        except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself still answers with an envelope
             envelope = self._internal(exc, "guard")
-        return self._finish(envelope, session, start)
+        return self._finish(envelope, session, start, observed)
 
     async def acall(self, arguments: Any, *, contract_version: str | None = None,
                     session: str = "default") -> dict[str, Any]:
-        start = time.perf_counter()
+        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
+        start = time.perf_counter() if observed else 0.0
         try:
             envelope = await self._call_async(arguments, contract_version)
         except _NEVER_SWALLOWED:
             raise
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001
             envelope = self._internal(exc, "guard")
-        return self._finish(envelope, session, start)
+        return self._finish(envelope, session, start, observed)
 
     def __repr__(self) -> str:
         return f"<GuardedTool {self.name} {self.version}>"
 
     # -- the steps --------------------------------------------------------------------------
     def _prepare(self, arguments: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:
-        compiled = self._compiled
-        mismatch = compiled.versions.check(arguments, contract_version)
-        if mismatch is not None:
-            return self._from_tool_error(mismatch), None
-        if not compiled.input.is_valid(arguments):
-            return self._invalid_arguments(compiled.input.violations(arguments)), None
-        if self.input_model is None:
-            return None, arguments
+        if contract_version is not None or (self._old_keys and isinstance(arguments, dict)
+                                            and not self._old_keys.isdisjoint(arguments)):
+            mismatch = self._compiled.versions.check(arguments, contract_version)
+            if mismatch is not None:
+                return self._from_tool_error(mismatch), None
         try:
-            return None, self.input_model.model_validate(arguments)  # type: ignore[attr-defined]
-        except Exception as exc:  # the model is stricter than the schema (e.g. format)
+            valid = self._input_is_valid(arguments)
+        except ValueError:  # not plain JSON (tuples, mappings...): the careful path decides
+            valid = self._compiled.input.is_valid(arguments)
+        if not valid:
+            return self._invalid_arguments(self._compiled.input.violations(arguments)), None
+        try:
+            return None, self._build_input(arguments)
+        except Exception as exc:  # noqa: BLE001 - the model is stricter than the schema (e.g. format)
             violations = self._model_violations(exc, arguments)
             if violations is None:
                 return self._internal(exc, "input model"), None
@@ -181,34 +235,60 @@ class GuardedTool:
         early, value = self._prepare(arguments, contract_version)
         if early is not None:
             return early
+        if self._inline:
+            return self._run_validated(value)
         try:
-            if self._timeout is None and not self._is_async:
-                result = self.implementation(value)
-            elif self._timeout is None and not _loop_running():
+            if self._timeout is None and not loop_running():
                 result = asyncio.run(self.implementation(value))
             else:
-                future = POOL.submit(self._run_in_worker, value)
+                try:
+                    future = POOL.submit(self._run_in_worker, value)
+                except PoolBusy:
+                    return self._busy_envelope()
                 try:
                     exc = future.exception(timeout=self._timeout)
-                except TimeoutError:
+                except FutureTimeout:  # only our wait timed out (the tool's own is in `exc`)
                     return self._timed_out(future)
                 if exc is not None:
                     raise exc
                 result = future.result()
+                if result is DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
+                    return self._timeout_envelope()
         except _NEVER_SWALLOWED:
             raise
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
         return self._complete(result)
 
+    def _run_validated(self, value: Any) -> dict[str, Any]:
+        """Call a sync implementation inline on validated input and check its result."""
+        try:
+            result = self.implementation(value)
+            if type(result) is not dict and inspect.isawaitable(result):
+                result = settle_here(result)  # e.g. a lambda returning a coroutine
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - becomes its envelope
+            return self._from_exception(exc)
+        if type(result) is dict and self._empty_rule is None:
+            try:
+                if self._output_is_valid(result):
+                    return {"status": "ok", "tool": self.name, "version": self.version,
+                            "output": result, "empty": False}
+            except ValueError:
+                pass
+        return self._complete(result)
+
     def _run_in_worker(self, value: Any) -> Any:
-        if not self._is_async:
-            return self.implementation(value)
+        awaitable = self.implementation(value)
+        if not self._is_async and not inspect.isawaitable(awaitable):
+            return awaitable
 
         async def bounded() -> Any:  # in the worker, cancel the coroutine at the deadline too
             if self._timeout is None:
-                return await self.implementation(value)
-            return await asyncio.wait_for(self.implementation(value), self._timeout)
+                return await awaitable
+            result, expired = await with_deadline(awaitable, self._timeout)
+            return DEADLINE_PASSED if expired else result
 
         return asyncio.run(bounded())
 
@@ -222,39 +302,80 @@ class GuardedTool:
                 if deadline is None:
                     result = await self.implementation(value)
                 else:
-                    result, expired = await _with_deadline(self.implementation(value), deadline)
-                    if expired:
-                        return self._timeout_envelope()
+                    started = time.monotonic()
+                    coro = self.implementation(value)
+                    try:  # run to the first suspension: a coroutine that never waits needs no timer
+                        first = coro.send(None) if inspect.iscoroutine(coro) else NOT_STARTED
+                    except StopIteration as done:
+                        result = done.value
+                    else:
+                        remaining = deadline - (time.monotonic() - started)
+                        pending = coro if first is NOT_STARTED else Resumed(coro, first)
+                        result, expired = await with_deadline(pending, max(remaining, 0.0))
+                        if expired:
+                            return self._timeout_envelope()
             else:
                 # sync code never blocks the event loop: it runs on a worker thread
-                future = asyncio.wrap_future(POOL.submit(self.implementation, value))
+                try:
+                    future = asyncio.wrap_future(POOL.submit(self.implementation, value))
+                except PoolBusy:
+                    return self._busy_envelope()
+                started = time.monotonic()
                 if deadline is None:
                     result = await future
                 else:
-                    result, expired = await _with_deadline(future, deadline)
+                    result, expired = await with_deadline(future, deadline)
                     if expired:
                         return self._timeout_envelope()
+                if type(result) is not dict and inspect.isawaitable(result):
+                    # a plain function that returned a coroutine (a lambda around an async call)
+                    if deadline is None:
+                        result = await result
+                    else:
+                        remaining = max(deadline - (time.monotonic() - started), 0.0)
+                        result, expired = await with_deadline(result, remaining)
+                        if expired:
+                            return self._timeout_envelope()
         except _NEVER_SWALLOWED:
             raise
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
         return self._complete(result)
 
     def _complete(self, result: Any) -> dict[str, Any]:
         output = result
-        if hasattr(result, "model_dump") and not isinstance(result, type):
+        is_model = type(result) is not dict and hasattr(result, "model_dump") and not isinstance(result, type)
+        if is_model:
             try:
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result
                 return self._invalid_output(["the result model could not be serialised"], exc)
-        check = self._compiled.output
-        if not check.is_valid(output):
+        try:
+            valid = self._output_is_valid(output)
+        except ValueError:
+            valid = False
+        if not valid and is_model:
+            # what the implementation set explicitly did not conform: try the model with its
+            # defaults (a required field with a default), then without its None defaults
+            for options in ({}, {"exclude_none": True}):
+                try:
+                    candidate = result.model_dump(mode="json", by_alias=True, **options)
+                    if self._output_is_valid(candidate):
+                        output, valid = candidate, True
+                        break
+                except Exception:  # noqa: BLE001, S112 - the first dump's violations are reported
+                    continue
+        if not valid:
+            check = self._compiled.output
             plain = _jsonable(output)
             if plain is MISSING or not check.is_valid(plain):
                 problems = [f"{v.field or '/'} {v.constraint}: {v.message}"
                             for v in check.violations(output if plain is MISSING else plain)[:10]]
                 return self._invalid_output(problems, None)
             output = plain
+        if self._empty_rule is None:
+            return {"status": "ok", "tool": self.name, "version": self.version, "output": output,
+                    "empty": False}
         return ok_envelope(self.contract, output)
 
     # -- envelopes --------------------------------------------------------------------------
@@ -262,7 +383,7 @@ class GuardedTool:
         first = violations[0] if violations else None
         optional: dict[str, Any] = {}
         if first is not None:
-            optional = {"field": first.field, "constraint": first.constraint,
+            optional = {"field": cap_pointer(first.field), "constraint": first.constraint,
                         "expected": first.expected, "attempted": first.attempted,
                         "violations": [v.as_dict() for v in violations]}
         if optional.get("attempted") is MISSING:
@@ -280,7 +401,7 @@ class GuardedTool:
         found = []
         try:
             items = errors(include_url=False)
-        except Exception:
+        except Exception:  # noqa: BLE001
             return None
         for item in items:
             loc = [p for p in item.get("loc", ()) if not (isinstance(p, str) and p.startswith("function-"))]
@@ -291,7 +412,7 @@ class GuardedTool:
             constraint = "format" if isinstance(node, dict) and "format" in node else kind
             attempted = REDACTED if check.is_sensitive(here) else (
                 MISSING if sent is MISSING else cap_value(redact(sent, node, check.schema)))
-            label = f"'{here.lstrip('/')}'" if here else "the arguments"
+            label = field_label(here)
             what = f"a valid {node['format']}" if constraint == "format" else describe(node, check.schema)
             found.append(Violation(here, constraint, f"{label} must be {what or 'valid'}"[:200],
                                    expected=describe(node, check.schema), attempted=attempted))
@@ -307,15 +428,41 @@ class GuardedTool:
             if partial is not MISSING:
                 optional["partial_results"] = partial
         if err.upstream is not None:
-            optional["upstream"] = err.upstream if (
-                isinstance(err.upstream, dict) and err.upstream.get("untrusted") is True
-            ) else untrusted(err.upstream)
+            quoted = err.upstream
+            if isinstance(quoted, dict) and quoted.get("untrusted") is True:  # already quoted once
+                status = quoted.get("status")
+                optional["upstream"] = untrusted(quoted.get("text", ""),
+                                                 status if isinstance(status, int) else None)
+            else:
+                optional["upstream"] = untrusted(quoted)
+        spec = type(err).spec
+        if spec is not None and spec.class_name not in self._declared and code != "VERSION_MISMATCH":
+            logger.warning("%s %s raised %s, which its contract does not declare", self.name,
+                           self.version, spec.class_name)
         if isinstance(err, VersionMismatchError):
             optional.update(expected_version=err.expected_version,
                             received_version=err.received_version,
                             migration=list(err.migration) or None)
-        return error_envelope(self.contract, code, err.message, retryable=err.retryable,
-                              action=err.action, **optional)
+        if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
+            optional["expected_version"] = self.contract.version
+        message, retryable, action = self._retry_policy(code, err.message, err.retryable, err.action)
+        return error_envelope(self.contract, code, message, retryable=retryable, action=action,
+                              **optional)
+
+    def _retry_policy(self, code: str, message: str, retryable: bool | None,
+                      action: str | None) -> tuple[str, bool | None, str | None]:
+        """Honour ``retry.retryable_codes``: a transient code the contract does not list (e.g.
+        TIMEOUT on a non-idempotent refund) must not invite a retry, unless the error itself says
+        so explicitly."""
+        if retryable is not None or action is not None:
+            return message, retryable, action
+        defaults = CODES[code]
+        if defaults.action != "retry_later" or code in self._retryable_codes:
+            return message, retryable, action
+        first = message.split(". ")[0].rstrip(".")
+        stop = (f"{first}. This tool must not be retried after {code}: do not call it again for "
+                "this request; tell the user what happened.")
+        return stop, False, "stop_and_tell_user"
 
     def _from_exception(self, exc: BaseException) -> dict[str, Any]:
         chain = list(exception_chain(exc))
@@ -326,7 +473,7 @@ class GuardedTool:
             for item in chain:
                 try:
                     mapped = self.mapper(item)
-                except Exception:
+                except Exception:  # noqa: BLE001
                     logger.exception("exception mapper failed for %s", self.name)
                     mapped = None
                 if mapped is not None:
@@ -347,19 +494,28 @@ class GuardedTool:
         logger.error("invalid result from %s %s ref=%s: %s", self.name, self.version, ref,
                      "; ".join(problems) or "unknown", exc_info=exc)
         code = self.invalid_output_code
-        return error_envelope(
-            self.contract, code,
-            f"{self.name} produced an invalid result (it does not match its output schema; "
-            f"reference {ref}). This is not caused by your arguments."
+        message, retryable, action = self._retry_policy(
+            code, f"{self.name} produced an invalid result (it does not match its output schema; "
+            f"reference {ref}); this is not caused by your arguments."
             + (" Do not retry; tell the user the tool failed." if CODES[code].action != "retry_later"
-               else " Wait a moment and call again unchanged."), ref=ref)
+               else " Wait a moment and call again unchanged."), None, None)
+        return error_envelope(self.contract, code, message, retryable=retryable, action=action, ref=ref)
 
     def _timeout_envelope(self) -> dict[str, Any]:
         seconds = self._timeout or 0
-        return error_envelope(
-            self.contract, "TIMEOUT",
-            f"{self.name} did not finish within its {seconds:g} second deadline. Wait a moment, "
-            "then call again unchanged.", retry_after=self.contract.retry.backoff.initial)
+        message, retryable, action = self._retry_policy(
+            "TIMEOUT", f"{self.name} did not finish within its {seconds:g} second deadline. Wait a "
+            "moment, then call again unchanged.", None, None)
+        return error_envelope(self.contract, "TIMEOUT", message, retryable=retryable, action=action,
+                              retry_after=self.contract.retry.backoff.initial if retryable is None else None)
+
+    def _busy_envelope(self) -> dict[str, Any]:
+        logger.warning("worker pool full (%d threads); refusing a call of %s", POOL.live, self.name)
+        message, retryable, action = self._retry_policy(
+            "UNAVAILABLE", f"{self.name} is overloaded: too many earlier calls are still running. "
+            "Wait a while, then call again unchanged.", None, None)
+        return error_envelope(self.contract, "UNAVAILABLE", message, retryable=retryable,
+                              action=action)
 
     def _timed_out(self, future: Any) -> dict[str, Any]:
         envelope = self._timeout_envelope()
@@ -370,15 +526,23 @@ class GuardedTool:
         future.add_done_callback(_abandoned)
         return envelope
 
-    def _finish(self, envelope: dict[str, Any], session: str, start: float) -> dict[str, Any]:
+    def _key(self, session: str) -> str:
+        if len(self._keys) > 4096:  # many sessions: keep the memo bounded
+            self._keys.clear()
+        key = self._keys[session] = budget_key(self.name, session)
+        return key
+
+    def _finish(self, envelope: dict[str, Any], session: str, start: float,
+                observed: bool = True) -> dict[str, Any]:
         limit = self._limit
         failures: int | None = None
         exhausted = False
+        ref = None
         try:
-            key = budget_key(self.name, session)
+            key = self._keys.get(session) or self._key(session)
             if envelope["status"] == "ok":
                 self.budget.reset(key)
-                code, ref = "OK", None
+                code = "OK"
             else:
                 error = envelope["error"]
                 code, ref = error["code"], error.get("ref")
@@ -395,42 +559,25 @@ class GuardedTool:
                             f"{self.name} has failed {failures} times in a row ({code}). Do not "
                             "call it again for this request; tell the user it is not working "
                             "right now.")
-        except Exception:  # a broken store must not turn into an exception for the model
+        except Exception:  # noqa: BLE001 - a broken store must not turn into an exception for the model
             logger.exception("failure budget store failed for %s", self.name)
             code = envelope.get("error", {}).get("code", "OK")
-            ref = None
-        record = CallRecord(self.name, self.version, code, time.perf_counter() - start, session,
-                            ref, failures, limit, exhausted)
-        emit(record, self.on_call)
+        # the record is built only when someone can observe it (a hook or an enabled logger)
+        if observed:
+            record = CallRecord(self.name, self.version, code, time.perf_counter() - start, session,
+                                ref, failures, limit, exhausted)
+            emit(record, self.on_call)
         return envelope
 
 
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
-async def _with_deadline(awaitable: Any, seconds: float) -> tuple[Any, bool]:
-    """(result, False), or (None, True) when our deadline (not the tool's own timeout) fired."""
-    timeout_cm = getattr(asyncio, "timeout", None)
-    if timeout_cm is not None:  # Python 3.11+: no extra task
-        cm = timeout_cm(seconds)
-        try:
-            async with cm:
-                return await awaitable, False
-        except TimeoutError:
-            if cm.expired():
-                return None, True
-            raise
-    task = asyncio.ensure_future(awaitable)  # pragma: no cover - Python 3.10
-    done, _ = await asyncio.wait({task}, timeout=seconds)
-    if not done:
-        task.cancel()
-        return None, True
-    return task.result(), False
+def _model_builder(model: Any) -> Callable[[Any], Any]:
+    """The fastest way to build ``model`` from JSON arguments (pydantic's validator directly)."""
+    if model is None:
+        return lambda arguments: arguments
+    validator = model.__dict__.get("__pydantic_validator__") if isinstance(model, type) else None
+    if validator is not None and type(validator).__name__ == "SchemaValidator":
+        return validator.validate_python  # type: ignore[no-any-return] # model_validate minus its wrapper
+    return model.model_validate  # type: ignore[no-any-return]
 
 
 def _jsonable(value: Any) -> Any:
@@ -439,18 +586,16 @@ def _jsonable(value: Any) -> Any:
         from pydantic_core import to_jsonable_python
 
         plain = to_jsonable_python(value)
-        json.dumps(plain)
+        json.dumps(plain, allow_nan=False)
         return plain
-    except Exception:
+    except Exception:  # noqa: BLE001
         return MISSING
 
 
 def _schema_node(schema: Any, loc: list[Any]) -> Any:
-    from .schema_check import _children, _expand
-
     nodes = [schema]
     for part in loc:
-        nodes = [c for n in nodes for e in _expand(n, schema) for c in _children(e, str(part))]
+        nodes = [c for n in nodes for e in expand(n, schema) for c in child_nodes(e, str(part))]
         if not nodes:
             return None
     return nodes[0]
@@ -466,40 +611,3 @@ def guard(contract: Contract, implementation: Callable[..., Any], *,
     return GuardedTool(contract, implementation, input_model=input_model, output_model=output_model,
                        errors=errors, state=state, on_call=on_call, description=description,
                        mapper=mapper, **options)
-
-
-class ToolStub:
-    """What generated code instantiates per tool version; ``implement`` attaches the code."""
-
-    def __init__(self, contract: Contract, *, input_model: type | None = None,
-                 output_model: type | None = None, errors: Sequence[type[ToolError]] = (),
-                 description: str = "") -> None:
-        self.contract = contract
-        self.name = contract.name
-        self.version = contract.version
-        self.input_model = input_model
-        self.output_model = output_model
-        self.errors = tuple(errors)
-        self.description = description or contract.description
-
-    def implement(self, fn: Callable[..., Any] | None = None, *,
-                  state: BudgetStore | MutableMapping[str, Any] | None = None,
-                  on_call: Callable[[CallRecord], None] | None = None,
-                  mapper: Mapper | None = None, **options: Any) -> Any:
-        """Decorator (bare or with options): returns the GuardedTool for ``fn``."""
-
-        def attach(f: Callable[..., Any]) -> GuardedTool:
-            return guard(self.contract, f, input_model=self.input_model,
-                         output_model=self.output_model, errors=self.errors, state=state,
-                         on_call=on_call, description=self.description, mapper=mapper, **options)
-
-        return attach(fn) if fn is not None else attach
-
-    def error(self, class_name: str) -> type[ToolError]:
-        for cls in self.errors:
-            if cls.__name__ == class_name or (cls.spec is not None and cls.spec.class_name == class_name):
-                return cls
-        raise KeyError(class_name)
-
-    def __repr__(self) -> str:
-        return f"<ToolStub {self.name} {self.version}>"

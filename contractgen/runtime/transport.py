@@ -20,39 +20,33 @@ imported, so this module never imports any of them itself.
 from __future__ import annotations
 
 import asyncio
+import math
 import socket
 import sys
+from collections.abc import Callable
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable
+from typing import Any
 
 from .envelope import untrusted
 from .errors import ToolError
 
 RETRY_AFTER_CAP = 86400.0
 
+# one entry per line: the messages are the product here, so they are easy to read and grep
 _STATUS: dict[int, tuple[str, str]] = {
-    400: ("INVALID_ARGUMENT", "The service rejected the request as invalid (HTTP 400). Check the "
-                              "arguments against the tool's schema, then call again."),
-    401: ("PERMISSION_DENIED", "The service did not accept the tool's credentials (HTTP 401). Tell "
-                               "the user the tool needs to be authorised again."),
-    403: ("PERMISSION_DENIED", "The service refused this request (HTTP 403): the tool is not "
-                               "allowed to do this. Tell the user."),
-    404: ("NOT_FOUND", "The service found nothing at the requested place (HTTP 404). Tell the user "
-                       "what was not found."),
+    400: ("INVALID_ARGUMENT", "The service rejected the request as invalid (HTTP 400). Check the arguments against the tool's schema, then call again."),
+    401: ("PERMISSION_DENIED", "The service did not accept the tool's credentials (HTTP 401). Tell the user the tool needs to be authorised again."),
+    403: ("PERMISSION_DENIED", "The service refused this request (HTTP 403): the tool is not allowed to do this. Tell the user."),
+    404: ("NOT_FOUND", "The service found nothing at the requested place (HTTP 404). Tell the user what was not found."),
     408: ("TIMEOUT", "The service timed out (HTTP 408). Wait a moment and call again unchanged."),
-    409: ("CONFLICT", "The request conflicts with the current state of the service (HTTP 409). "
-                      "Change the arguments, then call again."),
+    409: ("CONFLICT", "The request conflicts with the current state of the service (HTTP 409). Change the arguments, then call again."),
     410: ("NOT_FOUND", "The requested item no longer exists (HTTP 410). Tell the user."),
-    422: ("INVALID_ARGUMENT", "The service could not process these arguments (HTTP 422). Check them "
-                              "against the tool's schema, then call again."),
-    429: ("RATE_LIMITED", "The service is rate-limiting calls (HTTP 429). Wait for retry_after "
-                          "seconds, then call again unchanged."),
-    504: ("TIMEOUT", "The service's gateway timed out (HTTP 504). Wait a moment and call again "
-                     "unchanged."),
+    422: ("INVALID_ARGUMENT", "The service could not process these arguments (HTTP 422). Check them against the tool's schema, then call again."),
+    429: ("RATE_LIMITED", "The service is rate-limiting calls (HTTP 429). Wait for retry_after seconds, then call again unchanged."),
+    504: ("TIMEOUT", "The service's gateway timed out (HTTP 504). Wait a moment and call again unchanged."),
 }
-_5XX = ("UNAVAILABLE", "The service is temporarily failing (HTTP {status}). Wait a moment and call "
-                       "again unchanged.")
+_5XX = ("UNAVAILABLE", "The service is temporarily failing (HTTP {status}). Wait a moment and call again unchanged.")
 _4XX = ("FAILED_PRECONDITION", "The service refused the request (HTTP {status}). Tell the user.")
 _TIMEOUT = "The service did not answer in time. Wait a moment and call again unchanged."
 _UNREACHABLE = "The service could not be reached. Wait a moment and call again unchanged."
@@ -76,7 +70,7 @@ def parse_retry_after(value: Any, now: datetime | None = None) -> float | None:
         if when.tzinfo is None:
             when = when.replace(tzinfo=timezone.utc)
         seconds = (when - (now or datetime.now(timezone.utc))).total_seconds()
-    if seconds != seconds:  # NaN
+    if math.isnan(seconds):
         return None
     return round(min(max(seconds, 0.0), RETRY_AFTER_CAP), 3)
 
@@ -86,7 +80,7 @@ def _header(headers: Any, name: str) -> Any:
         return None
     try:
         return headers.get(name)
-    except Exception:
+    except Exception:  # noqa: BLE001
         return None
 
 
@@ -115,7 +109,7 @@ def _response_parts(response: Any, include_body: bool) -> tuple[int | None, Any,
     if include_body:
         try:
             body = response.text
-        except Exception:
+        except Exception:  # noqa: BLE001
             body = None
     return (status if isinstance(status, int) else None), getattr(response, "headers", None), body
 
@@ -155,7 +149,7 @@ def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseExcept
                 if include_body:
                     try:
                         body = exc.read()
-                    except Exception:
+                    except Exception:  # noqa: BLE001
                         body = None
                 return status_error(exc.code, exc.headers, body)
             if isinstance(exc, urllib_error.URLError):

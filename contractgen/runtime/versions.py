@@ -7,12 +7,13 @@ Either gives the exact steps ("rename 'date' to 'start_date'"), never a generic 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from .contract import Contract, Migration
 from .errors import VersionMismatchError
-from .schema_check import pointer
+from .jsonvalue import pointer
 
 STEP_CAP = 200
 
@@ -106,7 +107,7 @@ class VersionCheck:
                 f"{contract.version}.")
         if steps:
             body = (f" Apply the {len(steps)} step{'s' if len(steps) > 1 else ''} in 'migration': "
-                    + "; ".join(steps))
+                    + "; ".join(step.rstrip(".") for step in steps) + ".")
         else:
             body = f" Send arguments shaped for version {contract.version} (see the tool's schema)."
         return VersionMismatchError(head + body, expected_version=contract.version,

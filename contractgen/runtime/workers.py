@@ -12,10 +12,18 @@ from __future__ import annotations
 import contextvars
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Callable
+from typing import Any
 
 IDLE_SECONDS = 60.0
+#: Threads busy with calls (most of them abandoned after their deadline) before new calls are
+#: refused with PoolBusy, so a tool that always hangs cannot exhaust the process.
+MAX_WORKERS = 256
+
+
+class PoolBusy(RuntimeError):
+    """Every worker is busy and the pool is at its limit."""
 
 
 class _Worker:
@@ -29,27 +37,42 @@ class _Worker:
 class ElasticPool:
     """A tiny thread pool: hand a task to an idle worker, or start a new one."""
 
-    def __init__(self, idle_seconds: float = IDLE_SECONDS, name: str = "contractgen-worker") -> None:
+    def __init__(self, idle_seconds: float = IDLE_SECONDS, name: str = "contractgen-worker",
+                 max_workers: int = MAX_WORKERS) -> None:
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         self._idle_seconds = idle_seconds
         self._name = name
+        self.max_workers = max_workers
         self.started = 0  # threads ever started (for tests and diagnostics)
+        self.live = 0  # threads running now
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         future: Future[Any] = Future()
         task = (future, contextvars.copy_context(), fn, args)
         with self._lock:
             worker = self._idle.pop() if self._idle else None
+            if worker is None:
+                if self.live >= self.max_workers:
+                    raise PoolBusy(f"{self.live} workers busy")
+                self.live += 1
+                self.started += 1
+                number = self.started
         if worker is not None:
             worker.mailbox.put(task)
         else:
             worker = _Worker(self)
-            self.started += 1
-            thread = threading.Thread(target=self._loop, args=(worker, task),
-                                      name=f"{self._name}-{self.started}", daemon=True)
+            thread = threading.Thread(target=self._run, args=(worker, task),
+                                      name=f"{self._name}-{number}", daemon=True)
             thread.start()
         return future
+
+    def _run(self, worker: _Worker, task: Any) -> None:
+        try:
+            self._loop(worker, task)
+        finally:
+            with self._lock:
+                self.live -= 1
 
     def _loop(self, worker: _Worker, task: Any) -> None:
         while True:
@@ -57,7 +80,7 @@ class ElasticPool:
             if future.set_running_or_notify_cancel():
                 try:
                     future.set_result(ctx.run(fn, *args))
-                except BaseException as exc:  # handed to the waiting caller, who decides
+                except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller, who decides
                     future.set_exception(exc)
             del task, future, ctx, fn, args
             with self._lock:

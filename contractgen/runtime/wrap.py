@@ -8,7 +8,8 @@ wrapped tool keeps its name, description and schema.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from typing import Any
 
 from .budget import BudgetStore
 from .contract import Annotations, Contract, RetryPolicy, Timeout
@@ -18,10 +19,10 @@ from .observe import CallRecord
 from .transport import map_transport_error
 
 
-def _plain(definition: Any) -> Mapping[str, Any]:
+def _plain(definition: Any) -> dict[str, Any]:
     if hasattr(definition, "model_dump"):  # mcp.types.Tool and other pydantic models
-        return definition.model_dump(by_alias=True, exclude_none=True)
-    return definition
+        return dict(definition.model_dump(by_alias=True, exclude_none=True))
+    return dict(definition)
 
 
 def contract_from_definition(definition: Any, *, version: str = "0.0.0",
@@ -30,7 +31,7 @@ def contract_from_definition(definition: Any, *, version: str = "0.0.0",
     """A Contract from an MCP tool (``inputSchema``), an OpenAI function (``parameters``, optionally
     under ``function``) or an Anthropic tool (``input_schema``). A missing output schema accepts
     any JSON result."""
-    data = dict(_plain(definition))
+    data = _plain(definition)
     if isinstance(data.get("function"), Mapping):
         data = dict(data["function"])
     schema = data.get("inputSchema") or data.get("input_schema") or data.get("parameters") or {
@@ -40,11 +41,11 @@ def contract_from_definition(definition: Any, *, version: str = "0.0.0",
     hints = data.get("annotations") or {}
     annotations = Annotations(read_only=hints.get("readOnlyHint"), destructive=hints.get("destructiveHint"),
                               idempotent=hints.get("idempotentHint"), open_world=hints.get("openWorldHint"))
-    values: dict[str, Any] = dict(
-        name=str(data["name"]), version=version, title=data.get("title"),
-        summary=description.split(". ")[0][:200], description=description,
-        input_schema=schema, output_schema=output, annotations=annotations,
-        timeout=Timeout(seconds=timeout), retry=RetryPolicy(failure_budget=failure_budget))
+    values: dict[str, Any] = {
+        "name": str(data["name"]), "version": version, "title": data.get("title"),
+        "summary": description.split(". ")[0][:200], "description": description,
+        "input_schema": schema, "output_schema": output, "annotations": annotations,
+        "timeout": Timeout(seconds=timeout), "retry": RetryPolicy(failure_budget=failure_budget)}
     values.update(fields)
     return Contract(**values)
 

@@ -290,6 +290,15 @@ def check_contract(tool: GuardedTool | ToolStub, *, arguments: Mapping[str, Any]
                 return out
 
             run(f"declared error {spec.class_name}", _raiser(cls), arguments, expect_declared)
+            if contract.partial_results:
+                sample = {"partial": [1, 2]}
+
+                def expect_partial(env: dict[str, Any]) -> list[str]:
+                    got = env.get("error", {}).get("partial_results")
+                    return [] if got == sample else [f"partial_results not passed through (got {got!r})"]
+
+                run(f"declared error {spec.class_name} with partial results",
+                    _raiser(lambda cls=cls: cls(partial_results=sample)), arguments, expect_partial)
         _bad_calls(contract, arguments, run)
         _old_shapes(contract, arguments, run)
 

@@ -42,7 +42,8 @@ class Diagnostic:
             if self.column is not None:
                 location += f":{self.column}"
         prefix = "" if self.level is Level.ERROR else "warning: "
-        text = f"{location} #{_escape_controls(self.pointer)}: {prefix}{_escape_controls(self.message)}"
+        pointer, message = _escape_controls(self.pointer), _escape_controls(self.message)
+        text = f"{location} #{pointer}: {prefix}{message}"
         if self.hint:
             text += f"\n    hint: {_escape_controls(self.hint)}"
         return text
@@ -50,10 +51,16 @@ class Diagnostic:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping (for ``--format json``)."""
         return {
-            "file": self.file, "line": self.line, "column": self.column, "pointer": self.pointer,
-            "level": self.level.value, "code": self.code, "message": self.message, "hint": self.hint,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "pointer": self.pointer,
+            "level": self.level.value,
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
         }
 
 
-def has_errors(diagnostics: "tuple[Diagnostic, ...] | list[Diagnostic]") -> bool:
+def has_errors(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> bool:
     return any(d.level is Level.ERROR for d in diagnostics)

@@ -22,13 +22,34 @@ import re
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 #: Names every generated tool module imports from the runtime; an error class may not shadow one.
-RUNTIME_NAMES = frozenset({
-    "Contract", "ErrorSpec", "RetryPolicy", "Backoff", "Timeout", "Migration", "Deprecation", "Annotations",
-    "EmptyResult", "Example", "CODES", "ACTIONS", "CATEGORIES", "RUNTIME_VERSION", "require_runtime",
-    "ToolError", "VersionMismatchError", "GuardedTool", "ToolStub", "guard", "BudgetStore",
-    "InMemoryBudgetStore", "CallRecord",
-})
-#: Built-in names (``Exception``, ``TimeoutError``, ``ValueError`` ...) that an error class would shadow.
+RUNTIME_NAMES = frozenset(
+    {
+        "Contract",
+        "ErrorSpec",
+        "RetryPolicy",
+        "Backoff",
+        "Timeout",
+        "Migration",
+        "Deprecation",
+        "Annotations",
+        "EmptyResult",
+        "Example",
+        "CODES",
+        "ACTIONS",
+        "CATEGORIES",
+        "RUNTIME_VERSION",
+        "require_runtime",
+        "ToolError",
+        "VersionMismatchError",
+        "GuardedTool",
+        "ToolStub",
+        "guard",
+        "BudgetStore",
+        "InMemoryBudgetStore",
+        "CallRecord",
+    }
+)
+#: Built-in names (``Exception``, ``TimeoutError`` ...) that an error class would shadow.
 BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith("_"))
 
 

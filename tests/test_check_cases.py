@@ -9,13 +9,15 @@ directory (on a copy, so generated inputs never land in the repo). Cases named `
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import shutil
+import subprocess
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
 
 import pytest
-
 from conftest import run_cli
 
 CASES = Path(__file__).parent / "cases" / "check"
@@ -61,22 +63,42 @@ def test_every_generated_case_has_a_directory() -> None:
     assert set(GENERATED) <= set(_case_names())
 
 
-@pytest.mark.parametrize("name", _case_names())
-def test_check_case(name: str, tmp_path: Path, update_goldens: bool) -> None:
+def _run_case(name: str, work: Path) -> subprocess.CompletedProcess[str]:
     source = CASES / name
-    work = tmp_path / name
     shutil.copytree(source, work, ignore=shutil.ignore_patterns("expected.txt", "args.txt"))
     if name in GENERATED:
         GENERATED[name](work)
     args_file = source / "args.txt"
     args = args_file.read_text().split() if args_file.exists() else ["."]
-    result = run_cli("check", *args, cwd=work, timeout=60)
+    return run_cli("check", *args, cwd=work, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def case_results(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every case's CLI run, several at a time (each is a separate process, so this is safe)."""
+    root = tmp_path_factory.mktemp("check-cases")
+    names = _case_names()
+    with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2))) as pool:
+        runs = pool.map(lambda n: _run_case(n, root / n), names)
+        return dict(zip(names, runs))
+
+
+@pytest.mark.parametrize("name", _case_names())
+def test_check_case(
+    name: str, case_results: dict[str, subprocess.CompletedProcess[str]], update_goldens: bool
+) -> None:
+    source = CASES / name
+    result = case_results[name]
     actual = f"exit: {result.returncode}\n{result.stderr}"
     if result.stdout:
         actual += f"--- stdout\n{result.stdout}"
 
     # a Python traceback starts a line; a diagnostic may quote the word inside a message
-    assert not re.search(r"^Traceback \(most recent call last\):$", result.stderr + result.stdout, re.M), actual
+    assert not re.search(
+        r"^Traceback \(most recent call last\):$", result.stderr + result.stdout, re.MULTILINE
+    ), actual
     assert "internal-check-failure" not in actual and "could not check" not in actual
     if not _is_valid_input(name):
         assert result.returncode == 2, actual
@@ -87,7 +109,13 @@ def test_check_case(name: str, tmp_path: Path, update_goldens: bool) -> None:
         return
     expected = expected_file.read_text() if expected_file.exists() else ""
     if actual != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
-                                            f"{name}/expected.txt", "actual"))
-        pytest.fail(f"diagnostics differ from the golden:\n{diff}\nto accept the new output: {UPDATE_COMMAND}",
-                    pytrace=False)
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), actual.splitlines(True), f"{name}/expected.txt", "actual"
+            )
+        )
+        pytest.fail(
+            f"diagnostics differ from the golden:\n{diff}\n"
+            f"to accept the new output: {UPDATE_COMMAND}",
+            pytrace=False,
+        )

@@ -1,10 +1,10 @@
-"""Printing diagnostics: the one place that turns diagnostic values into text on stderr (or JSON on stdout)."""
+"""Printing diagnostics: the one place that turns diagnostic values into text (or JSON)."""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..diagnostics import Diagnostic, Level
 
@@ -19,8 +19,12 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
 
 
 def print_diagnostics_json(diagnostics: Sequence[Diagnostic], **extra: object) -> None:
-    """One JSON document on stdout: ``{"diagnostics": [...], **extra}``, for editors and CI annotations."""
-    print(json.dumps({"diagnostics": [d.to_dict() for d in diagnostics], **extra}, indent=2, sort_keys=True))
+    """One JSON document on stdout: ``{"diagnostics": [...], **extra}``, for editors and CI."""
+    print(
+        json.dumps(
+            {"diagnostics": [d.to_dict() for d in diagnostics], **extra}, indent=2, sort_keys=True
+        )
+    )
 
 
 def summary(diagnostics: Sequence[Diagnostic], files: int) -> str:

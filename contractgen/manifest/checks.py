@@ -6,19 +6,15 @@ is unknown), but every other section still is, so one run reports as much as it 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from ..diagnostics import Diagnostic
-from .contract_checks import (
-    check_empty_result,
-    check_errors,
-    check_examples,
-    check_layout,
-    check_lifecycle,
-    check_messages,
-    check_retry_and_timeout,
-)
+from .contract_checks import check_empty_result, check_examples, check_retry_and_timeout
 from .describe import json_type
+from .error_checks import check_errors, check_messages
+from .lifecycle_checks import check_layout, check_lifecycle
 from .meta import check_meta
 from .parse import ParsedFile
 from .report import Reporter
@@ -32,8 +28,12 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
     report = Reporter(item)
     data = item.value
     if not isinstance(data, dict):
-        report.error("", f"expected a mapping at the top of the manifest (got {json_type(data)})", "not-a-mapping",
-                     hint="a manifest starts with `name:`, `version:`, `summary:` ... at the top level")
+        report.error(
+            "",
+            f"expected a mapping at the top of the manifest (got {json_type(data)})",
+            "not-a-mapping",
+            hint="a manifest starts with `name:`, `version:`, `summary:` ... at the top level",
+        )
         return report.diagnostics
     bad = check_meta(report, data)
 
@@ -42,18 +42,28 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
 
     schemas: dict[str, dict[str, Any] | None] = {"input": None, "output": None}
     for key in ("input", "output"):
-        if key not in bad and isinstance(data.get(key), dict):
-            if _guarded(report, f"{key} schema", lambda k=key: check_embedded_schema(report, k, data[k])):
-                schemas[key] = data[key]
+        schema = data.get(key)
+        if key in bad or not isinstance(schema, dict):
+            continue
+        if _guarded(report, f"{key} schema", partial(check_embedded_schema, report, key, schema)):
+            schemas[key] = schema
     if schemas["input"] is not None:
-        _guarded(report, "input descriptions", lambda: check_input_descriptions(report, data["input"]))
-    if clean("name", "retry") and "errors" not in bad:  # single bad entries are skipped, not the section
+        _guarded(
+            report, "input descriptions", lambda: check_input_descriptions(report, data["input"])
+        )
+    if (
+        clean("name", "retry") and "errors" not in bad
+    ):  # single bad entries are skipped, not the section
         skip = frozenset(int(b.split("/")[1]) for b in bad if b.startswith("errors/"))
         _guarded(report, "errors", lambda: check_errors(report, data, schemas["input"], skip))
         if not data.get("errors"):
-            report.warning("/errors" if "errors" in data else "", "expected the errors the tool can return (got none)",
-                           "no-errors", hint="declare each failure with a code from the closed set; undeclared "
-                                             "failures reach the model as INTERNAL")
+            report.warning(
+                "/errors" if "errors" in data else "",
+                "expected the errors the tool can return (got none)",
+                "no-errors",
+                hint="declare each failure with a code from the closed set; undeclared "
+                "failures reach the model as INTERNAL",
+            )
     if clean("errors", "deprecated", "empty_result", "migrations"):
         _guarded(report, "messages", lambda: check_messages(report, data))
     if clean("retry", "timeout"):
@@ -65,15 +75,25 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
     if clean("name", "version"):
         _guarded(report, "layout", lambda: check_layout(report, data))
     if clean("empty_result"):
-        _guarded(report, "empty_result", lambda: check_empty_result(report, data, schemas["output"]))
+        _guarded(
+            report, "empty_result", lambda: check_empty_result(report, data, schemas["output"])
+        )
     return report.diagnostics
 
 
 def _guarded(report: Reporter, what: str, run: Callable[[], Any]) -> Any:
-    """A check that crashes on odd input becomes one diagnostic, never a traceback (and a test fails on it)."""
+    """A check that crashes on odd input becomes one diagnostic, never a traceback.
+
+    The tests fail on such a diagnostic, so a crash is still found; users only ever see the value.
+    """
     try:
         return run()
     except Exception as exc:  # noqa: BLE001 - the boundary that keeps tracebacks away from users
-        report.error("", f"contractgen could not check the {what} of this manifest ({type(exc).__name__}: {exc})",
-                     "internal-check-failure", hint="please report this manifest to the contractgen maintainers")
+        report.error(
+            "",
+            f"contractgen could not check the {what} of this manifest "
+            f"({type(exc).__name__}: {exc})",
+            "internal-check-failure",
+            hint="please report this manifest to the contractgen maintainers",
+        )
         return None

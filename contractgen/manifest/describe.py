@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import jsonschema
 
@@ -13,9 +14,21 @@ _MAX_SHOWN = 60
 
 #: Words authors reach for instead of JSON Schema type names.
 TYPE_SYNONYMS = {
-    "str": "string", "text": "string", "datetime": "string", "date": "string", "int": "integer",
-    "long": "integer", "float": "number", "double": "number", "decimal": "number", "bool": "boolean",
-    "dict": "object", "map": "object", "list": "array", "tuple": "array", "none": "null",
+    "str": "string",
+    "text": "string",
+    "datetime": "string",
+    "date": "string",
+    "int": "integer",
+    "long": "integer",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "bool": "boolean",
+    "dict": "object",
+    "map": "object",
+    "list": "array",
+    "tuple": "array",
+    "none": "null",
 }
 TYPE_NAMES = ("array", "boolean", "integer", "null", "number", "object", "string")
 
@@ -27,8 +40,14 @@ def pointer_of(path: Iterable[Any]) -> str:
 def json_type(value: Any) -> str:
     if isinstance(value, bool):
         return "boolean"
-    return {dict: "object", list: "array", str: "string", type(None): "null",
-            int: "integer", float: "number"}.get(type(value), type(value).__name__)
+    return {
+        dict: "object",
+        list: "array",
+        str: "string",
+        type(None): "null",
+        int: "integer",
+        float: "number",
+    }.get(type(value), type(value).__name__)
 
 
 def show(value: Any) -> str:
@@ -77,12 +96,20 @@ def describe_validation_error(error: jsonschema.ValidationError) -> tuple[str, s
     if keyword == "type":
         names = expected if isinstance(expected, list) else [expected]
         hint = None
-        if isinstance(instance, (int, float)) and "string" in names and not isinstance(instance, bool):
-            hint = f"quote it: \"{instance}\""
+        if (
+            isinstance(instance, (int, float))
+            and "string" in names
+            and not isinstance(instance, bool)
+        ):
+            hint = f'quote it: "{instance}"'
         return f"expected {' or '.join(map(str, names))} (got {got(instance)})", hint
     if keyword in ("enum", "const"):
         options = expected if keyword == "enum" else [expected]
-        hint = did_you_mean(instance, [o for o in options if isinstance(o, str)]) if isinstance(instance, str) else None
+        hint = (
+            did_you_mean(instance, [o for o in options if isinstance(o, str)])
+            if isinstance(instance, str)
+            else None
+        )
         return f"expected one of {one_of(options)} (got {show(instance)})", hint
     if keyword == "required":
         missing = [name for name in expected if isinstance(instance, dict) and name not in instance]
@@ -90,20 +117,39 @@ def describe_validation_error(error: jsonschema.ValidationError) -> tuple[str, s
     if keyword == "additionalProperties" and isinstance(instance, dict):
         allowed = sorted(error.schema.get("properties", {}))
         extras = sorted(set(instance) - set(allowed))
-        return (f"unknown key {extras[0]!r} (expected one of: {', '.join(allowed)})" if allowed
-                else f"unknown key {extras[0]!r} (expected no other keys)"), (
-            did_you_mean(extras[0], allowed) if extras else None)
+        return (
+            f"unknown key {extras[0]!r} (expected one of: {', '.join(allowed)})"
+            if allowed
+            else f"unknown key {extras[0]!r} (expected no other keys)"
+        ), (did_you_mean(extras[0], allowed) if extras else None)
     if keyword == "maxLength" and isinstance(instance, str):
         return f"expected at most {expected} characters (got {len(instance)})", None
     if keyword == "minLength" and isinstance(instance, str):
-        return f"expected at least {expected} character{'s' if expected != 1 else ''} (got {len(instance)})", None
+        return (
+            (
+                f"expected at least {expected} character{'s' if expected != 1 else ''} "
+                f"(got {len(instance)})"
+            ),
+            None,
+        )
     if keyword in ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"):
-        relation = {"maximum": "<=", "minimum": ">=", "exclusiveMaximum": "<", "exclusiveMinimum": ">"}[keyword]
+        relation = {
+            "maximum": "<=",
+            "minimum": ">=",
+            "exclusiveMaximum": "<",
+            "exclusiveMinimum": ">",
+        }[keyword]
         return f"expected a number {relation} {expected} (got {show(instance)})", None
     if keyword == "maxItems" and isinstance(instance, list):
         return f"expected at most {expected} items (got {len(instance)})", None
     if keyword == "minItems" and isinstance(instance, list):
-        return f"expected at least {expected} item{'s' if expected != 1 else ''} (got {len(instance)})", None
+        return (
+            (
+                f"expected at least {expected} item{'s' if expected != 1 else ''} "
+                f"(got {len(instance)})"
+            ),
+            None,
+        )
     if keyword == "uniqueItems":
         return f"expected unique items (got a repeated item in {show(instance)})", None
     if keyword == "pattern":

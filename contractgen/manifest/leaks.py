@@ -18,29 +18,49 @@ class Leak(NamedTuple):
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a stack trace", re.compile(r"\bTraceback \(most recent call last\)|\bTraceback\b")),
-    ("a stack-trace line", re.compile(
-        r"\bFile \"[^\"]+\", line \d+"                      # Python
-        r"|\bat [\w$.<>]+\([\w$.]*\.(?:java|kt|scala|groovy):\d+\)"  # JVM
-        r"|\bat [\w$.<>\[\] ]+\([^()\s]+:\d+:\d+\)"         # JavaScript
-        r"|\bgoroutine \d+ \["                              # Go
-        r"|\b[\w/.-]+\.(?:py|java|go|rb|js|ts|cs|cpp|c|rs|php):\d+\b"  # file:line
-    )),
-    ("an exception class name", re.compile(
-        r"\b[A-Z][A-Za-z0-9]+?(?:Error|Exception)\b|\b(?:KeyboardInterrupt|StopIteration|SystemExit|Panic)\b"
-    )),
+    (
+        "a stack-trace line",
+        re.compile(
+            r"\bFile \"[^\"]+\", line \d+"  # Python
+            r"|\bat [\w$.<>]+\([\w$.]*\.(?:java|kt|scala|groovy):\d+\)"  # JVM
+            r"|\bat [\w$.<>\[\] ]+\([^()\s]+:\d+:\d+\)"  # JavaScript
+            r"|\bgoroutine \d+ \["  # Go
+            r"|\b[\w/.-]+\.(?:py|java|go|rb|js|ts|cs|cpp|c|rs|php):\d+\b"  # file:line
+        ),
+    ),
+    (
+        "an exception class name",
+        re.compile(
+            r"\b[A-Z][A-Za-z0-9]+?(?:Error|Exception)\b|\b(?:KeyboardInterrupt|StopIteration|SystemExit|Panic)\b"
+        ),
+    ),
     ("a JDBC connection string", re.compile(r"\bjdbc:\w+", re.IGNORECASE)),
-    ("a database connection URL", re.compile(
-        r"\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqp|mssql|oracle|sqlite)://",
-        re.IGNORECASE)),
-    ("a URL with credentials", re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE)),
-    ("a file-system path", re.compile(
-        r"(?<![\w.~/-])/(?:usr|home|var|etc|opt|tmp|srv|root|mnt|proc|sys|lib|lib64|bin|sbin|app|Users|Volumes|private|data|workspace)/[^\s'\"]*"
-        r"|(?<![\w])~/[\w.-]+"
-        r"|\b[A-Za-z]:\\[^\s'\"]+"
-        r"|\\\\[\w.-]+\\[^\s'\"]+"
-    )),
-    ("an SQL statement", re.compile(
-        r"\b(?:SELECT\s+[\w*,\s.\"`]+\s+FROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b")),
+    (
+        "a database connection URL",
+        re.compile(
+            r"\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqp|mssql|oracle|sqlite)://",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "a URL with credentials",
+        re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE),
+    ),
+    (
+        "a file-system path",
+        re.compile(
+            r"(?<![\w.~/-])/(?:usr|home|var|etc|opt|tmp|srv|root|mnt|proc|sys|lib|lib64|bin|sbin|app|Users|Volumes|private|data|workspace)/[^\s'\"]*"
+            r"|(?<![\w])~/[\w.-]+"
+            r"|\b[A-Za-z]:\\[^\s'\"]+"
+            r"|\\\\[\w.-]+\\[^\s'\"]+"
+        ),
+    ),
+    (
+        "an SQL statement",
+        re.compile(
+            r"\b(?:SELECT\s+[\w*,\s.\"`]+\s+FROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b"
+        ),
+    ),
 )
 
 

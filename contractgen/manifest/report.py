@@ -23,13 +23,29 @@ class Reporter:
             probe = probe.rsplit("/", 1)[0]
         return self.item.positions.get(probe, (None, None))
 
-    def error(self, pointer: str, message: str, code: str, hint: str | None = None, *, key: bool = False) -> None:
+    def error(
+        self, pointer: str, message: str, code: str, hint: str | None = None, *, key: bool = False
+    ) -> None:
         self._add(pointer, message, code, hint, Level.ERROR, key)
 
-    def warning(self, pointer: str, message: str, code: str, hint: str | None = None, *, key: bool = False) -> None:
+    def warning(
+        self, pointer: str, message: str, code: str, hint: str | None = None, *, key: bool = False
+    ) -> None:
         self._add(pointer, message, code, hint, Level.WARNING, key)
 
-    def _add(self, pointer: str, message: str, code: str, hint: str | None, level: Level, key: bool) -> None:
+    def _add(
+        self, pointer: str, message: str, code: str, hint: str | None, level: Level, key: bool
+    ) -> None:
         line, column = self.position(pointer, key=key)
-        self.diagnostics.append(Diagnostic(self.item.path, pointer, message, level=level, line=line,
-                                           column=column, hint=hint, code=code))
+        self.diagnostics.append(
+            Diagnostic(
+                self.item.path,
+                pointer,
+                message,
+                level=level,
+                line=line,
+                column=column,
+                hint=hint,
+                code=code,
+            )
+        )

@@ -1,4 +1,4 @@
-"""Walking an embedded JSON Schema: its subschemas, its local ``$ref`` targets, and argument pointers.
+"""Walking an embedded JSON Schema: its subschemas, its local ``$ref`` targets, argument pointers.
 
 Only keywords that hold schemas are followed, so a property that happens to be named ``$ref`` or
 ``type`` is never mistaken for a keyword.
@@ -7,16 +7,28 @@ Only keywords that hold schemas are followed, so a property that happens to be n
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from .parse import escape_pointer_token
 
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_SINGLE = ("additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems",
-                  "contains", "propertyNames", "not", "if", "then", "else", "additionalItems",
-                  "contentSchema")
+_SCHEMA_SINGLE = (
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "additionalItems",
+    "contentSchema",
+)
 _BRANCHES = ("allOf", "anyOf", "oneOf")
 MAX_REF_HOPS = 32
 
@@ -66,10 +78,16 @@ def resolve_json_pointer(document: Any, pointer: str) -> RefTarget:
         token = _unescape(raw)
         if isinstance(current, dict) and token in current:
             current = current[token]
-        elif isinstance(current, list) and re.fullmatch(r"0|[1-9][0-9]*", token) and int(token) < len(current):
+        elif (
+            isinstance(current, list)
+            and re.fullmatch(r"0|[1-9][0-9]*", token)
+            and int(token) < len(current)
+        ):
             current = current[int(token)]
         else:
-            return RefTarget(False, problem=f"nothing at {walked}/{raw}" if walked else f"nothing at /{raw}")
+            return RefTarget(
+                False, problem=f"nothing at {walked}/{raw}" if walked else f"nothing at /{raw}"
+            )
         walked += "/" + raw
     return RefTarget(True, current)
 
@@ -79,14 +97,14 @@ def anchors(schema: Any) -> set[str]:
 
 
 def resolve_local_ref(root: Any, ref: str) -> RefTarget:
-    """Resolve ``#``, ``#/json/pointer`` or ``#anchor`` inside ``root``; anything else is not local."""
+    """Resolve ``#``, ``#/json/pointer`` or ``#anchor`` inside ``root``; nothing else is local."""
     if not ref.startswith("#"):
         return RefTarget(False, problem="not a local reference")
     fragment = unquote(ref[1:])
     if fragment == "" or fragment.startswith("/"):
         target = resolve_json_pointer(root, fragment)
         if target.found and not isinstance(target.value, (dict, bool)):
-            return RefTarget(False, problem=f"it points at a non-schema value")
+            return RefTarget(False, problem="it points at a non-schema value")
         return target
     for pointer, sub in subschemas(root):
         if sub.get("$anchor") == fragment:
@@ -96,7 +114,7 @@ def resolve_local_ref(root: Any, ref: str) -> RefTarget:
 
 def definition_refs(root: Any) -> list[str]:
     """``#/$defs/name`` style references for every definition, for did-you-mean hints."""
-    refs = []
+    refs: list[str] = []
     if isinstance(root, dict):
         for keyword in ("$defs", "definitions"):
             if isinstance(root.get(keyword), dict):
@@ -105,7 +123,7 @@ def definition_refs(root: Any) -> list[str]:
 
 
 def deref(root: Any, schema: Any) -> Any:
-    """Follow local ``$ref`` chains (bounded) to the schema they name; unresolvable refs stop there."""
+    """Follow local ``$ref`` chains (bounded) to the schema they name; a dangling ref stops."""
     for _ in range(MAX_REF_HOPS):
         if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
             return schema
@@ -122,6 +140,7 @@ class ArgumentLookup(NamedTuple):
     found: bool
     missing: str = ""  # the pointer prefix that does not exist
     candidates: tuple[str, ...] = ()  # pointers that do exist at that level
+    schema: Any = None  # the (dereferenced) schema found at the pointer
 
 
 def _branches(root: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
@@ -138,12 +157,16 @@ def _branches(root: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
 def lookup_argument(root: Any, pointer: str) -> ArgumentLookup:
     """Whether ``pointer`` (e.g. ``/filters/owner``) names a value the schema ``root`` describes."""
     if pointer in ("", "/"):
-        return ArgumentLookup(True)
+        return ArgumentLookup(True, schema=deref(root, root))
     current: Any = root
     walked = ""
     for raw in pointer[1:].split("/"):
         token = _unescape(raw)
-        options = [b for b in _branches(root, deref(root, current))] if isinstance(deref(root, current), dict) else []
+        options = (
+            [b for b in _branches(root, deref(root, current))]
+            if isinstance(deref(root, current), dict)
+            else []
+        )
         names: list[str] = []
         nxt: Any = None
         for option in options:
@@ -165,18 +188,23 @@ def lookup_argument(root: Any, pointer: str) -> ArgumentLookup:
                 items = option.get("items")
                 if isinstance(items, dict):
                     nxt = items
-                elif isinstance(option.get("prefixItems"), list) and int(token) < len(option["prefixItems"]):
+                elif isinstance(option.get("prefixItems"), list) and int(token) < len(
+                    option["prefixItems"]
+                ):
                     nxt = option["prefixItems"][int(token)]
             if nxt is None and isinstance(option.get("additionalProperties"), dict):
                 nxt = option["additionalProperties"]
             if nxt is not None:
                 break
         if nxt is None:
-            return ArgumentLookup(False, f"{walked}/{raw}",
-                                  tuple(f"{walked}/{escape_pointer_token(n)}" for n in dict.fromkeys(names)))
+            return ArgumentLookup(
+                False,
+                f"{walked}/{raw}",
+                tuple(f"{walked}/{escape_pointer_token(n)}" for n in dict.fromkeys(names)),
+            )
         current = nxt
         walked += "/" + raw
-    return ArgumentLookup(True)
+    return ArgumentLookup(True, schema=deref(root, current))
 
 
 def top_level_properties(schema: Any) -> set[str]:

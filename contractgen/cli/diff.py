@@ -1,0 +1,128 @@
+"""``contractgen diff``: compare contract versions, print findings, and gate on breaking changes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from datetime import date
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..config import load_config
+from ..diff import RULES, Context, Level, parse_settings, resolve_inputs, run_diff
+from ..diff.render import RENDERERS, Labels, render_text
+from .output import EXIT_INVALID, print_diagnostics
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+    github = "github"
+    junit = "junit"
+
+
+class FailOn(str, Enum):
+    breaking = "breaking"
+    dangerous = "dangerous"
+
+
+def diff(
+    paths: Annotated[list[Path] | None, typer.Argument(
+        help="OLD NEW (two folders or two files); or one folder to compare the versions side by side in it; "
+             "with --against, the working-tree folder (default: the configured contracts folder).")] = None,
+    against: Annotated[str | None, typer.Option(
+        "--against", metavar="REV", help="Compare the working tree with the same paths at this git revision.")] = None,
+    versions: Annotated[bool, typer.Option(
+        "--versions", help="Compare each consecutive pair of versions of every tool in the given tree.")] = False,
+    output_format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    fail_on: Annotated[FailOn | None, typer.Option(
+        "--fail-on", help="Lowest level that fails the run (default from config, else breaking).")] = None,
+    strict: Annotated[bool | None, typer.Option(
+        "--strict/--no-strict", help="Pure subset semantics: a new optional input property on an open object "
+                                      "is breaking.")] = None,
+    list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule (ID, level, summary) and exit.")] = False,
+    today: Annotated[str | None, typer.Option(
+        "--today", metavar="YYYY-MM-DD", help="The date sunsets are compared with (default: today).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file.")] = None,
+) -> None:
+    """Find breaking changes between contract versions (exit 0 none, 1 found, 2 invalid input)."""
+    if list_rules:
+        typer.echo(_rules_listing(output_format), nl=False)
+        raise typer.Exit(0)
+    config = load_config()
+    settings, problems = parse_settings(config.diff, {r.id for r in RULES},
+                                        str(config.root / "pyproject.toml") if config.diff else "pyproject.toml")
+    given = list(paths or [])
+    if against is not None and len(given) > 1:
+        problems.append(_usage(f"expected at most one path with --against (got {len(given)})",
+                               "contractgen diff --against main contracts/"))
+    if against is None and not versions and len(given) > 2:
+        problems.append(_usage(f"expected one or two paths (got {len(given)})",
+                               "contractgen diff OLD NEW, or --versions with several folders"))
+    day = date.today()
+    if today is not None:
+        try:
+            day = date.fromisoformat(today)
+        except ValueError:
+            problems.append(_usage(f"expected --today as YYYY-MM-DD (got {today!r})", None))
+    if problems:
+        print_diagnostics(problems)
+        raise typer.Exit(EXIT_INVALID)
+    settings = dataclasses.replace(
+        settings, fail_on=Level(fail_on.value) if fail_on is not None else settings.fail_on,
+        strict=settings.strict if strict is None else strict)
+    inputs = resolve_inputs(given, against=against, versions=versions, default_contracts=config.contracts)
+    print_diagnostics(inputs.diagnostics)
+    if not inputs.ok:
+        typer.echo("diff not run: fix the manifests above first", err=True)
+        raise typer.Exit(EXIT_INVALID)
+    report = run_diff(inputs.pairs, inputs.changes, settings, Context(today=day, strict=settings.strict))
+    labels = Labels(inputs.mode, inputs.old_label, inputs.new_label,
+                    old_prefix=f"{against}:" if against is not None else "", strict=settings.strict)
+    if output_format is Format.text:
+        colour = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        text = render_text(report, labels, color=colour)
+    else:
+        text = RENDERERS[output_format.value](report, labels)
+    if output is not None:
+        output.write_text(text, "utf-8")
+        typer.echo(_last_lines(report), err=True)
+    else:
+        sys.stdout.write(text)
+    raise typer.Exit(report.exit_code)
+
+
+def _last_lines(report: object) -> str:
+    from ..diff.render import summary
+
+    return summary(report)  # type: ignore[arg-type]
+
+
+def _usage(message: str, hint: str | None):  # type: ignore[no-untyped-def]
+    from ..diagnostics import Diagnostic
+
+    return Diagnostic("contractgen diff", "", message, hint=hint, code="usage")
+
+
+def _rules_listing(output_format: Format) -> str:
+    if output_format is Format.json:
+        return json.dumps([{"id": r.id, "level": r.level.value, "tag": r.level.tag, "direction": r.direction.value,
+                            "scope": r.scope.value, "summary": r.summary, "rationale": r.rationale,
+                            "witness": r.witness,
+                            "strict_level": r.strict_level.value if r.strict_level else None} for r in RULES],
+                          indent=2) + "\n"
+    width = max(len(r.id) for r in RULES)
+    lines = [f"{'LEVEL':<5} {'RULE':<{width}}  {'DIRECTION':<9}  SUMMARY"]
+    for rule in RULES:
+        lines.append(f"{rule.level.tag:<5} {rule.id:<{width}}  {rule.direction.value:<9}  {rule.summary}")
+    return "\n".join(lines) + "\n"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("diff")(diff)

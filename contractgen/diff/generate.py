@@ -1,0 +1,295 @@
+"""Build small valid JSON values for a normalized schema: the bases witnesses are mutated from.
+
+Best effort by design: every value produced here is checked with jsonschema before it is used, so a
+wrong guess costs a retry, never a false witness.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import jsonschema
+
+try:  # Python 3.11+ keeps sre_parse as re._parser
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    import sre_parse  # type: ignore[no-redef]
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+
+NOTHING: Any = object()  # no value could be built
+
+FORMAT_SAMPLES: Mapping[str, str] = {
+    "date-time": "2026-01-01T00:00:00Z", "date": "2026-01-01", "time": "12:00:00Z", "duration": "P1D",
+    "email": "user@example.com", "idn-email": "user@example.com", "hostname": "example.com",
+    "idn-hostname": "example.com", "ipv4": "192.0.2.1", "ipv6": "2001:db8::1",
+    "uri": "https://example.com/", "uri-reference": "/x", "iri": "https://example.com/",
+    "iri-reference": "/x", "uuid": "00000000-0000-4000-8000-000000000000", "regex": "^a$",
+    "json-pointer": "/a", "relative-json-pointer": "0", "uri-template": "https://example.com/{x}",
+}
+#: Values that break common formats (used as witness candidates for format changes).
+FORMAT_BREAKERS = ("not-a-valid-value", "x", "2026-13-45", "user@", "@example", "999.1.1.1", "0")
+
+_VALIDATORS: dict[int, tuple[Any, jsonschema.Draft202012Validator]] = {}
+
+
+def validator_for(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
+    """A cached validator that also asserts formats jsonschema can check."""
+    cached = _VALIDATORS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    made = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    _VALIDATORS[id(schema)] = (schema, made)
+    return made
+
+
+def verdict(schema: Mapping[str, Any], value: Any) -> bool | None:
+    """jsonschema's answer for ``value``, or None when it cannot decide (a regex Python cannot
+    compile, an unresolvable reference): no witness may rest on an error."""
+    try:
+        return bool(validator_for(schema).is_valid(value))
+    except Exception:  # noqa: BLE001 - any failure to validate means "not proven either way"
+        return None
+
+
+def accepts(schema: Mapping[str, Any], value: Any) -> bool:
+    return verdict(schema, value) is True
+
+
+def rejects(schema: Mapping[str, Any], value: Any) -> bool:
+    return verdict(schema, value) is False
+
+
+def generate(schema: Any, depth: int = 0) -> Any:
+    """A small value ``schema`` accepts, or NOTHING."""
+    for candidate in candidates(schema, depth):
+        if candidate is not NOTHING and accepts(schema, candidate):
+            return candidate
+    return NOTHING
+
+
+def candidates(schema: Any, depth: int = 0) -> Iterator[Any]:
+    """Plausible values for ``schema``, simplest first (unverified)."""
+    if not isinstance(schema, Mapping) or depth > 10:
+        yield NOTHING
+        return
+    if "const" in schema:
+        yield schema["const"]
+    for value in schema.get("enum", ()):
+        yield value
+    for value in schema.get("examples", ()) or ():
+        yield value
+    if "default" in schema:
+        yield schema["default"]
+    for keyword in ("anyOf", "oneOf"):
+        rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+        for branch in schema.get(keyword, ()):
+            yield from candidates({**rest, **branch}, depth + 1)
+    if "allOf" in schema:
+        merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+        for part in schema["allOf"]:
+            merged.update(part)
+        yield from candidates(merged, depth + 1)
+    for json_type in _type_order(schema):
+        yield of_type(schema, json_type, depth)
+
+
+def _type_order(schema: Mapping[str, Any]) -> list[str]:
+    declared = schema.get("type")
+    if declared is None:
+        if "properties" in schema or "required" in schema:
+            return ["object"]
+        if "items" in schema:
+            return ["array"]
+        if any(k in schema for k in ("minLength", "maxLength", "pattern", "format")):
+            return ["string"]
+        if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")):
+            return ["number"]
+        return ["string", "integer", "boolean", "null", "object", "array"]
+    types = [declared] if isinstance(declared, str) else list(declared)
+    return sorted(types, key=lambda t: (t == "null", t))
+
+
+def of_type(schema: Mapping[str, Any], json_type: str, depth: int = 0) -> Any:
+    if json_type == "null":
+        return None
+    if json_type == "boolean":
+        return False
+    if json_type in ("integer", "number"):
+        return _number(schema, json_type == "integer")
+    if json_type == "string":
+        return _string(schema)
+    if json_type == "array":
+        return _array(schema, depth)
+    if json_type == "object":
+        return _object(schema, depth)
+    return NOTHING
+
+
+def _number(schema: Mapping[str, Any], integer: bool) -> Any:
+    low, high = schema.get("minimum"), schema.get("maximum")
+    xlow, xhigh = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    step = schema.get("multipleOf")
+    value: float = 0
+    if isinstance(low, (int, float)):
+        value = max(value, low)
+    if isinstance(xlow, (int, float)) and value <= xlow:
+        value = xlow + (1 if integer or step else 0.5)
+    if isinstance(high, (int, float)) and value > high:
+        value = high
+    if isinstance(xhigh, (int, float)) and value >= xhigh:
+        value = xhigh - (1 if integer or step else 0.5)
+    if isinstance(step, (int, float)) and step > 0:
+        value = math.ceil(value / step) * step
+    if integer:
+        value = math.ceil(value)
+    return int(value) if float(value).is_integer() and (integer or isinstance(value, int)) else value
+
+
+def _string(schema: Mapping[str, Any]) -> Any:
+    fmt = schema.get("format")
+    if isinstance(fmt, str) and fmt in FORMAT_SAMPLES:
+        text = FORMAT_SAMPLES[fmt]
+    elif isinstance(schema.get("pattern"), str):
+        samples = regex_samples(schema["pattern"], 12)
+        low, high = schema.get("minLength", 0), schema.get("maxLength")
+        fitting = [s for s in samples if len(s) >= low and (high is None or len(s) <= high)]
+        text = (fitting or samples or [""])[0]
+    else:
+        text = ""
+    low = schema.get("minLength", 0)
+    if isinstance(low, int) and len(text) < low:
+        text = text + "a" * (low - len(text))
+    high = schema.get("maxLength")
+    if isinstance(high, int) and len(text) > high:
+        text = text[:high]
+    return text
+
+
+def _array(schema: Mapping[str, Any], depth: int) -> Any:
+    count = schema.get("minItems", 0) if isinstance(schema.get("minItems", 0), int) else 0
+    prefix = schema.get("prefixItems", [])
+    out: list[Any] = []
+    for index in range(max(count, len(prefix) if count else 0)):
+        item_schema = prefix[index] if index < len(prefix) else schema.get("items", {})
+        item = generate(item_schema, depth + 1)
+        if item is NOTHING:
+            return NOTHING
+        if schema.get("uniqueItems") and item in out:
+            alternatives = [v for v in candidates(item_schema, depth + 1)
+                            if v is not NOTHING and v not in out and accepts(item_schema, v)]
+            if not alternatives:
+                return NOTHING
+            item = alternatives[0]
+        out.append(item)
+    return out
+
+
+def _object(schema: Mapping[str, Any], depth: int) -> Any:
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    out: dict[str, Any] = {}
+    for name in schema.get("required", ()):
+        value = generate(properties.get(name, {}), depth + 1)
+        if value is NOTHING:
+            return NOTHING
+        out[name] = value
+    low = schema.get("minProperties", 0)
+    for name, sub in properties.items():
+        if not isinstance(low, int) or len(out) >= low:
+            break
+        if name not in out:
+            value = generate(sub, depth + 1)
+            if value is not NOTHING:
+                out[name] = value
+    return out
+
+
+# --- strings matching a regular expression --------------------------------------------------
+
+_CATEGORY_CHARS = {
+    sre_constants.CATEGORY_DIGIT: "05", sre_constants.CATEGORY_NOT_DIGIT: "a-",
+    sre_constants.CATEGORY_SPACE: " ", sre_constants.CATEGORY_NOT_SPACE: "aZ",
+    sre_constants.CATEGORY_WORD: "aZ_0", sre_constants.CATEGORY_NOT_WORD: "-!",
+}
+_PROBE_ALPHABET = "aZ0_-. /@:+!x9Az"
+
+
+def regex_samples(pattern: str, limit: int = 8) -> list[str]:
+    """Up to ``limit`` distinct short strings that match ``pattern`` (by ``re.search``)."""
+    import re
+
+    try:
+        parsed = sre_parse.parse(pattern)
+        compiled = re.compile(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return []
+    found: list[str] = []
+    for variant in range(limit * 4):
+        try:
+            text = _emit(parsed, variant, {})
+        except (_Unsupported, RecursionError, IndexError):
+            continue
+        if text not in found and compiled.search(text):
+            found.append(text)
+        if len(found) >= limit:
+            break
+    return found
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _emit(parsed: Any, variant: int, groups: dict[int, str]) -> str:
+    out: list[str] = []
+    for position, (op, arg) in enumerate(parsed):
+        salt = variant + position
+        if op is sre_constants.LITERAL:
+            out.append(chr(arg))
+        elif op is sre_constants.NOT_LITERAL:
+            out.append(next(c for c in _PROBE_ALPHABET if ord(c) != arg))
+        elif op is sre_constants.ANY:
+            out.append("ax"[salt % 2])
+        elif op is sre_constants.IN:
+            out.append(_pick_in(arg, salt))
+        elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+            low, high, body = arg
+            extra = (0, 0, 1, 3)[variant % 4]
+            count = min(low + extra, high) if high != sre_constants.MAXREPEAT else low + extra
+            out.extend(_emit(body, variant // 3, groups) for _ in range(min(count, 50)))
+        elif op is sre_constants.SUBPATTERN:
+            group, _add, _del, body = arg
+            text = _emit(body, variant, groups)
+            if group is not None:
+                groups[group] = text
+            out.append(text)
+        elif op is sre_constants.BRANCH:
+            _, branches = arg
+            out.append(_emit(branches[variant % len(branches)], variant // len(branches), groups))
+        elif op is sre_constants.GROUPREF:
+            out.append(groups.get(arg, ""))
+        elif op in (sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+            continue  # anchors and lookarounds: emit nothing, verification decides
+        else:
+            raise _Unsupported(str(op))
+    return "".join(out)
+
+
+def _pick_in(items: list[tuple[Any, Any]], salt: int) -> str:
+    negate = any(op is sre_constants.NEGATE for op, _ in items)
+    options: list[str] = []
+    for op, arg in items:
+        if op is sre_constants.LITERAL:
+            options.append(chr(arg))
+        elif op is sre_constants.RANGE:
+            low, high = arg
+            options.extend({chr(low), chr(high)})
+        elif op is sre_constants.CATEGORY:
+            options.extend(_CATEGORY_CHARS.get(arg, "a"))
+    if negate:
+        options = [c for c in _PROBE_ALPHABET if c not in options]
+    if not options:
+        raise _Unsupported("empty class")
+    options = sorted(set(options))
+    return options[salt % len(options)]

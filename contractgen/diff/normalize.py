@@ -1,0 +1,209 @@
+"""Normalized schema trees: local ``$ref``s inlined, annotations dropped, types as sorted lists.
+
+Each node remembers where it lives in the manifest (``source``), so a finding reported at a logical
+pointer can still be located at the right file and line after a schema moved into ``$defs``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+#: Keywords that never change which values validate; edits to them are not changes.
+ANNOTATIONS = frozenset({
+    "description", "title", "$comment", "$schema", "$id", "$anchor", "$dynamicAnchor", "$defs",
+    "definitions", "readOnly", "writeOnly", "deprecated", "$vocabulary",
+})
+#: Kept on nodes (witnesses reuse them) but ignored when comparing.
+SOFT_ANNOTATIONS = frozenset({"examples"})
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_VALUES = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
+                  "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+JSON_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+
+
+class Node(dict):  # type: ignore[type-arg]
+    """A normalized schema: a plain dict (so it serializes as JSON) plus its manifest pointer."""
+
+    source: str = ""
+
+    def __hash__(self) -> int:  # type: ignore[override]  # identity: nodes are shared, never mutated after building
+        return id(self)
+
+
+def unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def pointer_get(document: Any, pointer: str) -> Any:
+    node = document
+    for token in pointer.split("/")[1:] if pointer else []:
+        token = unescape(token)
+        if isinstance(node, Mapping):
+            node = node[token]
+        elif isinstance(node, (list, tuple)):
+            node = node[int(token)]
+        else:
+            raise KeyError(token)
+    return node
+
+
+class Normalizer:
+    """Builds normalized trees for one root schema (a manifest's ``input`` or ``output``)."""
+
+    def __init__(self, root: Mapping[str, Any], root_source: str) -> None:
+        self.root = root
+        self.root_source = root_source
+        self._refs: dict[str, Node] = {}
+        self._active: set[str] = set()
+
+    def normalize(self) -> Node:
+        return self.node(self.root, self.root_source)
+
+    def node(self, schema: Any, source: str) -> Node:
+        if schema is True or schema is None:
+            return _with_source(Node(), source)
+        if schema is False:
+            return _with_source(Node({"not": Node()}), source)
+        if not isinstance(schema, Mapping):
+            return _with_source(Node(), source)
+        if "$ref" in schema and isinstance(schema["$ref"], str):
+            return self._reference(schema, source)
+        out = Node()
+        for key, value in schema.items():
+            if key in ANNOTATIONS:
+                continue
+            child = f"{source}/{escape(key)}"
+            if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+                out[key] = {k: self.node(v, f"{child}/{escape(k)}") for k, v in value.items()}
+            elif key in _SCHEMA_LISTS and isinstance(value, (list, tuple)):
+                out[key] = [self.node(v, f"{child}/{i}") for i, v in enumerate(value)]
+            elif key in _SCHEMA_VALUES and isinstance(value, (Mapping, bool)):
+                out[key] = self.node(value, child)
+            elif key == "type":
+                out[key] = sorted({value} if isinstance(value, str) else set(value))
+            elif key == "required" and isinstance(value, (list, tuple)):
+                out[key] = sorted(set(value))
+            else:
+                out[key] = _plain(value)
+        _with_source(out, source)
+        return _fold_nullable(out)
+
+    def _reference(self, schema: Mapping[str, Any], source: str) -> Node:
+        ref = schema["$ref"]
+        siblings = {k: v for k, v in schema.items() if k != "$ref" and k not in ANNOTATIONS}
+        if not ref.startswith("#") or ref in self._active:
+            # external or recursive: compare by the reference text itself
+            return _with_source(Node({"$ref": ref, **{k: _plain(v) for k, v in siblings.items()}}), source)
+        if ref not in self._refs:
+            try:
+                target = pointer_get(self.root, ref[1:])
+            except (KeyError, IndexError, ValueError):
+                return _with_source(Node({"$ref": ref}), source)
+            self._active.add(ref)
+            try:
+                self._refs[ref] = self.node(target, self.root_source + ref[1:])
+            finally:
+                self._active.discard(ref)
+        resolved = self._refs[ref]
+        if not siblings:
+            return resolved
+        extra = self.node(siblings, source)
+        unevaluated = any(k.startswith("unevaluated") for k in (*extra, *resolved))
+        if not unevaluated and not set(extra) & set(resolved):
+            return _with_source(Node({**resolved, **extra}), resolved.source)
+        # $ref applies in place: as an allOf entry beside the siblings, whose unevaluated* still see it
+        combined = Node(extra)
+        combined["allOf"] = [*extra.get("allOf", []), resolved]
+        return _with_source(combined, source)
+
+
+def _with_source(node: Node, source: str) -> Node:
+    node.source = source
+    return node
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _fold_nullable(node: Node) -> Node:
+    """``anyOf: [X, {type: null}]`` is ``X`` with null added: one spelling for optional values."""
+    for key in ("anyOf", "oneOf"):
+        branches = node.get(key)
+        if not isinstance(branches, list) or len(branches) != 2:
+            continue
+        nulls = [b for b in branches if comparable(b) == {"type": ["null"]}]
+        others = [b for b in branches if comparable(b) != {"type": ["null"]}]
+        if len(nulls) != 1 or len(others) != 1 or "type" not in others[0]:
+            continue
+        other = others[0]
+        rest = {k: v for k, v in node.items() if k != key}
+        if set(rest) & set(other):
+            continue
+        folded = Node({**other, **rest})
+        folded["type"] = sorted(set(other["type"]) | {"null"})
+        if "enum" in folded:
+            folded["enum"] = [*folded["enum"], None] if None not in folded["enum"] else folded["enum"]
+        if "const" in folded:
+            folded["enum"] = [folded.pop("const"), None]
+        return _with_source(folded, other.source)
+    return node
+
+
+def comparable(value: Any) -> Any:
+    """The value with soft annotations removed, for equality tests."""
+    if isinstance(value, Mapping):
+        return {k: comparable(v) for k, v in value.items() if k not in SOFT_ANNOTATIONS}
+    if isinstance(value, list):
+        return [comparable(v) for v in value]
+    return value
+
+
+_CANON_CACHE: dict[int, tuple[Any, str]] = {}
+
+
+def canonical(value: Any) -> str:
+    """A string equal for two schemas exactly when they are the same after normalization."""
+    if isinstance(value, Node):
+        cached = _CANON_CACHE.get(id(value))
+        if cached is not None and cached[0] is value:
+            return cached[1]
+        text = _dumps(comparable(value))
+        _CANON_CACHE[id(value)] = (value, text)
+        return text
+    return _dumps(comparable(value))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def value_key(value: Any) -> str:
+    """A key for a JSON value in sets (``1`` and ``True`` stay different)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def types_of(node: Mapping[str, Any] | None) -> frozenset[str]:
+    """The JSON types a schema allows by its ``type`` keyword (every type when absent)."""
+    if node is None:
+        return frozenset()
+    declared = node.get("type")
+    if declared is None:
+        return frozenset(JSON_TYPES)
+    return frozenset(declared)
+
+
+def covers_type(types: frozenset[str], wanted: str) -> bool:
+    return wanted in types or (wanted == "integer" and "number" in types)

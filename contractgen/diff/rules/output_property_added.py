@@ -1,0 +1,24 @@
+"""output-property-added: the output gained a property."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..model import Context, Direction, Hit, Level, Scope
+from ..ruletools import property_name
+from ..structure import SchemaPair
+
+ID = "output-property-added"
+LEVEL = Level.SAFE
+SUMMARY = "An output property was added."
+DIRECTION = Direction.OUTPUT
+SCOPE = Scope.SCHEMA
+
+
+def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
+    """Consumers ignore what they do not read. (A consumer validating results against a closed copy of
+    the old schema would reject it; generated models ignore extra fields.)"""
+    if pair.new is None or pair.old is not None or pair.parent is None or pair.parent.old is None:
+        return
+    kind = "required" if pair.new_required else "optional"
+    yield Hit(f"{kind} output property '{property_name(pair)}' was added", source=pair.new.source, side="new")

@@ -1,0 +1,163 @@
+"""Small helpers rules share: readable values, numeric bounds, and witness candidates near a limit."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .generate import NOTHING, candidates, generate
+from .model import Mutation
+from .normalize import JSON_TYPES, types_of
+from .structure import SchemaPair
+
+
+def show(value: Any) -> str:
+    """A compact JSON rendering for messages."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A numeric limit; ``exclusive`` when the value itself is not allowed."""
+
+    value: float
+    exclusive: bool
+
+    def __str__(self) -> str:
+        return f"{'>' if self.exclusive else '>='} {_num(self.value)}"
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def lower_bound(node: Mapping[str, Any] | None) -> Bound | None:
+    """The tighter of ``minimum`` and ``exclusiveMinimum``."""
+    if node is None:
+        return None
+    found: list[Bound] = []
+    if isinstance(node.get("minimum"), (int, float)) and not isinstance(node.get("minimum"), bool):
+        found.append(Bound(node["minimum"], False))
+    if isinstance(node.get("exclusiveMinimum"), (int, float)) and not isinstance(node.get("exclusiveMinimum"), bool):
+        found.append(Bound(node["exclusiveMinimum"], True))
+    return max(found, key=lambda b: (b.value, b.exclusive)) if found else None
+
+
+def upper_bound(node: Mapping[str, Any] | None) -> Bound | None:
+    """The tighter of ``maximum`` and ``exclusiveMaximum``."""
+    if node is None:
+        return None
+    found: list[Bound] = []
+    if isinstance(node.get("maximum"), (int, float)) and not isinstance(node.get("maximum"), bool):
+        found.append(Bound(node["maximum"], False))
+    if isinstance(node.get("exclusiveMaximum"), (int, float)) and not isinstance(node.get("exclusiveMaximum"), bool):
+        found.append(Bound(node["exclusiveMaximum"], True))
+    return min(found, key=lambda b: (b.value, not b.exclusive)) if found else None
+
+
+def lower_is_tighter(new: Bound | None, old: Bound | None) -> bool:
+    if new is None:
+        return False
+    if old is None:
+        return True
+    return (new.value, new.exclusive) > (old.value, old.exclusive)
+
+
+def upper_is_tighter(new: Bound | None, old: Bound | None) -> bool:
+    if new is None:
+        return False
+    if old is None:
+        return True
+    return (new.value, not new.exclusive) < (old.value, not old.exclusive)
+
+
+def upper_text(bound: Bound | None) -> str:
+    if bound is None:
+        return "no maximum"
+    return f"{'<' if bound.exclusive else '<='} {_num(bound.value)}"
+
+
+def lower_text(bound: Bound | None) -> str:
+    return "no minimum" if bound is None else str(bound)
+
+
+def numbers_near(*limits: float | None) -> list[float]:
+    """Integers and halves around each limit: where a moved bound lets a value through on one side only."""
+    out: list[float] = []
+    for limit in limits:
+        if limit is None:
+            continue
+        for delta in (0, -1, 1, -0.5, 0.5, -2, 2, -10, 10):
+            value = limit + delta
+            out.append(int(value) if float(value).is_integer() else value)
+    return out
+
+
+def int_limit(node: Mapping[str, Any] | None, keyword: str) -> int | None:
+    if node is None:
+        return None
+    value = node.get(keyword)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def set_values(pair: SchemaPair, values: Iterable[Any]) -> tuple[Mutation, ...]:
+    """Witness candidates that put each value at the pair's position."""
+    return tuple(Mutation(pair.steps, "set", v) for v in values)
+
+
+def sample(node: Mapping[str, Any] | None, **overrides: Any) -> Any:
+    """A value for ``node`` with some keywords replaced (NOTHING when none fits)."""
+    if node is None:
+        return NOTHING
+    schema = {k: v for k, v in node.items()}
+    for key, value in overrides.items():
+        if value is None:
+            schema.pop(key, None)
+        else:
+            schema[key] = value
+    return generate(schema)
+
+
+def samples(node: Mapping[str, Any] | None) -> list[Any]:
+    return [] if node is None else [v for v in candidates(node) if v is not NOTHING]
+
+
+def described_types(node: Mapping[str, Any] | None) -> str:
+    types = types_of(node)
+    if types == frozenset(JSON_TYPES):
+        return "any type"
+    return ", ".join(sorted(types))
+
+
+def property_name(pair: SchemaPair) -> str:
+    return pair.name or pair.pointer.rsplit("/", 1)[-1]
+
+
+def mentions_null(node: Mapping[str, Any] | None) -> bool:
+    """The schema names null explicitly (in ``type``, ``enum`` or ``const``)."""
+    if node is None:
+        return False
+    return "null" in (node.get("type") or ()) or None in (node.get("enum") or ()) or \
+        ("const" in node and node["const"] is None)
+
+
+def admits_null(node: Mapping[str, Any] | None) -> bool:
+    """Whether ``null`` passes the schema's type, enum and const keywords."""
+    if node is None:
+        return False
+    if "type" in node and "null" not in node["type"]:
+        return False
+    if "enum" in node and None not in node["enum"]:
+        return False
+    return not ("const" in node and node["const"] is not None)
+
+
+def removed_types(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[str]:
+    """Types the old schema allowed that the new one does not (integer stays allowed under number)."""
+    from .normalize import covers_type
+
+    new_types = types_of(new)
+    return [t for t in sorted(types_of(old)) if not covers_type(new_types, t)]

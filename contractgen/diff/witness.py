@@ -1,0 +1,175 @@
+"""Witnesses: argument objects the old input schema accepts and the new one rejects.
+
+A rule proposes mutations at its finding's instance path; each is applied to a valid base (the old
+manifest's examples, then a generated minimal instance) and kept only when jsonschema confirms both
+halves. When nothing qualifies the finding says so instead of showing a guess.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .generate import NOTHING, accepts, candidates, generate, rejects
+from .model import ITEM, Mutation, Step
+
+#: Probe values of every JSON type, tried when a rule's own candidates find no witness.
+PROBES: tuple[Any, ...] = (None, False, True, 0, -1, 1, 0.5, -0.5, 1_000_000_000, "", "a", "A", "0",
+                           "a" * 300, [], [None], ["a"], ["a", "b"], [1, 2], {}, {"a": 1}, {"a": "a"})
+MAX_ATTEMPTS = 400
+
+
+@dataclass(frozen=True)
+class WitnessResult:
+    value: Any = None
+    found: bool = False
+    note: str | None = None
+
+
+class WitnessFinder:
+    """Witness search for one tool pair: the two full input schemas and the bases to mutate."""
+
+    def __init__(self, old_schema: Mapping[str, Any], new_schema: Mapping[str, Any], old_normalized: Any,
+                 examples: Sequence[Mapping[str, Any]], new_normalized: Any = None) -> None:
+        self.old_schema = old_schema
+        self.new_schema = new_schema
+        pool = [_thaw(e) for e in examples]
+        pool.append(generate(old_normalized))
+        if new_normalized is not None:  # values both versions accept make the clearest witnesses
+            pool.append(generate(new_normalized))
+            pool.append(_common_value(old_normalized, new_normalized))
+        bases: list[Any] = []
+        for value in pool:
+            if value is not NOTHING and accepts(old_schema, value) and value not in bases:
+                bases.append(value)
+        # bases the new schema also accepts first: then the mutation is the only reason for rejection
+        bases.sort(key=lambda b: not accepts(new_schema, b))
+        self.bases = bases
+
+    def error_count(self, value: Any) -> int:
+        from .generate import validator_for
+
+        return sum(1 for _ in validator_for(self.new_schema).iter_errors(value))
+
+    def is_witness(self, value: Any) -> bool:
+        return accepts(self.old_schema, value) and rejects(self.new_schema, value)
+
+    def find(self, mutations: Iterable[Mutation], fallback_path: tuple[Step, ...] | None,
+             fallback_schemas: Sequence[Any] = ()) -> WitnessResult:
+        if not self.bases:
+            return WitnessResult(note="no witness: no argument object valid under the old input schema "
+                                      "could be built (add an example to the old manifest)")
+        attempts = 0
+        for mutation in _with_fallbacks(mutations, fallback_path, fallback_schemas):
+            found: list[Any] = []
+            for base in self.bases:
+                attempts += 1
+                value = apply_mutation(base, mutation)
+                if value is not NOTHING and self.is_witness(value):
+                    found.append(value)
+            if found:  # the witness the new schema rejects for the fewest reasons
+                return WitnessResult(value=min(found, key=self.error_count), found=True)
+            if attempts > MAX_ATTEMPTS:
+                break
+        return WitnessResult(note="no witness found: no argument object built from the old schema's "
+                                  "examples is accepted by the old schema and rejected by the new one")
+
+
+def _common_value(old: Any, new: Any) -> Any:
+    """A value both schemas accept, from jsonschema-rs's intersection when it is installed."""
+    try:
+        import json
+
+        import jsonschema_rs
+
+        from .normalize import canonical
+
+        both = jsonschema_rs.canonicalize(json.loads(canonical(old))).intersect(
+            jsonschema_rs.canonicalize(json.loads(canonical(new))))
+        return generate(both.to_json_schema())
+    except Exception:  # noqa: BLE001 - optional accelerator; the other bases still work
+        return NOTHING
+
+
+def _with_fallbacks(mutations: Iterable[Mutation], path: tuple[Step, ...] | None,
+                    schemas: Sequence[Any]) -> Iterable[Mutation]:
+    yield from mutations
+    if path is None:
+        return
+    for schema in schemas:
+        for value in candidates(schema):
+            if value is not NOTHING:
+                yield Mutation(path, "set", value)
+    for value in PROBES:
+        yield Mutation(path, "set", value)
+    if path:
+        yield Mutation(path, "delete")
+
+
+def apply_mutation(base: Any, mutation: Mutation) -> Any:
+    """A copy of ``base`` with the mutation applied, building missing containers from the old schema."""
+    if not mutation.path:
+        return copy.deepcopy(mutation.value) if mutation.action == "set" else NOTHING
+    root = copy.deepcopy(base)
+    container = root
+    for step in mutation.path[:-1]:
+        container = _enter(container, step)
+        if container is NOTHING:
+            return NOTHING
+    last = mutation.path[-1]
+    if last.key == ITEM:
+        if not isinstance(container, list):
+            return NOTHING
+        if mutation.action == "delete":
+            if not container:
+                return NOTHING
+            container.pop(0)
+        elif container:
+            container[0] = copy.deepcopy(mutation.value)
+        else:
+            container.append(copy.deepcopy(mutation.value))
+        return root
+    if not isinstance(container, dict):
+        return NOTHING
+    if mutation.action == "delete":
+        if last.key not in container:
+            return root  # already absent: still a candidate (e.g. a newly required property)
+        del container[last.key]
+    else:
+        container[last.key] = copy.deepcopy(mutation.value)
+    return root
+
+
+def _enter(container: Any, step: Step) -> Any:
+    if step.key == ITEM:
+        if not isinstance(container, list):
+            return NOTHING
+        if not container:
+            item = generate(step.schema) if step.schema is not None else NOTHING
+            if item is NOTHING:
+                return NOTHING
+            container.append(item)
+        return container[0]
+    if not isinstance(container, dict):
+        return NOTHING
+    if step.key not in container:
+        value = generate(step.schema) if step.schema is not None else NOTHING
+        if value is NOTHING:
+            return NOTHING
+        container[step.key] = value
+    return container[step.key]
+
+
+def _thaw(value: Any) -> Any:
+    """Plain JSON from read-only mappings and tuples."""
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_thaw(v) for v in value]
+    return value
+
+
+def thaw(value: Any) -> Any:
+    return _thaw(value)

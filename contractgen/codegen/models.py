@@ -39,6 +39,8 @@ GENERATE_OPTIONS: Mapping[str, Any] = {
     "use_field_description": False,
     "output_datetime_class": "datetime",
     "reuse_model": False,
+    # Not populate_by_name: an input model must accept wire names only (``class``, never ``class_``).
+    "allow_population_by_field_name": False,
     "allow_remote_refs": False,
 }
 

@@ -117,6 +117,10 @@ def test_good_bad_and_old_version_calls() -> None:
             unknown.structured_content["error"]["field"]}
         assert unknown.is_error is True and "/titel" in fields and "/title" in fields
 
+        # no arguments at all: the required ones are reported, no protocol error
+        empty = await session.call_tool("book_meeting")
+        assert empty.is_error is True and empty.structured_content["error"]["code"] == "INVALID_ARGUMENT"
+
         # arguments shaped like version 1 (`date`): VERSION_MISMATCH with the migration, not INVALID_ARGUMENT
         old = await session.call_tool("book_meeting", {"title": "Review", "date": "2026-12-01T15:00:00+01:00",
                                                        "duration_minutes": 60})
@@ -256,3 +260,15 @@ def test_one_version_per_tool_name() -> None:
     newer = Contract(**{**FLAKY.__dict__, "version": "2.0.0"})
     with pytest.raises(ValueError, match="serve one version per name over MCP"):
         build_server([guard(FLAKY, _flaky), guard(newer, _flaky)])
+
+
+def test_server_module_imports_no_compiler_code() -> None:
+    """The MCP server is runtime: importing it loads no jinja2, typer, codegen or manifest loading."""
+    import subprocess
+
+    probe = ("import sys, contractgen.runtime.mcp_server\n"
+             "print(sorted(m for m in ('jinja2', 'typer', 'datamodel_code_generator', 'contractgen.manifest',"
+             " 'contractgen.build', 'contractgen.cli', 'contractgen.importer') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -48,13 +48,37 @@ _ERROR_TOP_KEYS = {"status", "tool", "version", "error"}
 _REF = re.compile(r"^[0-9a-f]{6,16}$")
 
 
+def _caller_tokens(error: Mapping[str, Any]) -> list[str]:
+    """What the caller itself sent that messages may name: its argument names (the segments of
+    every reported pointer, also as clipped in messages) and a declared version."""
+    pointers = [error.get("field")] + [v.get("field") for v in error.get("violations") or ()
+                                       if isinstance(v, Mapping)]
+    tokens = {str(error.get("received_version") or "")}
+    for ptr in pointers:
+        if isinstance(ptr, str):
+            for part in ptr.lstrip("/").split("/"):
+                segment = part.replace("~1", "/").replace("~0", "~")
+                tokens.update({segment, segment[:59] + "…"})
+            tokens.update({ptr.lstrip("/"), ptr.lstrip("/")[:59] + "…"})
+    return sorted((t for t in tokens if t), key=len, reverse=True)
+
+
 def _model_facing_text(error: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Texts the runtime or the author wrote for the model (not data echoed back or quoted)."""
+    """Texts the runtime or the author wrote for the model, with what the caller sent (its own
+    argument names, echoed back) taken out: that is data, not a leak."""
     texts = [("message", str(error.get("message", "")))]
     texts += [("migration", str(s)) for s in error.get("migration") or ()]
     for i, v in enumerate(error.get("violations") or ()):
         if isinstance(v, Mapping):
             texts.append((f"violations[{i}].message", str(v.get("message", ""))))
+    if error.get("code") in ("INVALID_ARGUMENT", "VERSION_MISMATCH"):
+        tokens = _caller_tokens(error)
+        cleaned = []
+        for where, text in texts:
+            for token in tokens:
+                text = text.replace(f"'{token}'", "''")
+            cleaned.append((where, text))
+        texts = cleaned
     return texts
 
 

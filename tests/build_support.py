@@ -5,9 +5,10 @@ from __future__ import annotations
 import importlib
 import shutil
 import sys
-from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 from conftest import run_cli
 

@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
-
 from build_support import build, imported_package, make_project
 from conftest import run_cli
 
@@ -148,7 +146,9 @@ def test_corpus_tools_build_and_guard(corpus: Path, tmp_path: Path) -> None:
             (root / relative).unlink()
     assert result.returncode == 0, result.stderr
 
-    accepted, rejected_invalid, no_valid_instance = 0, 0, []
+    from contractgen.testing import check_contract
+
+    accepted, rejected_invalid, no_valid_instance, proved = 0, 0, [], 0
     with imported_package(root) as package:
         for module_name in package.MODULES:
             stub = package.STUBS[module_name]
@@ -161,6 +161,9 @@ def test_corpus_tools_build_and_guard(corpus: Path, tmp_path: Path) -> None:
                 envelope = guarded(valid)
                 assert envelope["status"] == "ok", (module_name, valid, envelope)
                 accepted += 1
+                report = check_contract(stub, arguments=valid, raise_on_failure=False)
+                assert report.ok, (module_name, report.failures)
+                proved += 1
             invalid = invalid_instance(schema, valid if isinstance(valid, dict) else {})
             assert not jsonschema.Draft202012Validator(schema).is_valid(invalid), (module_name, invalid)
             envelope = guarded(invalid)
@@ -169,7 +172,8 @@ def test_corpus_tools_build_and_guard(corpus: Path, tmp_path: Path) -> None:
     built = len(package.MODULES)
     print(f"\ncorpus: {len(tools)} tools; {len(rejected)} rejected by check; {len(unbuildable)} with a build "
           f"diagnostic; {built} built and imported; {accepted} accepted a valid call "
-          f"({len(no_valid_instance)} without a synthesized valid instance); {rejected_invalid} rejected an invalid one")
+          f"({len(no_valid_instance)} without a synthesized valid instance); {rejected_invalid} rejected an invalid one; "
+          f"{proved} passed contractgen.testing.check_contract")
     for line in unbuildable:
         print("  cannot build:", line)
     assert built + len(rejected) + len(unbuildable) == len(tools)

@@ -11,7 +11,6 @@ import sys
 from typing import Any
 
 import pytest
-
 from conftest import ROOT, run_cli
 
 
@@ -245,3 +244,13 @@ def test_every_contract_example_passes_the_guard(module_name: str) -> None:
         # the guard validated the example and handed the typed model to the implementation
         assert envelope["error"]["code"] == "VERSION_MISMATCH", envelope
         assert isinstance(seen[-1], tool.input_model)
+
+
+def test_contractgen_testing_proves_every_generated_stub() -> None:
+    import generated
+    from contractgen.testing import check_contract
+
+    for module_name, stub in generated.STUBS.items():
+        report = check_contract(stub, raise_on_failure=False)
+        assert report.ok, (module_name, report.failures)
+        assert len(report.checks) >= len(stub.contract.errors) + 2

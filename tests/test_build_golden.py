@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from build_support import build, imported_package, make_project, read_bytes_tree
 
 CASES = Path(__file__).resolve().parent / "cases" / "build"

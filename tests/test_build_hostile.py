@@ -6,10 +6,10 @@ import ast
 import json
 from pathlib import Path
 
+from build_support import build, imported_package, make_project
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from build_support import build, imported_package, make_project
 from contractgen.build.pyliteral import py_literal, py_text_block
 
 CASES = Path(__file__).resolve().parent / "cases" / "build"
@@ -61,6 +61,11 @@ def test_hostile_strings_arrive_intact(tmp_path: Path) -> None:
         message = fail({"mode": "plain"})["error"]["message"]
         # the runtime folds newlines in model-facing messages; every other character arrives as written
         assert message.split() == manifest["errors"][0]["message"].split()
+
+        from contractgen.testing import check_contract
+
+        report = check_contract(module.hostile_strings, raise_on_failure=False)
+        assert report.ok, report.failures
 
 
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)

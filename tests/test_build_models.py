@@ -46,3 +46,24 @@ def test_unmodelable_schemas_raise_a_models_error() -> None:
         generate_models([ModelRequest("m", "MV1", {"type": "object", "properties": {"p": {"$ref": "https://x/y"}}},
                                       OUT)])
     assert caught.value.owner == "m"
+
+
+def test_cached_loading_gives_exactly_what_load_contracts_gives(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The build's parse cache is invisible: same contracts, same diagnostics, cold and warm, on the
+    bundled contracts and on every check case (valid and invalid manifests alike)."""
+    from pathlib import Path
+
+    from contractgen.build.cache import BuildCache
+    from contractgen.build.load_cache import load_for_build
+    from contractgen.manifest import load_contracts
+
+    root = Path(__file__).resolve().parents[1]
+    folders = [root / "contracts", *sorted(p for p in (root / "tests" / "cases" / "check").iterdir() if p.is_dir())]
+    cache = BuildCache(tmp_path / "cache")
+    for folder in folders:
+        expected = load_contracts([folder])
+        for _ in ("cold", "warm"):
+            got = load_for_build([folder], cache)
+            assert got.diagnostics == expected.diagnostics, folder.name
+            assert got.contracts == expected.contracts, folder.name
+    assert any((tmp_path / "cache" / "parsed").iterdir())

@@ -80,3 +80,25 @@ def test_any_value_anywhere_gives_clean_diagnostics(path: tuple[Any, ...], value
     parsed = parse_manifest_text("contracts/search_documents/1.0.0.json", text.encode())
     assert isinstance(parsed, ParsedFile)
     _assert_clean(load_parsed([parsed]).diagnostics)
+
+
+ODD_VALUES = (None, [], "x", -1)
+BUNDLED = sorted((ROOT / "contracts").rglob("*.yaml"))
+
+
+def test_odd_value_at_every_position_of_every_bundled_manifest() -> None:
+    """Exhaustive (no luck involved): each bundled manifest, each position up to depth 2, each odd
+    value: the sections that stay well-formed are still checked, without crashing."""
+    for path in BUNDLED:
+        base = parse_manifest_text(str(path), path.read_bytes()).value
+        for pointer in (p for p in _pointers(base)[1:] if len(p) <= 2):
+            for value in ODD_VALUES:
+                data = copy.deepcopy(base)
+                target = data
+                for step in pointer[:-1]:
+                    target = target[step]
+                target[pointer[-1]] = value
+                parsed = parse_manifest_text(
+                    f"{path.parent.name}/{path.name}.json", json.dumps(data).encode()
+                )
+                _assert_clean(load_parsed([parsed]).diagnostics)

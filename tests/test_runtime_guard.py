@@ -321,3 +321,21 @@ def test_non_json_arguments_are_reported_not_crashed_on() -> None:
     assert error["attempted"] == "nan"
     error = call({"query": [float("inf")]})["error"]
     assert error["attempted"] == "an array of 1 items"
+
+
+def test_plain_functions_returning_coroutines_are_awaited() -> None:
+    async def search(args: Any) -> dict[str, Any]:
+        await asyncio.sleep(0)
+        return {"hits": [args["query"]]}
+
+    def wrapper(args: Any) -> Any:  # e.g. `lambda args: client.call(...)`
+        return search(args)
+    assert guard(SEARCH, wrapper)({"query": "a"})["output"] == {"hits": ["a"]}
+    timed = Contract(**{**SEARCH.__dict__, "timeout": Timeout(5)})
+    assert guard(timed, wrapper)({"query": "b"})["output"] == {"hits": ["b"]}
+    assert asyncio.run(guard(timed, wrapper).acall({"query": "c"}))["output"] == {"hits": ["c"]}
+    assert asyncio.run(guard(SEARCH, wrapper).acall({"query": "d"}))["output"] == {"hits": ["d"]}
+
+    async def inside_a_loop() -> dict[str, Any]:
+        return guard(SEARCH, wrapper)({"query": "e"})  # sync call from async code: cannot await
+    assert asyncio.run(inside_a_loop())["error"]["code"] == "INTERNAL"

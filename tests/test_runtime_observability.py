@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 
-from contractgen.runtime import CallRecord, Contract, RetryPolicy, Timeout, ToolError, guard
+from contractgen.runtime import (
+    CallRecord,
+    CallStats,
+    Contract,
+    RetryPolicy,
+    Timeout,
+    ToolError,
+    guard,
+)
 
 C = Contract(name="obs", version="2.1.0", summary="s", description="d",
              input_schema={"type": "object", "properties": {"mode": {"enum": ["ok", "down", "crash"]}}},
@@ -47,3 +55,13 @@ def test_failing_hook_does_not_break_the_call() -> None:
     def hook(record: CallRecord) -> None:
         raise RuntimeError("observer bug")
     assert guard(C, impl, on_call=hook)({"mode": "ok"})["status"] == "ok"
+
+
+def test_call_stats_counts_per_tool_and_code() -> None:
+    stats = CallStats()
+    tool = guard(C, impl, on_call=stats)
+    for mode in ("ok", "down", "ok", "crash", "down"):
+        tool({"mode": mode})
+    assert stats.by_code("obs") == {"OK": 2, "UNAVAILABLE": 2, "INTERNAL": 1}
+    assert stats.counts[("obs", "2.1.0", "OK")] == 2
+    assert stats.error_rate("obs") == 0.6 and stats.error_rate("other") == 0.0

@@ -140,3 +140,20 @@ def test_check_contract_on_every_generated_stub(monkeypatch: pytest.MonkeyPatch)
     for name, stub in generated.STUBS.items():
         report = check_contract(stub)
         assert report.ok, name
+
+
+def test_caller_chosen_names_are_not_mistaken_for_leaks() -> None:
+    contract = Contract(name="t", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "additionalProperties": False,
+                                      "properties": {"a": {"type": "object", "additionalProperties": False}}},
+                        output_schema={}, timeout=Timeout(None))
+    tool = guard(contract, lambda a: {})
+    for arguments in ({"KeyError": 1}, {"db01.prod.internal": 1}, {"a": {"Traceback": 1}},
+                      {"x" * 80 + "ValueError": 1}):
+        assert_valid_envelope(tool(arguments), contract)
+    assert_valid_envelope(tool({}, contract_version="KeyError"), contract)
+    # the same words written by the runtime or the author are still caught
+    leaky = copy.deepcopy(GOOD_ERROR)
+    leaky["error"].update(code="INVALID_ARGUMENT", category="validation", action="fix_arguments",
+                          retryable=True, field="/a", message="KeyError in 'a'")
+    assert any("exception class" in p for p in envelope_problems(leaky))

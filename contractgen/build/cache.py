@@ -12,10 +12,10 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib.metadata import version as dist_version
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import contractgen
 
@@ -63,6 +63,18 @@ class BuildCache:
         if self.root is not None:
             self._write(self.root / kind / f"{key}.txt", text)
 
+    def get_bytes(self, kind: str, key: str) -> bytes | None:
+        if self.root is None:
+            return None
+        try:
+            return (self.root / kind / f"{key}.bin").read_bytes()
+        except OSError:
+            return None
+
+    def put_bytes(self, kind: str, key: str, data: bytes) -> None:
+        if self.root is not None:
+            self._write(self.root / kind / f"{key}.bin", data)
+
     def tree_record(self) -> dict[str, object] | None:
         text = self.get("tree", "last")
         if text is None:
@@ -78,14 +90,14 @@ class BuildCache:
             {"key": tree_key, "files": {name: sha256(text) for name, text in sorted(files.items())}},
             indent=1, sort_keys=True))
 
-    def _write(self, path: Path, text: str) -> None:
+    def _write(self, path: Path, text: str | bytes) -> None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             if not (self.root / ".gitignore").exists():  # type: ignore[operator]
                 (self.root / ".gitignore").write_text("*\n", "utf-8")  # type: ignore[operator]
             handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(text.encode("utf-8") if isinstance(text, str) else text)
             os.replace(temp, path)
         except OSError:
             pass  # a cache that cannot be written only costs speed

@@ -8,7 +8,8 @@ where the model looks once a call failed. The action vocabulary is defined once,
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..runtime.codes import ACTIONS, CODES
 from ..runtime.contract import Contract
@@ -35,8 +36,8 @@ def describe_tool(contract: Contract) -> str:
 def agent_instructions() -> str:
     """The action vocabulary, once for all tools: what to do with each ``action`` in an error."""
     lines = [
-        'Every tool returns {"status": "ok", "output": ...} or {"status": "error", "error": {"code", '
-        '"message", "action", "retryable", ...}}. After an error, do what its "action" says:',
+        ('Every tool returns {"status": "ok", "output": ...} or {"status": "error", "error": {"code", '
+         '"message", "action", "retryable", ...}}. After an error, do what its "action" says:'),
     ]
     lines += [f"- {name}: {text}" for name, text in ACTIONS.items()]
     lines.append(

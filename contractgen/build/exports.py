@@ -7,7 +7,8 @@ reason is recorded instead. We never rewrite a schema to make it strict: that wo
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..runtime.contract import Contract
 from .pyliteral import Code, json_plain

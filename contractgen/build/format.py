@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Mapping
 
 FORMAT_ARGS = ("format", "--isolated", "--no-cache", "--line-length", "100", "--target-version", "py310",
                "--quiet")
@@ -22,7 +22,7 @@ class FormatError(Exception):
 
 @lru_cache(maxsize=1)
 def ruff_binary() -> str:
-    from ruff.__main__ import find_ruff_bin
+    from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]
 
     return str(find_ruff_bin())
 
@@ -41,9 +41,10 @@ def format_sources(files: Mapping[str, str]) -> dict[str, str]:
         for index, (name, text) in enumerate(sorted(files.items())):
             # numbered names: the paths are ours, and this keeps any odd name out of the filesystem
             (root / f"m{index}.py").write_text(text, "utf-8")
-        result = subprocess.run([ruff_binary(), *FORMAT_ARGS, str(root)], capture_output=True, text=True)
+        result = subprocess.run([ruff_binary(), *FORMAT_ARGS, str(root)], capture_output=True, text=True,
+                                check=False)
         if result.returncode != 0:
-            names = dict((f"m{i}.py", n) for i, n in enumerate(sorted(files)))
+            names = {f"m{i}.py": n for i, n in enumerate(sorted(files))}
             message = result.stderr.strip()
             for numbered, name in names.items():
                 message = message.replace(str(root / numbered), name)

@@ -7,9 +7,9 @@ so both share one code path. Problems come back as diagnostics, never as excepti
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from ..diagnostics import Diagnostic, has_errors
 from ..ir import ContractSet, ToolVersion

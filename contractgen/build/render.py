@@ -7,8 +7,8 @@ Templates receive small frozen view objects whose data fields are already Python
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from ..codegen.models import ModelCode
 from ..ir import ToolVersion
@@ -171,7 +171,8 @@ def isort_order(names: Iterable[str]) -> tuple[str, ...]:
 def _import_groups(imports: Mapping[str, set[str]]) -> tuple[tuple[str, ...], ...]:
     """isort layout: standard library, then third party. contractgen is third party here, as it is in
     every project that uses the generated code (and so sorts beside pydantic)."""
-    stdlib, third = [], []
+    stdlib: list[str] = []
+    third: list[str] = []
     for module in sorted(imports):
         names = sorted(imports[module])
         line = f"from {module} import {', '.join(names)}"

@@ -19,17 +19,16 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """Schema-first code generator for versioned LLM tool contracts."""
 
 
 _check.register(app)
-_import_cmd.register(app)
-_init.register(app)
 _build.register(app)
 _diff.register(app)
+_import_cmd.register(app)
+_init.register(app)
 
 
 def main() -> None:

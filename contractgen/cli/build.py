@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Iterator, Optional
+from typing import Annotated
 
 import typer
 
@@ -16,8 +17,8 @@ from .output import EXIT_FINDINGS, EXIT_INVALID, EXIT_OK, exit_code_for, print_d
 
 
 def build(
-    contracts: Annotated[Optional[list[Path]], typer.Option("--contracts", help="Manifest files or folders (default: [tool.contractgen] contracts).")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", help="Folder to write (default: [tool.contractgen] output).")] = None,
+    contracts: Annotated[list[Path] | None, typer.Option("--contracts", help="Manifest files or folders (default: \\[tool.contractgen] contracts).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", help="Folder to write (default: \\[tool.contractgen] output).")] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 with a diff when the output is stale.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help=f"Ignore and do not update {CACHE_DIR_NAME}/.")] = False,
 ) -> None:
@@ -38,12 +39,12 @@ def build(
 
     from ..build.pipeline import render_tree
     from ..build.write import UnsafePathError, read_tree, tree_diff, write_tree
-    from ..manifest import load_contracts
+    from ..build.load_cache import load_for_build
 
     with _progress_display() as progress:
         if progress is not None:
             progress("loading manifests", 0, 1)
-        loaded = load_contracts(sources)
+        loaded = load_for_build(sources, cache)
         result = None
         if exit_code_for(loaded.diagnostics) == EXIT_OK:
             if progress is not None:
@@ -88,7 +89,8 @@ def _progress_display() -> Iterator[Progress | None]:
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, Progress as RichProgress, TextColumn
+    from rich.progress import BarColumn, TextColumn
+    from rich.progress import Progress as RichProgress
 
     with RichProgress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       console=Console(stderr=True), transient=True) as bar:

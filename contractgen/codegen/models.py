@@ -15,9 +15,10 @@ import os
 import re
 import tempfile
 import warnings
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 #: Options passed on every call, explicitly, so output does not drift with the library's defaults.
 GENERATE_OPTIONS: Mapping[str, Any] = {

@@ -10,7 +10,7 @@ from ..ir import ToolVersion
 from .ignores import DiffSettings, IgnoreEntry
 from .model import Context, Direction, Finding, Hit, Level, Scope
 from .registry import RULES, Rule
-from .rules._versions import is_major_bump
+from .rules._versions import content_key, is_major_bump
 from .structure import SchemaPair, ToolChange, ToolPair
 from .witness import WitnessFinder, thaw
 
@@ -46,6 +46,8 @@ def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings:
             if rule.scope is Scope.TOOL:
                 findings.extend(_acknowledge(settings.ignores, _tool_findings(rule, change, context)))
     for pair in pairs:
+        if pair.old.version == pair.new.version and content_key(pair.old) == content_key(pair.new):
+            continue  # identical manifests: no rule can report anything
         findings.extend(_pair_findings(pair, settings, context, rules))
     findings.sort(key=lambda f: f.sort_key)
     return DiffReport(tuple(findings), len(pairs), settings.fail_on)

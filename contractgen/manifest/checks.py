@@ -11,16 +11,10 @@ from functools import partial
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from .contract_checks import (
-    check_empty_result,
-    check_errors,
-    check_examples,
-    check_layout,
-    check_lifecycle,
-    check_messages,
-    check_retry_and_timeout,
-)
+from .contract_checks import check_empty_result, check_examples, check_retry_and_timeout
 from .describe import json_type
+from .error_checks import check_errors, check_messages
+from .lifecycle_checks import check_layout, check_lifecycle
 from .meta import check_meta
 from .parse import ParsedFile
 from .report import Reporter

@@ -140,6 +140,7 @@ class ArgumentLookup(NamedTuple):
     found: bool
     missing: str = ""  # the pointer prefix that does not exist
     candidates: tuple[str, ...] = ()  # pointers that do exist at that level
+    schema: Any = None  # the (dereferenced) schema found at the pointer
 
 
 def _branches(root: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
@@ -156,7 +157,7 @@ def _branches(root: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
 def lookup_argument(root: Any, pointer: str) -> ArgumentLookup:
     """Whether ``pointer`` (e.g. ``/filters/owner``) names a value the schema ``root`` describes."""
     if pointer in ("", "/"):
-        return ArgumentLookup(True)
+        return ArgumentLookup(True, schema=deref(root, root))
     current: Any = root
     walked = ""
     for raw in pointer[1:].split("/"):
@@ -203,7 +204,7 @@ def lookup_argument(root: Any, pointer: str) -> ArgumentLookup:
             )
         current = nxt
         walked += "/" + raw
-    return ArgumentLookup(True)
+    return ArgumentLookup(True, schema=deref(root, current))
 
 
 def top_level_properties(schema: Any) -> set[str]:

@@ -14,7 +14,8 @@ from typing import Any
 
 from .codes import ACTIONS, CODES
 from .contract import Contract
-from .schema_check import MISSING, cap_pointer, cap_value, resolve_pointer
+from .jsonvalue import MISSING, cap_pointer, resolve_pointer
+from .redaction import cap_value
 
 MESSAGE_CAP = 300
 #: Bytes of compact UTF-8 JSON the error object may take, not counting ``partial_results``.

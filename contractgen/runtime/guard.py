@@ -22,23 +22,23 @@ from typing import Any
 from .budget import BudgetStore, as_budget_store, budget_key
 from .codes import CODES
 from .contract import Contract
+from .deadlines import (
+    DEADLINE_PASSED,
+    NOT_STARTED,
+    Resumed,
+    loop_running,
+    settle_here,
+    with_deadline,
+)
 from .envelope import error_envelope, new_ref, ok_envelope, untrusted
 from .errors import ToolError, VersionMismatchError
+from .jsonvalue import MISSING, cap_pointer, pointer, resolve_pointer
 from .observe import CallRecord, call_logger, emit, logger
-from .schema_check import (
-    MISSING,
-    REDACTED,
-    SchemaCheck,
-    Violation,
-    cap_pointer,
-    cap_value,
-    describe,
-    first_lines,
-    pointer,
-    redact,
-    resolve_pointer,
-)
+from .redaction import REDACTED, cap_value, redact
+from .schema_check import SchemaCheck
+from .schema_walk import child_nodes, expand
 from .versions import VersionCheck
+from .wording import Violation, describe, field_label, first_lines
 from .workers import POOL, PoolBusy
 
 #: An exception mapper turns a foreign exception into a ToolError, or returns None to pass.
@@ -169,7 +169,7 @@ class GuardedTool:
             # the common case with fewer calls; the same steps as _call_sync. Anything unusual
             # before the implementation runs (invalid or non-JSON arguments, a model error) falls
             # through to the full path; after it runs, nothing can make it run twice.
-            value: Any = _NOT_STARTED
+            value: Any = NOT_STARTED
             try:
                 if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
                         and self._input_is_valid(arguments):
@@ -177,8 +177,8 @@ class GuardedTool:
             except _NEVER_SWALLOWED:
                 raise
             except BaseException:  # noqa: BLE001 - the full path below explains the problem
-                value = _NOT_STARTED
-            if value is not _NOT_STARTED:
+                value = NOT_STARTED
+            if value is not NOT_STARTED:
                 try:
                     envelope = self._run_validated(value)
                 except _NEVER_SWALLOWED:
@@ -238,7 +238,7 @@ class GuardedTool:
         if self._inline:
             return self._run_validated(value)
         try:
-            if self._timeout is None and not _loop_running():
+            if self._timeout is None and not loop_running():
                 result = asyncio.run(self.implementation(value))
             else:
                 try:
@@ -252,7 +252,7 @@ class GuardedTool:
                 if exc is not None:
                     raise exc
                 result = future.result()
-                if result is _DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
+                if result is DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
                     return self._timeout_envelope()
         except _NEVER_SWALLOWED:
             raise
@@ -264,6 +264,8 @@ class GuardedTool:
         """Call a sync implementation inline on validated input and check its result."""
         try:
             result = self.implementation(value)
+            if type(result) is not dict and inspect.isawaitable(result):
+                result = settle_here(result)  # e.g. a lambda returning a coroutine
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
@@ -278,14 +280,15 @@ class GuardedTool:
         return self._complete(result)
 
     def _run_in_worker(self, value: Any) -> Any:
-        if not self._is_async:
-            return self.implementation(value)
+        awaitable = self.implementation(value)
+        if not self._is_async and not inspect.isawaitable(awaitable):
+            return awaitable
 
         async def bounded() -> Any:  # in the worker, cancel the coroutine at the deadline too
             if self._timeout is None:
-                return await self.implementation(value)
-            result, expired = await _with_deadline(self.implementation(value), self._timeout)
-            return _DEADLINE_PASSED if expired else result
+                return await awaitable
+            result, expired = await with_deadline(awaitable, self._timeout)
+            return DEADLINE_PASSED if expired else result
 
         return asyncio.run(bounded())
 
@@ -302,13 +305,13 @@ class GuardedTool:
                     started = time.monotonic()
                     coro = self.implementation(value)
                     try:  # run to the first suspension: a coroutine that never waits needs no timer
-                        first = coro.send(None) if inspect.iscoroutine(coro) else _NOT_STARTED
+                        first = coro.send(None) if inspect.iscoroutine(coro) else NOT_STARTED
                     except StopIteration as done:
                         result = done.value
                     else:
                         remaining = deadline - (time.monotonic() - started)
-                        pending = coro if first is _NOT_STARTED else _Resumed(coro, first)
-                        result, expired = await _with_deadline(pending, max(remaining, 0.0))
+                        pending = coro if first is NOT_STARTED else Resumed(coro, first)
+                        result, expired = await with_deadline(pending, max(remaining, 0.0))
                         if expired:
                             return self._timeout_envelope()
             else:
@@ -317,12 +320,22 @@ class GuardedTool:
                     future = asyncio.wrap_future(POOL.submit(self.implementation, value))
                 except PoolBusy:
                     return self._busy_envelope()
+                started = time.monotonic()
                 if deadline is None:
                     result = await future
                 else:
-                    result, expired = await _with_deadline(future, deadline)
+                    result, expired = await with_deadline(future, deadline)
                     if expired:
                         return self._timeout_envelope()
+                if type(result) is not dict and inspect.isawaitable(result):
+                    # a plain function that returned a coroutine (a lambda around an async call)
+                    if deadline is None:
+                        result = await result
+                    else:
+                        remaining = max(deadline - (time.monotonic() - started), 0.0)
+                        result, expired = await with_deadline(result, remaining)
+                        if expired:
+                            return self._timeout_envelope()
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001
@@ -399,7 +412,7 @@ class GuardedTool:
             constraint = "format" if isinstance(node, dict) and "format" in node else kind
             attempted = REDACTED if check.is_sensitive(here) else (
                 MISSING if sent is MISSING else cap_value(redact(sent, node, check.schema)))
-            label = f"'{here.lstrip('/')}'" if here else "the arguments"
+            label = field_label(here)
             what = f"a valid {node['format']}" if constraint == "format" else describe(node, check.schema)
             found.append(Violation(here, constraint, f"{label} must be {what or 'valid'}"[:200],
                                    expected=describe(node, check.schema), attempted=attempted))
@@ -567,72 +580,6 @@ def _model_builder(model: Any) -> Callable[[Any], Any]:
     return model.model_validate  # type: ignore[no-any-return]
 
 
-_NOT_STARTED: Any = object()
-_DEADLINE_PASSED: Any = object()
-
-
-class _Resumed:
-    """Awaitable that continues a coroutine already run to its first suspension (what ``await``
-    would have done): values go out to the task, sends and throws (cancellation) go back in."""
-
-    __slots__ = ("coro", "first")
-
-    def __init__(self, coro: Any, first: Any) -> None:
-        self.coro, self.first = coro, first
-
-    def __await__(self) -> Any:
-        coro, value = self.coro, self.first
-        while True:
-            try:
-                sent = yield value
-            except GeneratorExit:
-                coro.close()
-                raise
-            except BaseException as exc:  # noqa: B036, BLE001
-                try:
-                    value = coro.throw(exc)
-                except StopIteration as done:
-                    return done.value
-            else:
-                try:
-                    value = coro.send(sent)
-                except StopIteration as done:
-                    return done.value
-
-
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
-async def _with_deadline(awaitable: Any, seconds: float) -> tuple[Any, bool]:
-    """(result, False), or (None, True) when our deadline (not the tool's own timeout) fired."""
-    timeout_cm = getattr(asyncio, "timeout", None)
-    if timeout_cm is not None:  # Python 3.11+: no extra task
-        cm = timeout_cm(seconds)
-        try:
-            async with cm:
-                return await awaitable, False
-        except TimeoutError:
-            if cm.expired():
-                return None, True
-            raise
-    task = asyncio.ensure_future(awaitable)  # Python 3.10: no asyncio.timeout
-    try:
-        done, _ = await asyncio.wait({task}, timeout=seconds)
-    except asyncio.CancelledError:  # our caller was cancelled: so is the work
-        task.cancel()
-        raise
-    if not done:
-        task.cancel()
-        await asyncio.wait({task})  # let the work see its cancellation, as wait_for does
-        return None, True
-    return task.result(), False
-
-
 def _jsonable(value: Any) -> Any:
     """A JSON copy of a value (datetimes, models, tuples...), or MISSING when there is none."""
     try:
@@ -646,11 +593,9 @@ def _jsonable(value: Any) -> Any:
 
 
 def _schema_node(schema: Any, loc: list[Any]) -> Any:
-    from .schema_check import _children, _expand
-
     nodes = [schema]
     for part in loc:
-        nodes = [c for n in nodes for e in _expand(n, schema) for c in _children(e, str(part))]
+        nodes = [c for n in nodes for e in expand(n, schema) for c in child_nodes(e, str(part))]
         if not nodes:
             return None
     return nodes[0]
@@ -666,40 +611,3 @@ def guard(contract: Contract, implementation: Callable[..., Any], *,
     return GuardedTool(contract, implementation, input_model=input_model, output_model=output_model,
                        errors=errors, state=state, on_call=on_call, description=description,
                        mapper=mapper, **options)
-
-
-class ToolStub:
-    """What generated code instantiates per tool version; ``implement`` attaches the code."""
-
-    def __init__(self, contract: Contract, *, input_model: type | None = None,
-                 output_model: type | None = None, errors: Sequence[type[ToolError]] = (),
-                 description: str = "") -> None:
-        self.contract = contract
-        self.name = contract.name
-        self.version = contract.version
-        self.input_model = input_model
-        self.output_model = output_model
-        self.errors = tuple(errors)
-        self.description = description or contract.description
-
-    def implement(self, fn: Callable[..., Any] | None = None, *,
-                  state: BudgetStore | MutableMapping[str, Any] | None = None,
-                  on_call: Callable[[CallRecord], None] | None = None,
-                  mapper: Mapper | None = None, **options: Any) -> Any:
-        """Decorator (bare or with options): returns the GuardedTool for ``fn``."""
-
-        def attach(f: Callable[..., Any]) -> GuardedTool:
-            return guard(self.contract, f, input_model=self.input_model,
-                         output_model=self.output_model, errors=self.errors, state=state,
-                         on_call=on_call, description=self.description, mapper=mapper, **options)
-
-        return attach(fn) if fn is not None else attach
-
-    def error(self, class_name: str) -> type[ToolError]:
-        for cls in self.errors:
-            if cls.__name__ == class_name or (cls.spec is not None and cls.spec.class_name == class_name):
-                return cls
-        raise KeyError(class_name)
-
-    def __repr__(self) -> str:
-        return f"<ToolStub {self.name} {self.version}>"

@@ -56,3 +56,28 @@ def output_from_call_tool_result(result: Any) -> Any:
         code = str(error["code"])
     raise ToolError(f"The remote tool reported an error ({code}); its own words are in 'upstream'.",
                     code=code, upstream=untrusted(text))
+
+
+#: How the MCP SDK client reports a result that breaks the tool's advertised outputSchema.
+_SDK_INVALID_OUTPUT = "Invalid structured content returned by tool"
+
+
+async def call_mcp_tool(session: Any, name: str, arguments: Mapping[str, Any] | None = None,
+                        **options: Any) -> Any:
+    """Call a tool of another MCP server through an SDK ``ClientSession`` and return its output,
+    for use as the implementation of a ``wrap_tool``.
+
+    Its errors raise a ToolError (see ``output_from_call_tool_result``); a result the SDK client
+    rejects against the tool's ``outputSchema`` (the silent "200 with an empty payload" failure)
+    raises UNAVAILABLE rather than an exception string; transport failures propagate to the
+    wrapper's mapper.
+    """
+    try:
+        result = await session.call_tool(name, dict(arguments or {}), **options)
+    except RuntimeError as exc:
+        if str(exc).startswith(_SDK_INVALID_OUTPUT):
+            raise ToolError("The remote tool returned a result that does not match its output "
+                            "schema. Wait a moment and call again unchanged.",
+                            code="UNAVAILABLE") from exc
+        raise
+    return output_from_call_tool_result(result)

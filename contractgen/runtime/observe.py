@@ -8,6 +8,8 @@ ERROR under the error's ``ref``. Nothing here is shown to the model.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -49,3 +51,35 @@ def emit(record: CallRecord, hook: Callable[[CallRecord], None] | None) -> None:
             hook(record)
         except Exception:  # an observer must never break the call it observes
             logger.exception("on_call hook failed for %s", record.tool)
+
+
+class CallStats:
+    """An ``on_call`` hook that counts calls per (tool, version, code); thread-safe.
+
+    ``stats = CallStats(); guard(..., on_call=stats)``, then ``stats.counts`` or
+    ``stats.error_rate("book_meeting")``.
+    """
+
+    def __init__(self) -> None:
+        self.counts: Counter[tuple[str, str, str]] = Counter()
+        self.exhausted: Counter[str] = Counter()  # calls that hit the failure budget, per tool
+        self._lock = threading.Lock()
+
+    def __call__(self, record: CallRecord) -> None:
+        with self._lock:
+            self.counts[(record.tool, record.version, record.code)] += 1
+            if record.budget_exhausted:
+                self.exhausted[record.tool] += 1
+
+    def by_code(self, tool: str | None = None) -> Counter[str]:
+        with self._lock:
+            out: Counter[str] = Counter()
+            for (name, _, code), n in self.counts.items():
+                if tool is None or name == tool:
+                    out[code] += n
+            return out
+
+    def error_rate(self, tool: str | None = None) -> float:
+        codes = self.by_code(tool)
+        total = sum(codes.values())
+        return 0.0 if total == 0 else (total - codes["OK"]) / total

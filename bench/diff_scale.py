@@ -1,0 +1,173 @@
+"""Benchmark: `contractgen diff` on two trees of 1,000 synthetic tools with about 5% changed.
+
+Prints the diff's time next to the time to load the same trees (parse + check + lower), both for two
+folders and for `--against` a git revision in a temporary repository, plus the end-to-end CLI time.
+Ratios are against the load measured in the same run; nothing here asserts a time.
+
+    python bench/diff_scale.py [--tools 1000] [--changed 0.05] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+import yaml
+
+from contractgen.diff import Context, DiffSettings, run_diff
+from contractgen.diff.git import read_revision
+from contractgen.diff.pairing import pair_trees
+from contractgen.manifest.load import load_contracts, load_parsed
+
+
+def synthetic_tool(index: int, rng: random.Random) -> dict:
+    properties: dict = {
+        "query": {"type": "string", "minLength": 1, "maxLength": rng.choice([100, 200, 500]),
+                  "description": "What to look for."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": rng.choice([50, 100]), "default": 10},
+        "mode": {"enum": ["fast", "exact", "fuzzy"], "description": "Matching strategy."},
+        "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"}, "maxItems": 20},
+        "filter": {"$ref": "#/$defs/filter"},
+    }
+    return {
+        "name": f"tool_{index:04d}", "version": "1.0.0", "summary": f"Synthetic tool number {index}.",
+        "description": "A synthetic tool for the diff benchmark.",
+        "input": {"type": "object", "additionalProperties": False, "required": ["query"], "properties": properties,
+                  "$defs": {"filter": {"type": "object", "additionalProperties": False,
+                                       "properties": {"field": {"type": "string"},
+                                                      "value": {"type": ["string", "number", "null"]}}}}},
+        "output": {"type": "object", "required": ["items"], "properties": {
+            "items": {"type": "array", "items": {"type": "object", "properties": {
+                "id": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1}}}},
+            "next_cursor": {"type": ["string", "null"]}}},
+        "errors": [{"class": "NotFound", "code": "NOT_FOUND", "message": "Nothing matches. Tell the user."},
+                   {"class": "Busy", "code": "RATE_LIMITED", "message": "Wait and retry.", "retry_after": 2}],
+        "timeout": {"seconds": 20},
+        "examples": [{"summary": "plain", "arguments": {"query": "lamps", "limit": 5, "mode": "fast"}}],
+    }
+
+
+CHANGES = (
+    ("enum value removed", lambda t: t["input"]["properties"]["mode"].update(enum=["fast", "exact"])),
+    ("maxLength lowered", lambda t: t["input"]["properties"]["query"].update(maxLength=50)),
+    ("required property added", lambda t: (t["input"]["properties"].update(locale={"type": "string"}),
+                                           t["input"]["required"].append("locale"))),
+    ("description edited", lambda t: t["input"]["properties"]["query"].update(description="Words to find.")),
+    ("output property removed", lambda t: t["output"]["properties"].pop("next_cursor")),
+    ("error added", lambda t: t["errors"].append({"class": "Denied", "code": "PERMISSION_DENIED",
+                                                 "message": "Not allowed. Tell the user."})),
+    ("nested $defs narrowed", lambda t: t["input"]["$defs"]["filter"]["properties"]["value"].update(
+        type=["string", "number"])),
+    ("timeout decreased", lambda t: t["timeout"].update(seconds=5)),
+)
+
+
+def write_trees(root: Path, count: int, changed: float, seed: int = 7) -> int:
+    rng = random.Random(seed)
+    changed_ids = set(rng.sample(range(count), int(count * changed)))
+    for index in range(count):
+        tool = synthetic_tool(index, rng)
+        (root / "old" / tool["name"]).mkdir(parents=True)
+        (root / "old" / tool["name"] / "tool.yaml").write_text(yaml.safe_dump(tool, sort_keys=False), "utf-8")
+        if index in changed_ids:
+            _, change = CHANGES[index % len(CHANGES)]
+            change(tool)
+            tool["version"] = "1.1.0"
+        (root / "new" / tool["name"]).mkdir(parents=True)
+        (root / "new" / tool["name"] / "tool.yaml").write_text(yaml.safe_dump(tool, sort_keys=False), "utf-8")
+    return len(changed_ids)
+
+
+def best(repeat: int, work) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+    times, result = [], None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = work()
+        times.append(time.perf_counter() - started)
+    return min(times), result
+
+
+def git(cwd: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "b",
+           "GIT_COMMITTER_EMAIL": "b@example.com"}
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", type=int, default=1000)
+    parser.add_argument("--changed", type=float, default=0.05)
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+    context = Context(today=date(2026, 11, 30))
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        changed = write_trees(root, args.tools, args.changed)
+        print(f"{args.tools} tools, {changed} changed ({args.changed:.0%}); best of {args.repeat} runs\n")
+
+        # two folders
+        load_time, loaded = best(args.repeat, lambda: (load_contracts([root / "old"]), load_contracts([root / "new"])))
+        old, new = loaded  # type: ignore[misc]
+        diff_time, report = best(args.repeat, lambda: run_diff(*pair_trees(old.contracts, new.contracts),
+                                                               DiffSettings(), context))
+
+        # --against: old tree committed in a temp repo, new tree in the working tree
+        repo = root / "repo"
+        shutil.copytree(root / "old", repo / "contracts")
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "old")
+        shutil.rmtree(repo / "contracts")
+        shutil.copytree(root / "new", repo / "contracts")
+        cwd = Path.cwd()
+        os.chdir(repo)
+        try:
+            read_time, read = best(args.repeat, lambda: read_revision([Path("contracts")], "main"))
+            git_load_time, git_loaded = best(args.repeat, lambda: (load_parsed(read.parsed),  # type: ignore[attr-defined]
+                                                                   load_contracts([Path("contracts")])))
+            git_old, git_new = git_loaded  # type: ignore[misc]
+            git_diff_time, git_report = best(args.repeat, lambda: run_diff(
+                *pair_trees(git_old.contracts, git_new.contracts), DiffSettings(), context))
+        finally:
+            os.chdir(cwd)
+
+        def cli(*argv: str, where: Path) -> float:
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "contractgen", *argv], cwd=where, capture_output=True, check=False)
+            return time.perf_counter() - started
+
+        cli_folders = min(cli("diff", "old", "new", "--format", "json", "--today", "2026-11-30", where=root)
+                          for _ in range(args.repeat))
+        cli_against = min(cli("diff", "--against", "main", "contracts", "--format", "json", "--today", "2026-11-30",
+                              where=repo) for _ in range(args.repeat))
+        cli_check = min(cli("check", "old", where=root) for _ in range(args.repeat))
+
+    findings = len(report.findings)  # type: ignore[attr-defined]
+    assert findings == len(git_report.findings)  # type: ignore[attr-defined]
+    rows = [
+        ("folders: load both trees (parse+check+lower)", load_time, load_time),
+        ("folders: diff (pair + rules + witnesses + gates)", diff_time, load_time),
+        ("--against: read old tree from git (ls-tree + cat-file)", read_time, git_load_time),
+        ("--against: load both trees", git_load_time, git_load_time),
+        ("--against: diff", git_diff_time, git_load_time),
+        ("CLI end to end: diff old new", cli_folders, load_time),
+        ("CLI end to end: diff --against main", cli_against, load_time),
+        ("CLI end to end: check old (one tree, for scale)", cli_check, load_time),
+    ]
+    print(f"{'step':<58} {'seconds':>8}  {'x load':>7}")
+    for label, seconds, baseline in rows:
+        print(f"{label:<58} {seconds:>8.3f}  {seconds / baseline:>7.2f}")
+    print(f"\n{findings} findings ({sum(1 for f in report.findings if f.level.value == 'breaking')} breaking)")  # type: ignore[attr-defined]
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from conftest import ROOT
 from diff_support import CASES
 
-from conftest import ROOT
 from contractgen.diff import RULES
 from contractgen.diff.catalogue import END, START, render_catalogue, splice
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Scope
 from ..coverage import semantic_verdict
+from ..model import Context, Direction, Hit, Level, Scope
 from ..normalize import canonical
 from ..ruletools import show
 from ..structure import SchemaPair, unmatched_branches

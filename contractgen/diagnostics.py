@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
+
+# Control characters (newlines, escapes) in a file name or a quoted value must not break the
+# one-line format or drive the terminal, so they are printed escaped.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape_controls(text: str) -> str:
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 class Level(str, Enum):
@@ -26,17 +36,31 @@ class Diagnostic:
 
     def format(self) -> str:
         """``file:line:col #/pointer: message`` plus an indented ``hint:`` line."""
-        location = self.file
+        location = _escape_controls(self.file)
         if self.line is not None:
             location += f":{self.line}"
             if self.column is not None:
                 location += f":{self.column}"
         prefix = "" if self.level is Level.ERROR else "warning: "
-        text = f"{location} #{self.pointer}: {prefix}{self.message}"
+        pointer, message = _escape_controls(self.pointer), _escape_controls(self.message)
+        text = f"{location} #{pointer}: {prefix}{message}"
         if self.hint:
-            text += f"\n    hint: {self.hint}"
+            text += f"\n    hint: {_escape_controls(self.hint)}"
         return text
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping (for ``--format json``)."""
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "pointer": self.pointer,
+            "level": self.level.value,
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+        }
 
-def has_errors(diagnostics: "tuple[Diagnostic, ...] | list[Diagnostic]") -> bool:
+
+def has_errors(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> bool:
     return any(d.level is Level.ERROR for d in diagnostics)

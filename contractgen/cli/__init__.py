@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import typer
 
+from . import build as _build
 from . import check as _check
 from . import diff as _diff
+from . import import_cmd as _import_cmd
+from . import init as _init
 
 app = typer.Typer(
     name="contractgen",
@@ -16,14 +19,16 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """Schema-first code generator for versioned LLM tool contracts."""
 
 
 _check.register(app)
+_build.register(app)
 _diff.register(app)
+_import_cmd.register(app)
+_init.register(app)
 
 
 def main() -> None:

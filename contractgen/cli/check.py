@@ -2,28 +2,52 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from ..config import load_config
 from ..manifest import load_contracts
-from .output import exit_code_for, print_diagnostics
+from .output import exit_code_for, print_diagnostics, print_diagnostics_json, summary
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
 
 
 def check(
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Manifest files or folders (default: the configured contracts folder).")] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when there are warnings.")] = False,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Manifest files or folders (default: the configured contracts folder)."
+        ),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when there are warnings.")
+    ] = False,
+    output_format: Annotated[
+        Format,
+        typer.Option(
+            "--format", help="text: diagnostics on stderr; json: one JSON document on stdout."
+        ),
+    ] = Format.text,
 ) -> None:
-    """Validate manifests: meta-schema, embedded JSON Schemas, examples, names, versions, migrations."""
-    config = load_config()
-    result = load_contracts(paths or [config.contracts])
-    print_diagnostics(result.diagnostics)
+    """Validate manifests: meta-schema, embedded schemas, examples, names, versions, migrations.
+
+    Exit 0 when clean, 1 when there are only warnings and --strict is given, 2 for errors.
+    """
+    targets = paths or [load_config().contracts]
+    result = load_contracts(targets)
+    files = len(result.files)
     code = exit_code_for(result.diagnostics, strict=strict)
-    if code == 0:
-        count = len(result.contracts.tools)
-        typer.echo(f"{count} manifest{'s' if count != 1 else ''} checked, no errors", err=True)
+    if output_format is Format.json:
+        print_diagnostics_json(result.diagnostics, manifests=files, exit_code=code)
+    else:
+        print_diagnostics(result.diagnostics)
+        typer.echo(summary(result.diagnostics, files), err=True)
     raise typer.Exit(code)
 
 

@@ -1,9 +1,10 @@
-"""Printing diagnostics: the one place that turns diagnostic values into text on stderr."""
+"""Printing diagnostics: the one place that turns diagnostic values into text (or JSON)."""
 
 from __future__ import annotations
 
+import json
 import sys
-from typing import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..diagnostics import Diagnostic, Level
 
@@ -15,6 +16,28 @@ EXIT_INVALID = 2
 def print_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
     for diagnostic in diagnostics:
         print(diagnostic.format(), file=sys.stderr)
+
+
+def print_diagnostics_json(diagnostics: Sequence[Diagnostic], **extra: object) -> None:
+    """One JSON document on stdout: ``{"diagnostics": [...], **extra}``, for editors and CI."""
+    print(
+        json.dumps(
+            {"diagnostics": [d.to_dict() for d in diagnostics], **extra}, indent=2, sort_keys=True
+        )
+    )
+
+
+def summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    """``3 manifests checked: 2 errors, 1 warning`` (or ``..., no errors``)."""
+    errors = sum(d.level is Level.ERROR for d in diagnostics)
+    warnings = sum(d.level is Level.WARNING for d in diagnostics)
+    head = f"{files} manifest{'s' if files != 1 else ''} checked"
+    if not errors and not warnings:
+        return f"{head}, no errors"
+    parts = [f"{errors} error{'s' if errors != 1 else ''}"] if errors else ["no errors"]
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return f"{head}: {', '.join(parts)}"
 
 
 def exit_code_for(diagnostics: Iterable[Diagnostic], *, strict: bool = False) -> int:

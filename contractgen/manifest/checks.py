@@ -1,91 +1,99 @@
-"""Checks on one manifest (meta-schema, embedded JSON Schemas, examples) and across manifests (uniqueness)."""
+"""Running every check on one parsed manifest (``check_file``) and across manifests (``check_set``).
+
+Checks run section by section: a section with a meta-schema error is not checked further (its shape
+is unknown), but every other section still is, so one run reports as much as it can.
+"""
 
 from __future__ import annotations
 
-import difflib
-from typing import Any, Iterable
-
-import jsonschema
-from jsonschema.exceptions import SchemaError
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..ir import ToolVersion
-from .parse import ParsedFile, escape_pointer_token
+from .contract_checks import check_empty_result, check_examples, check_retry_and_timeout
+from .describe import json_type
+from .error_checks import check_errors, check_messages
+from .lifecycle_checks import check_layout, check_lifecycle
+from .meta import check_meta
+from .parse import ParsedFile
+from .report import Reporter
+from .schema_checks import check_embedded_schema, check_input_descriptions
+from .set_checks import check_set
 
-
-def _pointer(path: Iterable[Any]) -> str:
-    return "".join("/" + escape_pointer_token(str(p)) for p in path)
-
-
-def _at(item: ParsedFile, pointer: str, message: str, code: str, hint: str | None = None) -> Diagnostic:
-    probe = pointer
-    while probe not in item.positions and probe:
-        probe = probe.rsplit("/", 1)[0]
-    line, column = item.positions.get(probe, (None, None))
-    return Diagnostic(item.path, pointer, message, line=line, column=column, code=code, hint=hint)
+__all__ = ["check_file", "check_set"]
 
 
 def check_file(item: ParsedFile) -> list[Diagnostic]:
-    from .load import manifest_meta_schema
+    report = Reporter(item)
+    data = item.value
+    if not isinstance(data, dict):
+        report.error(
+            "",
+            f"expected a mapping at the top of the manifest (got {json_type(data)})",
+            "not-a-mapping",
+            hint="a manifest starts with `name:`, `version:`, `summary:` ... at the top level",
+        )
+        return report.diagnostics
+    bad = check_meta(report, data)
 
-    if not isinstance(item.value, dict):
-        return [_at(item, "", f"expected a mapping at the top of the manifest (got {_json_type(item.value)})",
-                    "not-a-mapping")]
-    problems: list[Diagnostic] = []
-    meta = manifest_meta_schema()
-    for error in jsonschema.Draft202012Validator(meta).iter_errors(item.value):
-        problems.append(_meta_error_diagnostic(item, error, meta))
-    if problems:
-        return problems
+    def clean(*sections: str) -> bool:
+        return "" not in bad and not any(b.split("/")[0] in sections for b in bad)
+
+    schemas: dict[str, dict[str, Any] | None] = {"input": None, "output": None}
     for key in ("input", "output"):
-        problems.extend(_check_embedded_schema(item, key))
-    return problems
+        schema = data.get(key)
+        if key in bad or not isinstance(schema, dict):
+            continue
+        if _guarded(report, f"{key} schema", partial(check_embedded_schema, report, key, schema)):
+            schemas[key] = schema
+    if schemas["input"] is not None:
+        _guarded(
+            report, "input descriptions", lambda: check_input_descriptions(report, data["input"])
+        )
+    if (
+        clean("name", "retry") and "errors" not in bad
+    ):  # single bad entries are skipped, not the section
+        skip = frozenset(int(b.split("/")[1]) for b in bad if b.startswith("errors/"))
+        _guarded(report, "errors", lambda: check_errors(report, data, schemas["input"], skip))
+        if not data.get("errors"):
+            report.warning(
+                "/errors" if "errors" in data else "",
+                "expected the errors the tool can return (got none)",
+                "no-errors",
+                hint="declare each failure with a code from the closed set; undeclared "
+                "failures reach the model as INTERNAL",
+            )
+    if clean("errors", "deprecated", "empty_result", "migrations"):
+        _guarded(report, "messages", lambda: check_messages(report, data))
+    if clean("retry", "timeout"):
+        _guarded(report, "retry", lambda: check_retry_and_timeout(report, data))
+    if clean("examples"):
+        _guarded(report, "examples", lambda: check_examples(report, data, schemas["input"]))
+    if clean("version", "deprecated", "migrations"):
+        _guarded(report, "lifecycle", lambda: check_lifecycle(report, data))
+    if clean("name", "version"):
+        _guarded(report, "layout", lambda: check_layout(report, data))
+    if clean("empty_result"):
+        _guarded(
+            report, "empty_result", lambda: check_empty_result(report, data, schemas["output"])
+        )
+    return report.diagnostics
 
 
-def _meta_error_diagnostic(item: ParsedFile, error: jsonschema.ValidationError, meta: dict[str, Any]) -> Diagnostic:
-    pointer = _pointer(error.absolute_path)
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = sorted(error.schema.get("properties", {}))
-        extras = sorted(set(error.instance) - set(allowed))
-        key = extras[0] if extras else "?"
-        close = difflib.get_close_matches(key, allowed, n=1)
-        return _at(item, f"{pointer}/{escape_pointer_token(key)}",
-                   f"unknown key '{key}' (expected one of: {', '.join(allowed)})", "unknown-key",
-                   hint=f"did you mean '{close[0]}'?" if close else None)
-    if error.validator == "required":
-        return _at(item, pointer, f"missing required key ({error.message})", "missing-key")
-    return _at(item, pointer, f"{error.message}", f"invalid-{error.validator}")
+def _guarded(report: Reporter, what: str, run: Callable[[], Any]) -> Any:
+    """A check that crashes on odd input becomes one diagnostic, never a traceback.
 
-
-def _check_embedded_schema(item: ParsedFile, key: str) -> list[Diagnostic]:
-    schema = item.value[key]
+    The tests fail on such a diagnostic, so a crash is still found; users only ever see the value.
+    """
     try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        pointer = f"/{key}" + _pointer(exc.absolute_path)
-        return [_at(item, pointer, f"expected valid JSON Schema 2020-12 ({exc.message})", "invalid-schema")]
-    if schema.get("type") != "object":
-        return [_at(item, f"/{key}/type", f"expected an object schema (got type {schema.get('type')!r})",
-                    "schema-not-object", hint="add `type: object` and put the fields under `properties`")]
-    return []
-
-
-def check_set(tools: list[ToolVersion]) -> list[Diagnostic]:
-    problems: list[Diagnostic] = []
-    seen: dict[tuple[str, str], ToolVersion] = {}
-    for tool in tools:
-        key = (tool.name, tool.version)
-        if key in seen:
-            line, column = tool.position("/version") or (None, None)
-            problems.append(Diagnostic(tool.source, "/version",
-                                       f"expected one manifest per tool version (got {tool.name} {tool.version} "
-                                       f"again; first in {seen[key].source})",
-                                       line=line, column=column, code="duplicate-version"))
-        else:
-            seen[key] = tool
-    return problems
-
-
-def _json_type(value: Any) -> str:
-    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
-            int: "integer", float: "number"}.get(type(value), type(value).__name__)
+        return run()
+    except Exception as exc:  # noqa: BLE001 - the boundary that keeps tracebacks away from users
+        report.error(
+            "",
+            f"contractgen could not check the {what} of this manifest "
+            f"({type(exc).__name__}: {exc})",
+            "internal-check-failure",
+            hint="please report this manifest to the contractgen maintainers",
+        )
+        return None

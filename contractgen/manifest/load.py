@@ -6,37 +6,30 @@ below a given folder is read, so other layouts work too. All problems are collec
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema
 
 from ..diagnostics import Diagnostic, has_errors
 from ..ir import ContractSet, ToolVersion
 from .lower import lower_manifest
-from .parse import ParsedFile, parse_manifest_text
+from .parse import MAX_MANIFEST_BYTES, TOO_LARGE_HINT, ParsedFile, parse_manifest_text
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @dataclass(frozen=True)
 class LoadResult:
-    contracts: ContractSet
-    diagnostics: tuple[Diagnostic, ...]
+    contracts: ContractSet  # the manifests without errors, lowered and sorted by (name, version)
+    diagnostics: tuple[Diagnostic, ...]  # every problem in every file, sorted by file and position
+    files: tuple[str, ...] = ()  # every manifest file read, including those with errors
 
     @property
     def ok(self) -> bool:
         return not has_errors(self.diagnostics)
-
-
-@lru_cache(maxsize=1)
-def manifest_meta_schema() -> dict[str, Any]:
-    text = resources.files("contractgen.schema").joinpath("manifest.schema.json").read_text("utf-8")
-    return json.loads(text)
 
 
 def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:
@@ -44,26 +37,83 @@ def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnost
     problems: list[Diagnostic] = []
     for path in paths:
         if path.is_dir():
-            found.extend(
-                p for p in sorted(path.rglob("*"))
-                if p.suffix in MANIFEST_SUFFIXES and p.is_file()
+            inside = [
+                p
+                for p in sorted(path.rglob("*"))
+                if p.suffix in MANIFEST_SUFFIXES
+                and p.is_file()
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
+            ]
+            if not inside:
+                problems.append(
+                    Diagnostic(
+                        str(path),
+                        "",
+                        "expected manifests (*.yaml, *.yml, *.json) in this folder (got none)",
+                        code="no-manifests",
+                        hint="put one file per tool version at <folder>/<tool>/<version>.yaml",
+                    )
+                )
+            found.extend(inside)
         elif path.is_file():
             found.append(path)
         else:
-            problems.append(Diagnostic(str(path), "", "expected a manifest file or folder (got nothing at this path)",
-                                       code="missing-path"))
-    return found, problems
+            problems.append(
+                Diagnostic(
+                    str(path),
+                    "",
+                    "expected a manifest file or folder (got nothing at this path)",
+                    code="missing-path",
+                )
+            )
+    unique = list(dict.fromkeys(found))  # a file named twice (folder and file) is checked once
+    return unique, problems
+
+
+def read_manifest(path: Path) -> ParsedFile:
+    """Parse one manifest file; an oversized or unreadable file becomes a diagnostic, unread."""
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_MANIFEST_BYTES:
+            return ParsedFile(
+                name,
+                diagnostics=[
+                    Diagnostic(
+                        name,
+                        "",
+                        f"expected a manifest of at most {MAX_MANIFEST_BYTES:,} bytes "
+                        f"(got {size:,} bytes)",
+                        code="file-too-large",
+                        hint=TOO_LARGE_HINT,
+                    )
+                ],
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        return ParsedFile(
+            name,
+            diagnostics=[
+                Diagnostic(
+                    name,
+                    "",
+                    f"expected a readable file (got {exc.strerror or type(exc).__name__})",
+                    code="unreadable-file",
+                )
+            ],
+        )
+    return parse_manifest_text(name, raw)
 
 
 def load_contracts(paths: Iterable[Path | str]) -> LoadResult:
     files, diagnostics = discover_manifests(Path(p) for p in paths)
-    parsed = [parse_manifest_text(str(f), f.read_bytes()) for f in files]
+    parsed = [read_manifest(f) for f in files]
     return load_parsed(parsed, diagnostics)
 
 
-def load_parsed(parsed: list[ParsedFile], diagnostics: list[Diagnostic] | None = None) -> LoadResult:
+def load_parsed(
+    parsed: list[ParsedFile], diagnostics: list[Diagnostic] | None = None
+) -> LoadResult:
     from .checks import check_file, check_set  # checks import lower; keep the module graph one-way
 
     diagnostics = list(diagnostics or [])
@@ -76,12 +126,37 @@ def load_parsed(parsed: list[ParsedFile], diagnostics: list[Diagnostic] | None =
         diagnostics.extend(problems)
         if has_errors(problems):
             continue
-        tools.append(ToolVersion(lower_manifest(item.value), item.path, item.positions))
+        try:
+            contract = lower_manifest(item.value)
+        except (
+            KeyError,
+            TypeError,
+            ValueError,
+        ) as exc:  # a gap between checks and lowering: report it
+            diagnostics.append(
+                Diagnostic(
+                    item.path,
+                    "",
+                    f"contractgen could not lower this manifest ({type(exc).__name__}: {exc})",
+                    code="internal-lowering-failure",
+                    hint="please report this manifest to the contractgen maintainers",
+                )
+            )
+            continue
+        tools.append(ToolVersion(contract, item.path, item.positions))
     tools.sort(key=lambda t: (t.name, _version_key(t.version), t.source))
-    diagnostics.extend(check_set(tools))
+    broken = [
+        (item.value["name"], item.value["version"])
+        for item in parsed
+        if isinstance(item.value, dict)
+        and isinstance(item.value.get("name"), str)
+        and isinstance(item.value.get("version"), str)
+    ]
+    diagnostics.extend(check_set(tools, broken))
     diagnostics.sort(key=lambda d: (d.file, d.line or 0, d.column or 0, d.pointer, d.message))
-    clean = tuple(tools) if not has_errors(diagnostics) else tuple(tools)
-    return LoadResult(ContractSet(clean), tuple(diagnostics))
+    return LoadResult(
+        ContractSet(tuple(tools)), tuple(diagnostics), tuple(item.path for item in parsed)
+    )
 
 
 def _version_key(version: str) -> Any:

@@ -2,7 +2,11 @@
 
 PyYAML speaks YAML 1.1, which turns ``yes``/``on`` into booleans and ``2027-06-30`` into dates;
 manifests hold JSON Schema, so we resolve only JSON-compatible scalars and keep everything else a
-string. Each value's 1-based (line, column) is recorded under its JSON pointer.
+string. Each value's 1-based (line, column) is recorded under its JSON pointer, and each mapping
+key's position under the pointer of its value (for "unknown key" diagnostics).
+
+Hostile input is bounded: a size cap, a nesting-depth cap, and a cap on the number of values after
+YAML alias expansion (a "billion laughs" file stops at the cap instead of hanging).
 """
 
 from __future__ import annotations
@@ -17,6 +21,25 @@ import yaml
 from ..diagnostics import Diagnostic
 
 MAX_MANIFEST_BYTES = 1_000_000
+#: values in one manifest after alias expansion; real manifests hold a few thousand
+MAX_VALUES = 200_000
+#: nesting depth of mappings and sequences
+MAX_DEPTH = 64
+TOO_LARGE_HINT = (
+    "split the tool's schemas into smaller pieces with $defs, or check that this is a manifest"
+)
+EMPTY_HINT = (
+    "a manifest needs at least name, version, summary, description, input and output "
+    "(see docs/manifest.md)"
+)
+
+
+class _TooBig(Exception):
+    """Raised inside construction when a cap is hit; turned into one diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
 
 
 class _JsonCompatibleLoader(yaml.SafeLoader):
@@ -42,7 +65,10 @@ class ParsedFile:
     path: str
     value: Any = None
     positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: pointer of a mapping value -> position of its key
+    key_positions: dict[str, tuple[int, int]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    _budget: int = MAX_VALUES
 
 
 def escape_pointer_token(token: str) -> str:
@@ -52,54 +78,160 @@ def escape_pointer_token(token: str) -> str:
 def parse_manifest_text(path: str, raw: bytes) -> ParsedFile:
     result = ParsedFile(path)
     if len(raw) > MAX_MANIFEST_BYTES:
-        result.diagnostics.append(Diagnostic(
-            path, "", f"expected a manifest of at most {MAX_MANIFEST_BYTES:,} bytes "
-            f"(got {len(raw):,} bytes)", code="file-too-large",
-            hint="split the tool's schemas into smaller pieces with $defs, or check that this is a manifest"))
+        result.diagnostics.append(
+            Diagnostic(
+                path,
+                "",
+                f"expected a manifest of at most {MAX_MANIFEST_BYTES:,} bytes "
+                f"(got {len(raw):,} bytes)",
+                code="file-too-large",
+                hint=TOO_LARGE_HINT,
+            )
+        )
         return result
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        result.diagnostics.append(Diagnostic(
-            path, "", f"expected UTF-8 text (got byte 0x{raw[exc.start]:02x} at offset {exc.start})",
-            line=line, code="not-utf8", hint="save the file as UTF-8"))
+        result.diagnostics.append(
+            Diagnostic(
+                path,
+                "",
+                f"expected UTF-8 text (got byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                line=line,
+                code="not-utf8",
+                hint="save the file as UTF-8",
+            )
+        )
         return result
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     if not text.strip():
-        result.diagnostics.append(Diagnostic(
-            path, "", "expected a manifest mapping (got an empty file)", line=1, code="empty-file",
-            hint="run `contractgen init NAME` to scaffold a manifest"))
+        result.diagnostics.append(
+            Diagnostic(
+                path,
+                "",
+                "expected a manifest mapping (got an empty file)",
+                line=1,
+                code="empty-file",
+                hint=EMPTY_HINT,
+            )
+        )
         return result
     if path.endswith(".json"):
         try:
             result.value = json.loads(text)
         except json.JSONDecodeError as exc:
-            result.diagnostics.append(Diagnostic(
-                path, "", f"expected valid JSON ({exc.msg})", line=exc.lineno, column=exc.colno,
-                code="malformed-json"))
+            result.diagnostics.append(
+                Diagnostic(
+                    path,
+                    "",
+                    f"expected valid JSON ({exc.msg})",
+                    line=exc.lineno,
+                    column=exc.colno,
+                    code="malformed-json",
+                )
+            )
+            return result
+        except RecursionError:
+            result.diagnostics.append(_too_deep(path, None))
             return result
     try:
-        node = yaml.compose(text, Loader=_JsonCompatibleLoader)
+        # In valid JSON a raw tab is whitespace outside strings; YAML rejects it as indentation.
+        # One space per tab keeps every column, so JSON positions survive.
+        yaml_text = text.replace("\t", " ") if result.value is not None else text
+        node = yaml.compose(yaml_text, Loader=_JsonCompatibleLoader)
+    except RecursionError:
+        result.value = None
+        result.diagnostics.append(_too_deep(path, None))
+        return result
     except yaml.YAMLError as exc:
-        if result.value is not None:  # valid JSON that YAML 1.1 cannot read: keep it, without positions
+        if (
+            result.value is not None
+        ):  # valid JSON that YAML 1.1 cannot read: keep it, without positions
             return result
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        result.diagnostics.append(Diagnostic(
-            path, "", f"expected valid YAML ({problem})",
-            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
-            code="malformed-yaml"))
+        result.diagnostics.append(
+            Diagnostic(
+                path,
+                "",
+                f"expected valid YAML ({problem})",
+                line=mark.line + 1 if mark else None,
+                column=mark.column + 1 if mark else None,
+                code="malformed-yaml",
+            )
+        )
         return result
-    value = _construct(node, "", result)
+    if node is None:  # only comments or a bare document marker
+        result.diagnostics.append(
+            Diagnostic(
+                path,
+                "",
+                "expected a manifest mapping (got an empty document)",
+                line=1,
+                code="empty-file",
+                hint=EMPTY_HINT,
+            )
+        )
+        return result
+    try:
+        value = _construct(node, "", result, 0, frozenset())
+    except _TooBig as exc:
+        result.value = None
+        result.positions.clear()
+        result.key_positions.clear()
+        result.diagnostics.append(exc.diagnostic)
+        return result
     if result.value is None:
         result.value = value
     return result
 
 
-def _construct(node: yaml.Node, pointer: str, out: ParsedFile) -> Any:
-    out.positions[pointer] = (node.start_mark.line + 1, node.start_mark.column + 1)
+def _too_deep(path: str, node: yaml.Node | None) -> Diagnostic:
+    return Diagnostic(
+        path,
+        "",
+        f"expected mappings and lists nested at most {MAX_DEPTH} deep (got deeper)",
+        line=node.start_mark.line + 1 if node else None,
+        column=node.start_mark.column + 1 if node else None,
+        code="too-deep",
+        hint="flatten the schema with $defs and $ref",
+    )
+
+
+def _construct(
+    node: yaml.Node, pointer: str, out: ParsedFile, depth: int, active: frozenset[int]
+) -> Any:
+    out._budget -= 1
+    if out._budget < 0:
+        raise _TooBig(
+            Diagnostic(
+                out.path,
+                "",
+                f"expected at most {MAX_VALUES:,} values after expanding YAML aliases (got more)",
+                line=node.start_mark.line + 1,
+                column=node.start_mark.column + 1,
+                code="too-many-values",
+                hint="avoid nested YAML anchors and aliases (&name / *name); write the values out",
+            )
+        )
+    if depth > MAX_DEPTH:
+        raise _TooBig(_too_deep(out.path, node))
+    out.positions.setdefault(pointer, (node.start_mark.line + 1, node.start_mark.column + 1))
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+        if id(node) in active:  # an alias pointing at one of its own ancestors
+            raise _TooBig(
+                Diagnostic(
+                    out.path,
+                    pointer,
+                    "expected a tree of values (got a YAML alias that contains itself)",
+                    line=node.start_mark.line + 1,
+                    column=node.start_mark.column + 1,
+                    code="recursive-alias",
+                    hint="remove the alias (*name) inside its own anchor (&name)",
+                )
+            )
+        active = active | {id(node)}
     if isinstance(node, yaml.MappingNode):
         mapping: dict[str, Any] = {}
         for key_node, value_node in node.value:
@@ -108,14 +240,27 @@ def _construct(node: yaml.Node, pointer: str, out: ParsedFile) -> Any:
                 key = json.dumps(key) if key is not None else "null"
             child = f"{pointer}/{escape_pointer_token(key)}"
             if key in mapping:
-                out.diagnostics.append(Diagnostic(
-                    out.path, child, f"expected each key once (got '{key}' again)",
-                    line=key_node.start_mark.line + 1, column=key_node.start_mark.column + 1,
-                    code="duplicate-key", hint="remove or merge the repeated key"))
-            mapping[key] = _construct(value_node, child, out)
+                out.diagnostics.append(
+                    Diagnostic(
+                        out.path,
+                        child,
+                        f"expected each key once (got {key!r} again)",
+                        line=key_node.start_mark.line + 1,
+                        column=key_node.start_mark.column + 1,
+                        code="duplicate-key",
+                        hint="remove or merge the repeated key",
+                    )
+                )
+            out.key_positions.setdefault(
+                child, (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            )
+            mapping[key] = _construct(value_node, child, out, depth + 1, active)
         return mapping
     if isinstance(node, yaml.SequenceNode):
-        return [_construct(item, f"{pointer}/{i}", out) for i, item in enumerate(node.value)]
+        return [
+            _construct(item, f"{pointer}/{i}", out, depth + 1, active)
+            for i, item in enumerate(node.value)
+        ]
     return _scalar(node)
 
 

@@ -1,0 +1,266 @@
+"""The one adapter to datamodel-code-generator: bundle every tool's schemas, generate once, split per tool.
+
+Every tool version's input and output schema (and their own ``$defs``/``definitions``, hoisted) go under
+the ``$defs`` of ONE bundled schema, keyed ``<ToolPrefix>V<major>Input...``. Local ``$ref``s are rewritten
+to the hoisted keys, so no reference ever crosses tools. With parent-prefixed naming every class name
+is then a function of its own tool's schema alone: adding a tool never renames another tool's classes,
+and generating a subset of tools yields the same per-tool code (which the incremental build relies on).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import tempfile
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Options passed on every call, explicitly, so output does not drift with the library's defaults.
+GENERATE_OPTIONS: Mapping[str, Any] = {
+    "output_model_type": "pydantic_v2.BaseModel",
+    "input_file_type": "jsonschema",
+    "target_python_version": "3.10",
+    "disable_timestamp": True,
+    "formatters": ["builtin"],
+    "builtin_format_line_length": 100,
+    "naming_strategy": "parent-prefixed",
+    "enum_field_as_literal": "all",
+    "use_annotated": True,
+    "field_constraints": True,
+    "use_standard_collections": True,
+    "use_union_operator": True,
+    "use_double_quotes": True,
+    "use_schema_description": False,
+    "use_field_description": False,
+    "output_datetime_class": "datetime",
+    "reuse_model": False,
+    "allow_remote_refs": False,
+}
+
+#: Keys that hold JSON data rather than subschemas: ``$ref`` inside them is not a reference.
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
+_DEF_CONTAINERS = ("$defs", "definitions")
+
+
+class ModelsError(Exception):
+    """A schema datamodel-code-generator cannot turn into models; ``owner`` names the tool when known."""
+
+    def __init__(self, message: str, owner: str | None = None, pointer: str = "") -> None:
+        super().__init__(message)
+        self.owner = owner
+        self.pointer = pointer
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One tool version's schemas to model; ``owner`` is an opaque key the caller uses (the module)."""
+
+    owner: str
+    prefix: str  # e.g. "BookMeetingV2"; the root classes become <prefix>Input / <prefix>Output
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ModelCode:
+    """One tool's share of the generated models: its imports and its statements, in order."""
+
+    owner: str
+    input_class: str
+    output_class: str
+    #: module -> imported names (``""`` as a name means ``import module``)
+    imports: tuple[tuple[str, tuple[str, ...]], ...]
+    body: str
+    class_names: tuple[str, ...]
+
+
+def library_version() -> str:
+    from importlib.metadata import version
+
+    return version("datamodel-code-generator")
+
+
+def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
+    """Generate models for all requests in one library call; return each owner's share."""
+    requests = list(requests)
+    if not requests:
+        return {}
+    bundle: dict[str, Any] = {}
+    key_owner: dict[str, str] = {}
+    roots: dict[str, tuple[str, str]] = {}
+    for request in requests:
+        in_key, out_key = request.prefix + "Input", request.prefix + "Output"
+        for root_key, schema in ((in_key, request.input_schema), (out_key, request.output_schema)):
+            for key, sub in hoist_schema(schema, root_key, owner=request.owner).items():
+                if key in bundle:
+                    raise ModelsError(f"expected unique model names (got '{key}' twice)", request.owner)
+                bundle[key] = sub
+                key_owner[key] = request.owner
+        roots[request.owner] = (in_key, out_key)
+    code, metadata = _run_generator({"$defs": bundle})
+    return _split(code, metadata, key_owner, roots)
+
+
+def hoist_schema(schema: Mapping[str, Any], root_key: str, owner: str = "") -> dict[str, Any]:
+    """``{bundle key: subschema}`` for one schema: the root plus its hoisted definitions, refs rewritten."""
+    names: dict[tuple[str, str], str] = {}
+    used = {root_key}
+    for container in _DEF_CONTAINERS:
+        for name in (schema.get(container) or {}):
+            key = root_key + _pascal(name)
+            while key in used:
+                key += "Def"
+            used.add(key)
+            names[(container, name)] = key
+
+    def rewrite_ref(ref: str) -> str:
+        if not ref.startswith("#"):
+            raise ModelsError(f"expected a local $ref starting with '#' (got '{ref}')", owner)
+        tokens = ref[1:].split("/")[1:] if ref not in ("#", "#/") else []
+        if len(tokens) >= 2 and (tokens[0], _unescape(tokens[1])) in names:
+            rest = tokens[2:]
+            return "#/$defs/" + "/".join([names[(tokens[0], _unescape(tokens[1]))], *rest])
+        return "#/$defs/" + "/".join([root_key, *tokens])
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, Mapping):
+            out: dict[str, Any] = {}
+            for k, v in node.items():
+                if k == "$ref" and isinstance(v, str):
+                    out[k] = rewrite_ref(v)
+                elif k in _DATA_KEYWORDS:
+                    out[k] = v
+                else:
+                    out[k] = walk(v)
+            return out
+        if isinstance(node, (list, tuple)):
+            return [walk(v) for v in node]
+        return node
+
+    root = {k: v for k, v in schema.items() if k not in (*_DEF_CONTAINERS, "$schema", "$id")}
+    hoisted = {root_key: walk(root)}
+    for (container, name), key in names.items():
+        hoisted[key] = walk(schema[container][name])
+    return hoisted
+
+
+def _pascal(name: str) -> str:
+    parts = [p for p in re.split(r"[^0-9A-Za-z]+", name) if p]
+    text = "".join(p[:1].upper() + p[1:] for p in parts)
+    return text or "Def"
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _run_generator(schema: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    # The library changes the working directory and holds a process-wide lock: call it from the main
+    # thread only, and restore the cwd ourselves. It also reads settings (line length, its own table)
+    # from a pyproject.toml it finds from the cwd: run it in an empty folder so no project config leaks in.
+    from datamodel_code_generator import generate
+
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="contractgen-models-") as scratch:
+        metadata_path = Path(scratch) / "models.json"
+        try:
+            os.chdir(scratch)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                code = generate(schema, emit_model_metadata=metadata_path, **GENERATE_OPTIONS)
+        except Exception as exc:  # the library raises many types; all mean "cannot model this"
+            raise ModelsError(_first_line(exc)) from exc
+        finally:
+            os.chdir(cwd)
+        if not isinstance(code, str):
+            raise ModelsError("expected one module of models from datamodel-code-generator")
+        metadata = json.loads(metadata_path.read_text("utf-8")).get("models", [])
+    return code, metadata
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else 'no message'}"
+
+
+def _split(code: str, metadata: list[dict[str, Any]], key_owner: Mapping[str, str],
+           roots: Mapping[str, tuple[str, str]]) -> dict[str, ModelCode]:
+    tree = ast.parse(code)
+    lines = code.splitlines(keepends=True)
+    class_owner: dict[str, str] = {}
+    root_class: dict[str, str] = {}
+    for model in metadata:
+        path = model.get("source_path") or []
+        if len(path) >= 2 and path[0] == "$defs" and path[1] in key_owner:
+            class_owner[model["class_name"]] = key_owner[path[1]]
+            if len(path) == 2:
+                root_class[path[1]] = model["class_name"]
+    imports: list[tuple[str, str, str]] = []  # (module, name, asname)
+    statements: dict[str, list[str]] = {owner: [] for owner in roots}
+    classes: dict[str, list[str]] = {owner: [] for owner in roots}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            if node.module != "__future__":
+                imports.extend((node.module or "", a.name, a.asname or a.name) for a in node.names)
+            continue
+        if isinstance(node, ast.Import):
+            imports.extend((a.name, "", a.asname or a.name) for a in node.names)
+            continue
+        owner = _statement_owner(node, class_owner)
+        if owner is None:
+            if isinstance(node, ast.ClassDef) and node.name not in class_owner:
+                continue  # the bundle's own root model: belongs to nobody
+            raise ModelsError(f"internal: cannot tell which tool owns generated statement at line {node.lineno}")
+        start = (node.decorator_list[0].lineno if isinstance(node, ast.ClassDef) and node.decorator_list
+                 else node.lineno)
+        statements[owner].append("".join(lines[start - 1: node.end_lineno]).rstrip() + "\n")
+        if isinstance(node, ast.ClassDef):
+            classes[owner].append(node.name)
+    result: dict[str, ModelCode] = {}
+    for owner, (in_key, out_key) in roots.items():
+        body = "\n\n".join(statements[owner])
+        used = _names_used(body)
+        wanted: dict[str, list[str]] = {}
+        for module, name, asname in imports:
+            if asname in used:
+                wanted.setdefault(module, []).append(name if name == asname or not name else f"{name} as {asname}")
+        result[owner] = ModelCode(
+            owner=owner,
+            input_class=root_class.get(in_key, in_key),
+            output_class=root_class.get(out_key, out_key),
+            imports=tuple(sorted((m, tuple(sorted(set(n)))) for m, n in wanted.items())),
+            body=body,
+            class_names=tuple(classes[owner]),
+        )
+    return result
+
+
+def _statement_owner(node: ast.stmt, class_owner: Mapping[str, str]) -> str | None:
+    if isinstance(node, ast.ClassDef):
+        return class_owner.get(node.name)
+    for name in ast.walk(node):
+        if isinstance(name, ast.Name) and name.id in class_owner:
+            return class_owner[name.id]
+    return None
+
+
+def _names_used(body: str) -> set[str]:
+    used: set[str] = set()
+    for node in ast.walk(ast.parse(body)):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value  # type: ignore[assignment]
+            if isinstance(root, ast.Name):
+                used.add(root.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            # string annotations (forward references) name classes and typing helpers too
+            used.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", node.value))
+    return used

@@ -1,0 +1,123 @@
+"""Checks on a manifest's retry and timeout settings, its example calls and its empty-result rule."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import best_match
+from referencing.exceptions import Unresolvable
+
+from .describe import describe_validation_error, did_you_mean, pointer_of, show
+from .parse import escape_pointer_token
+from .report import Reporter
+from .schema_walk import lookup_argument
+
+
+def check_retry_and_timeout(report: Reporter, data: dict[str, Any]) -> None:
+    backoff = data.get("retry", {}).get("backoff", {})
+    initial, maximum = backoff.get("initial"), backoff.get("maximum")
+    if initial is not None and maximum is not None and maximum < initial:
+        report.error(
+            "/retry/backoff/maximum",
+            f"expected maximum >= initial (got maximum {maximum} < initial {initial})",
+            "backoff-maximum-below-initial",
+            hint=f"set maximum to at least {initial}",
+        )
+    timeout = data.get("timeout", {})
+    if (
+        timeout.get("long_running")
+        and timeout.get("seconds") is not None
+        and timeout["seconds"] < 30
+    ):
+        report.warning(
+            "/timeout/seconds",
+            f"a long-running tool with a short deadline (got {timeout['seconds']} s)",
+            "long-running-short-timeout",
+            hint="raise timeout.seconds, or drop long_running",
+        )
+
+
+def check_examples(
+    report: Reporter, data: dict[str, Any], input_schema: dict[str, Any] | None
+) -> None:
+    examples = data.get("examples", [])
+    if not examples:
+        report.warning(
+            "/examples" if "examples" in data else "",
+            "expected at least one example call (got none)",
+            "no-examples",
+            hint="add `examples: [{summary: ..., arguments: {...}}]`; check validates them",
+        )
+    if input_schema is None:
+        return
+    validator = jsonschema.Draft202012Validator(
+        input_schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    for i, example in enumerate(examples):
+        base = f"/examples/{i}/arguments"
+        try:
+            errors = sorted(
+                validator.iter_errors(example["arguments"]),
+                key=lambda e: list(map(str, e.absolute_path)),
+            )
+        except (Unresolvable, re.error, RecursionError) as exc:
+            report.error(
+                base,
+                f"cannot validate this example ({type(exc).__name__.lower()})",
+                "unvalidatable-example",
+            )
+            continue
+        for error in errors:
+            chosen = best_match([error]) or error
+            where = base + pointer_of(chosen.absolute_path)
+            if chosen.validator == "additionalProperties" and isinstance(chosen.instance, dict):
+                allowed = sorted(chosen.schema.get("properties", {}))
+                for extra in sorted(set(chosen.instance) - set(allowed)):
+                    report.error(
+                        f"{where}/{escape_pointer_token(extra)}",
+                        f"example does not match the input schema: "
+                        f"unknown argument {extra!r} "
+                        f"(expected one of: {', '.join(allowed) or 'none'})",
+                        "invalid-example",
+                        hint=did_you_mean(extra, allowed),
+                        key=True,
+                    )
+                continue
+            message, hint = describe_validation_error(chosen)
+            report.error(
+                where,
+                f"example does not match the input schema: {message}",
+                "invalid-example",
+                hint=hint,
+            )
+
+
+def check_empty_result(
+    report: Reporter, data: dict[str, Any], output_schema: dict[str, Any] | None
+) -> None:
+    empty = data.get("empty_result")
+    if not isinstance(empty, dict) or output_schema is None:
+        return
+    found = lookup_argument(output_schema, empty["pointer"])
+    if not found.found:
+        report.error(
+            "/empty_result/pointer",
+            f"expected a pointer into the output schema (got {show(empty['pointer'])}: "
+            f"no {found.missing} in the output schema)",
+            "unknown-empty-pointer",
+            hint=did_you_mean(empty["pointer"], found.candidates)
+            or (f"output fields here: {', '.join(found.candidates)}" if found.candidates else None),
+        )
+        return
+    declared = found.schema.get("type") if isinstance(found.schema, dict) else None
+    kinds = {declared} if isinstance(declared, str) else set(declared or ())
+    if kinds and not kinds & {"array", "object", "string", "null"}:
+        report.warning(
+            "/empty_result/pointer",
+            f"expected a value that can be empty: an array, object, string or null "
+            f"(got {' or '.join(sorted(kinds))} at {empty['pointer']}; only its absence counts)",
+            "empty-pointer-never-empty",
+            hint="point at the list of results, e.g. /results",
+        )

@@ -1,0 +1,169 @@
+"""Turning values and jsonschema errors into "expected X (got Y)" text with did-you-mean hints."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+import jsonschema
+
+from .parse import escape_pointer_token
+
+_MAX_SHOWN = 60
+
+#: Words authors reach for instead of JSON Schema type names.
+TYPE_SYNONYMS = {
+    "str": "string",
+    "text": "string",
+    "datetime": "string",
+    "date": "string",
+    "int": "integer",
+    "long": "integer",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "bool": "boolean",
+    "dict": "object",
+    "map": "object",
+    "list": "array",
+    "tuple": "array",
+    "none": "null",
+}
+TYPE_NAMES = ("array", "boolean", "integer", "null", "number", "object", "string")
+
+
+def pointer_of(path: Iterable[Any]) -> str:
+    return "".join("/" + escape_pointer_token(str(p)) for p in path)
+
+
+def json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    return {
+        dict: "object",
+        list: "array",
+        str: "string",
+        type(None): "null",
+        int: "integer",
+        float: "number",
+    }.get(type(value), type(value).__name__)
+
+
+def show(value: Any) -> str:
+    """A short, quoted rendering of a value for a message (control characters stay escaped)."""
+    if isinstance(value, str):
+        text = repr(value if len(value) <= _MAX_SHOWN else value[:_MAX_SHOWN] + "...")
+        return text
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "null"}[value]
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, dict):
+        return "an object" if value else "an empty object"
+    if isinstance(value, list):
+        return "an array" if value else "an empty array"
+    return type(value).__name__
+
+
+def got(value: Any) -> str:
+    """``got string 'x'`` style: the JSON type and the value."""
+    kind = json_type(value)
+    if isinstance(value, (dict, list)):
+        return show(value)
+    return f"{kind} {show(value)}"
+
+
+def did_you_mean(word: str, options: Iterable[str], cutoff: float = 0.6) -> str | None:
+    options = list(options)
+    lowered = {o.lower(): o for o in options}
+    if word.lower() in lowered and lowered[word.lower()] != word:
+        return f"did you mean {lowered[word.lower()]!r}?"
+    close = difflib.get_close_matches(word, options, n=1, cutoff=cutoff)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+def one_of(options: Iterable[Any]) -> str:
+    shown = [show(o) if not isinstance(o, str) else repr(o) for o in options]
+    if len(shown) > 12:
+        shown = shown[:12] + ["..."]
+    return ", ".join(shown)
+
+
+def describe_validation_error(error: jsonschema.ValidationError) -> tuple[str, str | None]:
+    """Message and optional hint for one jsonschema error, phrased as "expected X (got Y)"."""
+    keyword, expected, instance = error.validator, error.validator_value, error.instance
+    if keyword == "type":
+        names = expected if isinstance(expected, list) else [expected]
+        hint = None
+        if (
+            isinstance(instance, (int, float))
+            and "string" in names
+            and not isinstance(instance, bool)
+        ):
+            hint = f'quote it: "{instance}"'
+        return f"expected {' or '.join(map(str, names))} (got {got(instance)})", hint
+    if keyword in ("enum", "const"):
+        options = expected if keyword == "enum" else [expected]
+        hint = (
+            did_you_mean(instance, [o for o in options if isinstance(o, str)])
+            if isinstance(instance, str)
+            else None
+        )
+        return f"expected one of {one_of(options)} (got {show(instance)})", hint
+    if keyword == "required":
+        missing = [name for name in expected if isinstance(instance, dict) and name not in instance]
+        return f"missing required key {missing[0]!r}" if missing else error.message, None
+    if keyword == "additionalProperties" and isinstance(instance, dict):
+        allowed = sorted(error.schema.get("properties", {}))
+        extras = sorted(set(instance) - set(allowed))
+        return (
+            f"unknown key {extras[0]!r} (expected one of: {', '.join(allowed)})"
+            if allowed
+            else f"unknown key {extras[0]!r} (expected no other keys)"
+        ), (did_you_mean(extras[0], allowed) if extras else None)
+    if keyword == "maxLength" and isinstance(instance, str):
+        return f"expected at most {expected} characters (got {len(instance)})", None
+    if keyword == "minLength" and isinstance(instance, str):
+        return (
+            (
+                f"expected at least {expected} character{'s' if expected != 1 else ''} "
+                f"(got {len(instance)})"
+            ),
+            None,
+        )
+    if keyword in ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"):
+        relation = {
+            "maximum": "<=",
+            "minimum": ">=",
+            "exclusiveMaximum": "<",
+            "exclusiveMinimum": ">",
+        }[keyword]
+        return f"expected a number {relation} {expected} (got {show(instance)})", None
+    if keyword == "maxItems" and isinstance(instance, list):
+        return f"expected at most {expected} items (got {len(instance)})", None
+    if keyword == "minItems" and isinstance(instance, list):
+        return (
+            (
+                f"expected at least {expected} item{'s' if expected != 1 else ''} "
+                f"(got {len(instance)})"
+            ),
+            None,
+        )
+    if keyword == "uniqueItems":
+        return f"expected unique items (got a repeated item in {show(instance)})", None
+    if keyword == "pattern":
+        return f"expected a string matching {expected} (got {show(instance)})", None
+    if keyword == "format":
+        return f"expected a {expected} string (got {show(instance)})", None
+    if keyword == "multipleOf":
+        return f"expected a multiple of {expected} (got {show(instance)})", None
+    if keyword in ("anyOf", "oneOf") and error.context:
+        best = jsonschema.exceptions.best_match(error.context)
+        if best is not None and best.validator != keyword:
+            return describe_validation_error(best)
+    if keyword == "not":
+        return f"expected a value not matching {show(expected)} (got {show(instance)})", None
+    if keyword == "propertyNames" and error.context:
+        return describe_validation_error(error.context[0])
+    return f"{error.message} (keyword {keyword!r})", None

@@ -1,0 +1,185 @@
+"""Checks on a manifest's error entries: class names, model-facing messages, field pointers, and
+retry settings that agree with each other."""
+
+from __future__ import annotations
+
+import keyword
+from typing import Any
+
+from ..naming import class_prefix, error_class_problem
+from ..runtime.codes import CODES
+from .describe import did_you_mean, show
+from .leaks import find_leaks
+from .report import Reporter
+from .schema_walk import lookup_argument
+
+
+def check_errors(
+    report: Reporter,
+    data: dict[str, Any],
+    input_schema: dict[str, Any] | None,
+    skip: frozenset[int] = frozenset(),
+) -> None:
+    """Error entries; ``skip`` holds the indices of entries with meta-schema errors."""
+    first_seen: dict[str, int] = {}
+    for i, entry in enumerate(data.get("errors", [])):
+        if i in skip:
+            continue
+        base = f"/errors/{i}"
+        name = entry["class"]
+        if name in first_seen:
+            report.error(
+                f"{base}/class",
+                f"expected each error class once per tool (got {name!r} again; "
+                f"first at /errors/{first_seen[name]})",
+                "duplicate-error-class",
+                hint=f"merge the two entries or rename this one, e.g. {name + '2'!r}",
+            )
+        else:
+            first_seen[name] = i
+        problem = error_class_problem(name, data["name"])
+        if problem:
+            report.error(
+                f"{base}/class",
+                f"expected an error class name that is not {problem} (got {name!r})",
+                "reserved-class-name",
+                hint=f"rename it, e.g. {_suggest_class(name, data['name'])!r}",
+            )
+        elif not name[:1].isupper():
+            report.warning(
+                f"{base}/class",
+                f"expected a PascalCase class name (got {name!r})",
+                "class-not-pascal-case",
+                hint=f"did you mean {name[:1].upper() + name[1:]!r}?",
+            )
+        if not entry["message"].strip():
+            report.error(
+                f"{base}/message",
+                "expected an instruction for the model (got only whitespace)",
+                "empty-message",
+            )
+        field = entry.get("field")
+        if field is not None and input_schema is not None:
+            found = lookup_argument(input_schema, field)
+            if not found.found:
+                report.error(
+                    f"{base}/field",
+                    f"expected a pointer to an input argument (got {show(field)}: "
+                    f"no {found.missing} in the input schema)",
+                    "unknown-error-field",
+                    hint=did_you_mean(field, found.candidates)
+                    or (
+                        f"arguments here: {', '.join(found.candidates)}"
+                        if found.candidates
+                        else None
+                    ),
+                )
+        spec = CODES[entry["code"]]
+        retryable = entry.get("retryable", spec.retryable)
+        action = entry.get("action", spec.action)
+        if action in ("fix_arguments", "retry_later") and not retryable:
+            report.error(
+                base,
+                f"expected retryable: true with action {action!r} (got retryable: false)",
+                "contradictory-retry",
+                hint=_contradiction_hint(entry, spec),
+            )
+        if action in ("stop_and_tell_user", "escalate") and retryable:
+            report.error(
+                base,
+                f"expected retryable: false with action {action!r} (got retryable: true)",
+                "contradictory-retry",
+                hint=_contradiction_hint(entry, spec),
+            )
+        if entry["code"] == "TIMEOUT" and retryable and _idempotent(data) is False:
+            report.warning(
+                base,
+                "a timed-out call of a non-idempotent tool may have taken effect; retrying it "
+                "may repeat the effect",
+                "timeout-retry-not-idempotent",
+                hint="set `retryable: false` and `action: stop_and_tell_user`, "
+                "or make the tool idempotent",
+            )
+        if "retry_after" in entry and not retryable:
+            report.warning(
+                f"{base}/retry_after",
+                "retry_after has no effect on an error that is not retryable",
+                "retry-after-ignored",
+                hint="remove retry_after, or make the error retryable",
+            )
+    retry = data.get("retry", {})
+    if "retryable_codes" in retry:
+        listed = set(retry["retryable_codes"])
+        for i, entry in enumerate(data.get("errors", [])):
+            if i in skip:
+                continue
+            spec = CODES[entry["code"]]
+            if (
+                entry.get("action", spec.action) == "retry_later"
+                and entry.get("retryable", spec.retryable)
+                and entry["code"] not in listed
+            ):
+                report.warning(
+                    f"/errors/{i}/code",
+                    f"error {entry['class']!r} tells the model to retry later, "
+                    f"but {entry['code']} is not in retry.retryable_codes",
+                    "code-not-retryable",
+                    hint=f"add {entry['code']} to retry.retryable_codes, or set `retryable: false`",
+                )
+
+
+def _idempotent(data: dict[str, Any]) -> bool | None:
+    """``annotations.idempotent``; another section's shape may be wrong (already reported)."""
+    annotations = data.get("annotations")
+    return annotations.get("idempotent") if isinstance(annotations, dict) else None
+
+
+def _contradiction_hint(entry: dict[str, Any], spec: Any) -> str:
+    if "action" in entry and "retryable" in entry:
+        return "make retryable and action agree, or drop both to use the code's defaults"
+    changed = "action" if "action" in entry else "retryable"
+    return (
+        f"drop `{changed}` to use {entry['code']}'s default "
+        f"({spec.action}, retryable: {str(spec.retryable).lower()})"
+        if changed in entry
+        else "make retryable and action agree"
+    )
+
+
+def _suggest_class(name: str, tool: str) -> str:
+    """A free name close to ``name``: keywords get ``Error``, other names the tool's prefix."""
+    if keyword.iskeyword(name):
+        return name[:1].upper() + name[1:] + "Error"
+    prefix = class_prefix(tool)
+    return name + "Error" if name.startswith(prefix) else prefix + name[:1].upper() + name[1:]
+
+
+def check_messages(report: Reporter, data: dict[str, Any]) -> None:
+    """Model-facing texts may not leak internals."""
+    texts: list[tuple[str, Any]] = [
+        (f"/errors/{i}/message", e.get("message")) for i, e in enumerate(data.get("errors", []))
+    ]
+    if isinstance(data.get("deprecated"), dict):
+        texts.append(("/deprecated/message", data["deprecated"].get("message")))
+    if isinstance(data.get("empty_result"), dict):
+        texts.append(("/empty_result/meaning", data["empty_result"].get("meaning")))
+    for i, migration in enumerate(data.get("migrations", [])):
+        for part in ("removed", "changed"):
+            for key, text in (migration.get(part) or {}).items():
+                texts.append(
+                    (f"/migrations/{i}/{part}/{key.replace('~', '~0').replace('/', '~1')}", text)
+                )
+        texts.append((f"/migrations/{i}/notes", migration.get("notes")))
+    for pointer, text in texts:
+        if not isinstance(text, str):
+            continue
+        leaks = find_leaks(text)
+        if leaks:
+            shown = ", ".join(f"{leak.kind} {show(leak.text)}" for leak in leaks)
+            report.error(
+                pointer,
+                f"expected a model-facing message free of internals (got {shown})",
+                "message-leak",
+                hint="say what went wrong and what to do next in the user's terms; "
+                "keep internal details in logs or in `description`",
+            )

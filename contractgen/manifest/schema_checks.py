@@ -1,0 +1,393 @@
+"""Checks on the embedded ``input`` and ``output`` JSON Schemas: valid 2020-12, local ``$ref``
+targets that exist, an object root, keyword typos, and defaults/examples that match their schema.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import best_match
+from referencing.exceptions import Unresolvable
+
+from .describe import (
+    TYPE_NAMES,
+    TYPE_SYNONYMS,
+    describe_validation_error,
+    did_you_mean,
+    json_type,
+    pointer_of,
+    show,
+)
+from .report import Reporter
+from .schema_walk import definition_refs, deref, resolve_local_ref, subschemas
+
+_META_VALIDATOR = jsonschema.Draft202012Validator(
+    jsonschema.Draft202012Validator.META_SCHEMA,
+    format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER,
+)
+
+#: Every keyword of the 2020-12 vocabularies, plus draft-07 ones that validators still read.
+KNOWN_KEYWORDS = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$ref",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$comment",
+        "$defs",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentSchemas",
+        "prefixItems",
+        "items",
+        "contains",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxContains",
+        "minContains",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+        "title",
+        "description",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "examples",
+        "format",
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+        "definitions",
+        "dependencies",
+        "additionalItems",
+        "$recursiveRef",
+        "$recursiveAnchor",
+    }
+)
+#: Non-2020-12 keywords authors carry over from OpenAPI 3.0, and what to write instead.
+FOREIGN_KEYWORDS = {
+    "nullable": 'JSON Schema has no `nullable`; use `type: [string, "null"]`',
+    "example": "use `examples: [...]` (a list) instead of `example`",
+    "x-nullable": 'use `type: [..., "null"]` instead',
+}
+SENSITIVE_KEYWORD = "x-sensitive"
+DIALECTS_2020_12 = (
+    "https://json-schema.org/draft/2020-12/schema",
+    "http://json-schema.org/draft/2020-12/schema",
+)
+#: The formats JSON Schema 2020-12 defines; others (OpenAPI's int32, password ...) are annotations.
+KNOWN_FORMATS = (
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+)
+
+
+def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
+    """Report problems in ``/<key>``; return True when the schema is usable for validation."""
+    base = f"/{key}"
+    problems = _meta_problems(report, base, schema)
+    if problems:
+        return False
+    usable = _check_refs(report, base, schema)
+    root_type = schema.get("type")
+    if root_type != "object":
+        has_props = "properties" in schema
+        report.error(
+            f"{base}/type" if "type" in schema else base,
+            "expected an object schema "
+            f"(got {'type ' + show(root_type) if 'type' in schema else 'no type'})",
+            "schema-not-object",
+            hint="add `type: object` at the top of the schema"
+            if has_props or "type" not in schema
+            else "wrap the value in an object: `type: object`, `properties: {result: ...}`",
+        )
+    dialect = schema.get("$schema")
+    if isinstance(dialect, str) and dialect.rstrip("#") not in DIALECTS_2020_12:
+        report.warning(
+            f"{base}/$schema",
+            f"expected the JSON Schema 2020-12 dialect (got {show(dialect)}); "
+            "contractgen reads every schema as 2020-12",
+            "foreign-dialect",
+            hint=f"remove `$schema`, or set it to {DIALECTS_2020_12[0]}",
+        )
+    for pointer, sub in subschemas(schema):
+        _check_keywords(report, base + pointer, sub)
+        _check_format(report, base + pointer, sub)
+        _check_required_listed(report, base + pointer, sub)
+        if SENSITIVE_KEYWORD in sub and not isinstance(sub[SENSITIVE_KEYWORD], bool):
+            report.error(
+                f"{base}{pointer}/{SENSITIVE_KEYWORD}",
+                f"expected boolean (got {json_type(sub[SENSITIVE_KEYWORD])} "
+                f"{show(sub[SENSITIVE_KEYWORD])})",
+                "invalid-sensitive-flag",
+                hint=f"write `{SENSITIVE_KEYWORD}: true`",
+            )
+    if usable:
+        _check_instances(report, base, schema)
+    return usable and root_type == "object"
+
+
+def _meta_problems(report: Reporter, base: str, schema: Any) -> bool:
+    errors = list(_META_VALIDATOR.iter_errors(schema))
+    seen: set[str] = set()
+    for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
+        pointer = base + pointer_of(error.absolute_path)
+        if pointer in seen:
+            continue
+        seen.add(pointer)
+        deepest = best_match([error]) or error
+        message, hint = describe_validation_error(deepest)
+        if pointer.endswith("/type") or pointer.rsplit("/", 2)[-2:-1] == ["type"]:
+            bad = error.instance
+            if isinstance(bad, str):
+                suggestion = TYPE_SYNONYMS.get(bad.lower())
+                message = f"expected a JSON Schema type name (got {show(bad)})"
+                hint = (
+                    f"did you mean {suggestion!r}?"
+                    + (
+                        " (add `format: date-time`)"
+                        if bad.lower() == "datetime"
+                        else " (add `format: date`)"
+                        if bad.lower() == "date"
+                        else ""
+                    )
+                    if suggestion
+                    else did_you_mean(bad, TYPE_NAMES) or f"use one of: {', '.join(TYPE_NAMES)}"
+                )
+        elif error.validator == "format" and error.validator_value == "regex":
+            message = f"expected a valid regular expression (got {show(error.instance)})"
+            hint = None
+        elif deepest.validator == "type" and not hint:
+            keyword = pointer.rsplit("/", 1)[-1]
+            kinds = " or ".join(_listed(deepest.validator_value))
+            message = f"expected {keyword!r} to be {kinds} (got {show(error.instance)})"
+        report.error(
+            pointer, f"invalid JSON Schema 2020-12: {message}", "invalid-schema", hint=hint
+        )
+    return bool(errors)
+
+
+def _listed(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def _check_refs(report: Reporter, base: str, schema: dict[str, Any]) -> bool:
+    ok = True
+    for pointer, sub in subschemas(schema):
+        for keyword in ("$ref", "$dynamicRef"):
+            ref = sub.get(keyword)
+            if not isinstance(ref, str):
+                continue
+            where = f"{base}{pointer}/{keyword}"
+            if not ref.startswith("#"):
+                ok = False
+                report.error(
+                    where,
+                    f"expected a local reference starting with '#' (got {show(ref)})",
+                    "non-local-ref",
+                    hint="copy the definition under `$defs` in this schema "
+                    "and refer to it as '#/$defs/NAME'",
+                )
+                continue
+            target = resolve_local_ref(schema, ref)
+            if not target.found:
+                ok = False
+                report.error(
+                    where,
+                    "expected a $ref that resolves in this schema "
+                    f"(got {show(ref)}: {target.problem})",
+                    "unresolvable-ref",
+                    hint=did_you_mean(ref, definition_refs(schema), cutoff=0.7)
+                    or (
+                        "define it under `$defs`"
+                        if definition_refs(schema) == []
+                        else f"existing definitions: {', '.join(definition_refs(schema))}"
+                    ),
+                )
+    return ok
+
+
+def _check_keywords(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
+    for keyword in sub:
+        if (
+            keyword in KNOWN_KEYWORDS
+            or keyword.startswith("x-")
+            and keyword not in FOREIGN_KEYWORDS
+        ):
+            continue
+        if keyword in FOREIGN_KEYWORDS:
+            report.warning(
+                f"{pointer}/{keyword}",
+                f"unknown JSON Schema keyword {keyword!r} (ignored by validators)",
+                "unknown-schema-keyword",
+                hint=FOREIGN_KEYWORDS[keyword],
+                key=True,
+            )
+            continue
+        close = did_you_mean(keyword, KNOWN_KEYWORDS, cutoff=0.8)
+        if close:
+            report.warning(
+                f"{pointer}/{keyword}",
+                f"unknown JSON Schema keyword {keyword!r} (ignored by validators)",
+                "unknown-schema-keyword",
+                hint=close,
+                key=True,
+            )
+
+
+def _check_format(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
+    """A misspelt format (``datetime``) silently checks nothing; a close match gets a warning."""
+    value = sub.get("format")
+    if not isinstance(value, str) or value in KNOWN_FORMATS:
+        return
+    close = did_you_mean(value.replace("_", "-"), KNOWN_FORMATS, cutoff=0.75)
+    if close:
+        report.warning(
+            f"{pointer}/format",
+            f"unknown format {value!r} (no value is checked against it)",
+            "unknown-format",
+            hint=close,
+        )
+
+
+def _check_required_listed(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
+    required, properties = sub.get("required"), sub.get("properties")
+    if not isinstance(required, list) or not isinstance(properties, dict):
+        return
+    if (
+        any(isinstance(sub.get(k), list) for k in ("allOf", "anyOf", "oneOf"))
+        or "patternProperties" in sub
+    ):
+        return  # the property may be declared in a branch
+    closed = sub.get("additionalProperties") is False
+    for i, name in enumerate(required):
+        if isinstance(name, str) and name not in properties:
+            text = (
+                f"required argument {name!r} is not among the properties "
+                f"(expected one of: {', '.join(properties) or 'none'})"
+            )
+            hint = did_you_mean(name, properties) or f"declare {name!r} under `properties`"
+            if closed:
+                report.error(
+                    f"{pointer}/required/{i}",
+                    text + "; with additionalProperties: false no value can pass",
+                    "required-not-declared",
+                    hint=hint,
+                )
+            else:
+                report.warning(f"{pointer}/required/{i}", text, "required-not-declared", hint=hint)
+
+
+def _check_instances(report: Reporter, base: str, schema: dict[str, Any]) -> None:
+    """``default`` and ``examples`` inside the schema must match the subschema they sit in."""
+    root = jsonschema.Draft202012Validator(
+        schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    for pointer, sub in subschemas(schema):
+        values: list[tuple[str, Any]] = []
+        if "default" in sub:
+            values.append((f"{pointer}/default", sub["default"]))
+        if isinstance(sub.get("examples"), list):
+            values.extend((f"{pointer}/examples/{i}", v) for i, v in enumerate(sub["examples"]))
+        if not values:
+            continue
+        validator = root.evolve(schema=sub)
+        for where, value in values:
+            try:
+                errors = list(validator.iter_errors(value))
+            except (
+                Unresolvable,
+                re.error,
+                RecursionError,
+                jsonschema.exceptions.SchemaError,
+            ) as exc:
+                report.error(
+                    base + where,
+                    f"cannot validate this value ({type(exc).__name__.lower()})",
+                    "unvalidatable-value",
+                )
+                continue
+            if errors:
+                first = best_match(errors) or errors[0]
+                message, hint = describe_validation_error(first)
+                inner = pointer_of(first.absolute_path)
+                kind = "default" if where.endswith("/default") else "example"
+                report.error(
+                    base + where + inner,
+                    f"{kind} does not match its schema: {message}",
+                    f"invalid-schema-{kind}",
+                    hint=hint,
+                )
+
+
+def check_input_descriptions(report: Reporter, schema: dict[str, Any]) -> None:
+    """Soft: every input property should tell the model what it means."""
+    for pointer, sub in subschemas(schema):
+        properties = sub.get("properties")
+        if not isinstance(properties, dict):
+            continue
+        for name, prop in properties.items():
+            if not isinstance(prop, dict):
+                continue
+            target = deref(schema, prop)
+            if "description" in prop or isinstance(target, dict) and "description" in target:
+                continue
+            where = f"/input{pointer}/properties/{name.replace('~', '~0').replace('/', '~1')}"
+            report.warning(
+                where,
+                f"expected a description of argument {name!r} for the model (got none)",
+                "missing-description",
+                hint="add `description:` with its meaning, unit and format",
+                key=True,
+            )
+
+
+__all__ = ["check_embedded_schema", "check_input_descriptions"]

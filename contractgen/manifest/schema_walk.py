@@ -1,0 +1,219 @@
+"""Walking an embedded JSON Schema: its subschemas, its local ``$ref`` targets, argument pointers.
+
+Only keywords that hold schemas are followed, so a property that happens to be named ``$ref`` or
+``type`` is never mistaken for a keyword.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+from urllib.parse import unquote
+
+from .parse import escape_pointer_token
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_SINGLE = (
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "additionalItems",
+    "contentSchema",
+)
+_BRANCHES = ("allOf", "anyOf", "oneOf")
+MAX_REF_HOPS = 32
+
+
+def subschemas(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every schema object in ``schema`` with its pointer (relative to ``schema``), depth first."""
+    if not isinstance(schema, dict):
+        return
+    yield pointer, schema
+    for keyword in _SCHEMA_MAPS:
+        children = schema.get(keyword)
+        if isinstance(children, dict):
+            for name, child in children.items():
+                yield from subschemas(child, f"{pointer}/{keyword}/{escape_pointer_token(name)}")
+    for keyword in _SCHEMA_LISTS:
+        children = schema.get(keyword)
+        if isinstance(children, list):
+            for i, child in enumerate(children):
+                yield from subschemas(child, f"{pointer}/{keyword}/{i}")
+    for keyword in _SCHEMA_SINGLE:
+        child = schema.get(keyword)
+        if isinstance(child, list) and keyword == "items":  # draft-07 tuple form
+            for i, item in enumerate(child):
+                yield from subschemas(item, f"{pointer}/{keyword}/{i}")
+        else:
+            yield from subschemas(child, f"{pointer}/{keyword}")
+
+
+class RefTarget(NamedTuple):
+    found: bool
+    value: Any = None
+    problem: str = ""  # why it does not resolve
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def resolve_json_pointer(document: Any, pointer: str) -> RefTarget:
+    if pointer == "":
+        return RefTarget(True, document)
+    if not pointer.startswith("/"):
+        return RefTarget(False, problem="a JSON pointer starts with '/'")
+    current = document
+    walked = ""
+    for raw in pointer[1:].split("/"):
+        token = _unescape(raw)
+        if isinstance(current, dict) and token in current:
+            current = current[token]
+        elif (
+            isinstance(current, list)
+            and re.fullmatch(r"0|[1-9][0-9]*", token)
+            and int(token) < len(current)
+        ):
+            current = current[int(token)]
+        else:
+            return RefTarget(
+                False, problem=f"nothing at {walked}/{raw}" if walked else f"nothing at /{raw}"
+            )
+        walked += "/" + raw
+    return RefTarget(True, current)
+
+
+def anchors(schema: Any) -> set[str]:
+    return {sub["$anchor"] for _, sub in subschemas(schema) if isinstance(sub.get("$anchor"), str)}
+
+
+def resolve_local_ref(root: Any, ref: str) -> RefTarget:
+    """Resolve ``#``, ``#/json/pointer`` or ``#anchor`` inside ``root``; nothing else is local."""
+    if not ref.startswith("#"):
+        return RefTarget(False, problem="not a local reference")
+    fragment = unquote(ref[1:])
+    if fragment == "" or fragment.startswith("/"):
+        target = resolve_json_pointer(root, fragment)
+        if target.found and not isinstance(target.value, (dict, bool)):
+            return RefTarget(False, problem="it points at a non-schema value")
+        return target
+    for pointer, sub in subschemas(root):
+        if sub.get("$anchor") == fragment:
+            return RefTarget(True, sub)
+    return RefTarget(False, problem=f"no $anchor {fragment!r}")
+
+
+def definition_refs(root: Any) -> list[str]:
+    """``#/$defs/name`` style references for every definition, for did-you-mean hints."""
+    refs: list[str] = []
+    if isinstance(root, dict):
+        for keyword in ("$defs", "definitions"):
+            if isinstance(root.get(keyword), dict):
+                refs.extend(f"#/{keyword}/{escape_pointer_token(name)}" for name in root[keyword])
+    return refs
+
+
+def deref(root: Any, schema: Any) -> Any:
+    """Follow local ``$ref`` chains (bounded) to the schema they name; a dangling ref stops."""
+    for _ in range(MAX_REF_HOPS):
+        if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
+            return schema
+        target = resolve_local_ref(root, schema["$ref"])
+        if not target.found:
+            return schema
+        if set(schema) - {"$ref", "description", "title", "examples", "default"}:
+            return schema  # siblings next to $ref: treat the object itself as the schema
+        schema = target.value
+    return schema
+
+
+class ArgumentLookup(NamedTuple):
+    found: bool
+    missing: str = ""  # the pointer prefix that does not exist
+    candidates: tuple[str, ...] = ()  # pointers that do exist at that level
+    schema: Any = None  # the (dereferenced) schema found at the pointer
+
+
+def _branches(root: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The schema itself and its allOf/anyOf/oneOf branches (dereferenced), recursively."""
+    found = [schema]
+    for keyword in _BRANCHES:
+        for branch in schema.get(keyword, []) if isinstance(schema.get(keyword), list) else []:
+            branch = deref(root, branch)
+            if isinstance(branch, dict):
+                found.extend(_branches(root, branch))
+    return found
+
+
+def lookup_argument(root: Any, pointer: str) -> ArgumentLookup:
+    """Whether ``pointer`` (e.g. ``/filters/owner``) names a value the schema ``root`` describes."""
+    if pointer in ("", "/"):
+        return ArgumentLookup(True, schema=deref(root, root))
+    current: Any = root
+    walked = ""
+    for raw in pointer[1:].split("/"):
+        token = _unescape(raw)
+        options = (
+            [b for b in _branches(root, deref(root, current))]
+            if isinstance(deref(root, current), dict)
+            else []
+        )
+        names: list[str] = []
+        nxt: Any = None
+        for option in options:
+            props = option.get("properties")
+            if isinstance(props, dict):
+                names.extend(props)
+                if token in props:
+                    nxt = props[token]
+                    break
+            patterns = option.get("patternProperties")
+            if isinstance(patterns, dict):
+                for pattern, sub in patterns.items():
+                    try:
+                        if re.search(pattern, token):
+                            nxt = sub
+                    except re.error:
+                        continue
+            if nxt is None and token.isdigit():
+                items = option.get("items")
+                if isinstance(items, dict):
+                    nxt = items
+                elif isinstance(option.get("prefixItems"), list) and int(token) < len(
+                    option["prefixItems"]
+                ):
+                    nxt = option["prefixItems"][int(token)]
+            if nxt is None and isinstance(option.get("additionalProperties"), dict):
+                nxt = option["additionalProperties"]
+            if nxt is not None:
+                break
+        if nxt is None:
+            return ArgumentLookup(
+                False,
+                f"{walked}/{raw}",
+                tuple(f"{walked}/{escape_pointer_token(n)}" for n in dict.fromkeys(names)),
+            )
+        current = nxt
+        walked += "/" + raw
+    return ArgumentLookup(True, schema=deref(root, current))
+
+
+def top_level_properties(schema: Any) -> set[str]:
+    """Argument names an object schema declares at its root (through allOf/anyOf/oneOf and $ref)."""
+    root = schema
+    names: set[str] = set()
+    start = deref(root, schema)
+    if isinstance(start, dict):
+        for option in _branches(root, start):
+            if isinstance(option.get("properties"), dict):
+                names.update(option["properties"])
+    return names

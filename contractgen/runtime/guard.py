@@ -1,0 +1,613 @@
+"""The guard every tool call goes through: check, call, check again, and answer with one envelope.
+
+Order of checks: contract version -> input schema (JSON Schema 2020-12) -> input model -> the call
+under its deadline -> typed errors / mapped exceptions / INTERNAL -> output schema -> envelope ->
+failure budget -> CallRecord. A guarded call never raises, except KeyboardInterrupt, SystemExit and
+task cancellation, which are never swallowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
+from typing import Any
+
+from .budget import BudgetStore, as_budget_store, budget_key
+from .codes import CODES
+from .contract import Contract
+from .deadlines import (
+    DEADLINE_PASSED,
+    NOT_STARTED,
+    Resumed,
+    loop_running,
+    settle_here,
+    with_deadline,
+)
+from .envelope import error_envelope, new_ref, ok_envelope, untrusted
+from .errors import ToolError, VersionMismatchError
+from .jsonvalue import MISSING, cap_pointer, pointer, resolve_pointer
+from .observe import CallRecord, call_logger, emit, logger
+from .redaction import REDACTED, cap_value, redact
+from .schema_check import SchemaCheck
+from .schema_walk import child_nodes, expand
+from .versions import VersionCheck
+from .wording import Violation, describe, field_label, first_lines
+from .workers import POOL, PoolBusy
+
+#: An exception mapper turns a foreign exception into a ToolError, or returns None to pass.
+Mapper = Callable[[BaseException], "ToolError | None"]
+_NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
+_CHAIN_LIMIT = 32
+
+
+class _Compiled:
+    """What a contract compiles to once: the schema checks and the version check."""
+
+    def __init__(self, contract: Contract, resources: Any, formats: bool) -> None:
+        self.input = SchemaCheck(contract.input_schema, resources=resources, formats=formats)
+        self.output = SchemaCheck(contract.output_schema, resources=resources, formats=formats)
+        self.versions = VersionCheck(contract)
+
+
+_CACHE: dict[tuple[int, bool], tuple[Contract, _Compiled]] = {}
+_CACHE_LOCK = threading.Lock()
+_CACHE_LIMIT = 512
+
+
+def compiled_for(contract: Contract, *, resources: Any = None, formats: bool = False) -> _Compiled:
+    """Compiled checks for a contract, cached per contract object (contracts are frozen)."""
+    if resources:
+        return _Compiled(contract, resources, formats)
+    key = (id(contract), formats)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is contract:
+        return hit[1]
+    compiled = _Compiled(contract, None, formats)
+    with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_LIMIT:  # contracts made on the fly must not pile up forever
+            _CACHE.clear()
+        _CACHE[key] = (contract, compiled)  # holding the contract keeps its id from being reused
+    return compiled
+
+
+def _is_async(fn: Any) -> bool:
+    # a callable object with ``async def __call__`` is async too
+    call = None if inspect.isroutine(fn) else next(
+        (k.__dict__["__call__"] for k in type(fn).__mro__ if "__call__" in k.__dict__), None)
+    return inspect.iscoroutinefunction(fn) or (call is not None and inspect.iscoroutinefunction(call))
+
+
+def exception_chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc``, then its causes and contexts (and exception-group members), each once."""
+    seen: set[int] = set()
+    todo = [exc]
+    while todo and len(seen) < _CHAIN_LIMIT:
+        current = todo.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        todo.extend(getattr(current, "exceptions", None) or ())
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                todo.append(linked)
+
+
+class GuardedTool:
+    """A tool implementation behind the guard; call it with JSON arguments, get an envelope."""
+
+    def __init__(self, contract: Contract, implementation: Callable[..., Any], *,
+                 input_model: type | None = None, output_model: type | None = None,
+                 errors: Sequence[type[ToolError]] = (),
+                 state: BudgetStore | MutableMapping[str, Any] | None = None,
+                 on_call: Callable[[CallRecord], None] | None = None, description: str = "",
+                 mapper: Mapper | None = None, invalid_output_code: str = "INTERNAL",
+                 resources: Any = None, formats: bool = False) -> None:
+        self.contract = contract
+        self.name = contract.name
+        self.version = contract.version
+        self.description = description or contract.description
+        self.implementation = implementation
+        self.input_model = input_model
+        self.output_model = output_model
+        self.errors: tuple[type[ToolError], ...] = tuple(errors)
+        self.budget: BudgetStore = as_budget_store(state)
+        self.on_call = on_call
+        self.mapper = mapper
+        self.invalid_output_code = invalid_output_code if invalid_output_code in CODES else "INTERNAL"
+        self._formats = formats
+        self._resources = resources
+        self._compiled = compiled_for(contract, resources=resources, formats=formats)
+        self._is_async = _is_async(implementation)
+        self._timeout = contract.timeout.seconds
+        self._inline = self._timeout is None and not self._is_async
+        self._limit = contract.retry.failure_budget
+        self._retryable_codes = frozenset(contract.retry.retryable_codes)
+        self._build_input = _model_builder(input_model)
+        self._keys: dict[str, str] = {}
+        # bound once: the happy path calls these directly
+        self._input_is_valid = self._compiled.input.fast_is_valid
+        self._output_is_valid = self._compiled.output.fast_is_valid
+        self._old_keys = self._compiled.versions.old_key_set
+        self._empty_rule = contract.empty_result
+        self._declared = frozenset(spec.class_name for spec in contract.errors)
+        functools.update_wrapper(self, implementation, assigned=("__module__", "__name__",
+                                                                 "__qualname__", "__doc__"),
+                                 updated=())
+
+    # -- public surface ---------------------------------------------------------------------
+    @property
+    def input_schema(self) -> Any:
+        return self._compiled.input.schema
+
+    @property
+    def output_schema(self) -> Any:
+        return self._compiled.output.schema
+
+    def with_implementation(self, implementation: Callable[..., Any], *,
+                            state: BudgetStore | MutableMapping[str, Any] | None = None,
+                            on_call: Callable[[CallRecord], None] | None = None) -> GuardedTool:
+        """The same contract, models, errors and options around another implementation."""
+        return type(self)(self.contract, implementation, input_model=self.input_model,
+                           output_model=self.output_model, errors=self.errors, state=state,
+                           on_call=on_call if on_call is not None else self.on_call,
+                           description=self.description, mapper=self.mapper,
+                           invalid_output_code=self.invalid_output_code,
+                           resources=self._resources, formats=self._formats)
+
+    def __call__(self, arguments: Any, *, contract_version: str | None = None,
+                 session: str = "default") -> dict[str, Any]:
+        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
+        if self._inline and not observed and contract_version is None and type(arguments) is dict:
+            # the common case with fewer calls; the same steps as _call_sync. Anything unusual
+            # before the implementation runs (invalid or non-JSON arguments, a model error) falls
+            # through to the full path; after it runs, nothing can make it run twice.
+            value: Any = NOT_STARTED
+            try:
+                if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
+                        and self._input_is_valid(arguments):
+                    value = self._build_input(arguments)
+            except _NEVER_SWALLOWED:
+                raise
+            except BaseException:  # noqa: BLE001 - the full path below explains the problem
+                value = NOT_STARTED
+            if value is not NOT_STARTED:
+                try:
+                    envelope = self._run_validated(value)
+                except _NEVER_SWALLOWED:
+                    raise
+                except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
+                    envelope = self._internal(exc, "guard")
+                return self._finish(envelope, session, 0.0, False)
+        start = time.perf_counter() if observed else 0.0
+        try:
+            envelope = self._call_sync(arguments, contract_version)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself still answers with an envelope
+            envelope = self._internal(exc, "guard")
+        return self._finish(envelope, session, start, observed)
+
+    async def acall(self, arguments: Any, *, contract_version: str | None = None,
+                    session: str = "default") -> dict[str, Any]:
+        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
+        start = time.perf_counter() if observed else 0.0
+        try:
+            envelope = await self._call_async(arguments, contract_version)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001
+            envelope = self._internal(exc, "guard")
+        return self._finish(envelope, session, start, observed)
+
+    def __repr__(self) -> str:
+        return f"<GuardedTool {self.name} {self.version}>"
+
+    # -- the steps --------------------------------------------------------------------------
+    def _prepare(self, arguments: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:
+        if contract_version is not None or (self._old_keys and isinstance(arguments, dict)
+                                            and not self._old_keys.isdisjoint(arguments)):
+            mismatch = self._compiled.versions.check(arguments, contract_version)
+            if mismatch is not None:
+                return self._from_tool_error(mismatch), None
+        try:
+            valid = self._input_is_valid(arguments)
+        except ValueError:  # not plain JSON (tuples, mappings...): the careful path decides
+            valid = self._compiled.input.is_valid(arguments)
+        if not valid:
+            return self._invalid_arguments(self._compiled.input.violations(arguments)), None
+        try:
+            return None, self._build_input(arguments)
+        except Exception as exc:  # noqa: BLE001 - the model is stricter than the schema (e.g. format)
+            violations = self._model_violations(exc, arguments)
+            if violations is None:
+                return self._internal(exc, "input model"), None
+            return self._invalid_arguments(violations), None
+
+    def _call_sync(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
+        early, value = self._prepare(arguments, contract_version)
+        if early is not None:
+            return early
+        if self._inline:
+            return self._run_validated(value)
+        try:
+            if self._timeout is None and not loop_running():
+                result = asyncio.run(self.implementation(value))
+            else:
+                try:
+                    future = POOL.submit(self._run_in_worker, value)
+                except PoolBusy:
+                    return self._busy_envelope()
+                try:
+                    exc = future.exception(timeout=self._timeout)
+                except FutureTimeout:  # only our wait timed out (the tool's own is in `exc`)
+                    return self._timed_out(future)
+                if exc is not None:
+                    raise exc
+                result = future.result()
+                if result is DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
+                    return self._timeout_envelope()
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001
+            return self._from_exception(exc)
+        return self._complete(result)
+
+    def _run_validated(self, value: Any) -> dict[str, Any]:
+        """Call a sync implementation inline on validated input and check its result."""
+        try:
+            result = self.implementation(value)
+            if type(result) is not dict and inspect.isawaitable(result):
+                result = settle_here(result)  # e.g. a lambda returning a coroutine
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - becomes its envelope
+            return self._from_exception(exc)
+        if type(result) is dict and self._empty_rule is None:
+            try:
+                if self._output_is_valid(result):
+                    return {"status": "ok", "tool": self.name, "version": self.version,
+                            "output": result, "empty": False}
+            except ValueError:
+                pass
+        return self._complete(result)
+
+    def _run_in_worker(self, value: Any) -> Any:
+        awaitable = self.implementation(value)
+        if not self._is_async and not inspect.isawaitable(awaitable):
+            return awaitable
+
+        async def bounded() -> Any:  # in the worker, cancel the coroutine at the deadline too
+            if self._timeout is None:
+                return await awaitable
+            result, expired = await with_deadline(awaitable, self._timeout)
+            return DEADLINE_PASSED if expired else result
+
+        return asyncio.run(bounded())
+
+    async def _call_async(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
+        early, value = self._prepare(arguments, contract_version)
+        if early is not None:
+            return early
+        deadline = self._timeout
+        try:
+            if self._is_async:
+                if deadline is None:
+                    result = await self.implementation(value)
+                else:
+                    started = time.monotonic()
+                    coro = self.implementation(value)
+                    try:  # run to the first suspension: a coroutine that never waits needs no timer
+                        first = coro.send(None) if inspect.iscoroutine(coro) else NOT_STARTED
+                    except StopIteration as done:
+                        result = done.value
+                    else:
+                        remaining = deadline - (time.monotonic() - started)
+                        pending = coro if first is NOT_STARTED else Resumed(coro, first)
+                        result, expired = await with_deadline(pending, max(remaining, 0.0))
+                        if expired:
+                            return self._timeout_envelope()
+            else:
+                # sync code never blocks the event loop: it runs on a worker thread
+                try:
+                    future = asyncio.wrap_future(POOL.submit(self.implementation, value))
+                except PoolBusy:
+                    return self._busy_envelope()
+                started = time.monotonic()
+                if deadline is None:
+                    result = await future
+                else:
+                    result, expired = await with_deadline(future, deadline)
+                    if expired:
+                        return self._timeout_envelope()
+                if type(result) is not dict and inspect.isawaitable(result):
+                    # a plain function that returned a coroutine (a lambda around an async call)
+                    if deadline is None:
+                        result = await result
+                    else:
+                        remaining = max(deadline - (time.monotonic() - started), 0.0)
+                        result, expired = await with_deadline(result, remaining)
+                        if expired:
+                            return self._timeout_envelope()
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001
+            return self._from_exception(exc)
+        return self._complete(result)
+
+    def _complete(self, result: Any) -> dict[str, Any]:
+        output = result
+        is_model = type(result) is not dict and hasattr(result, "model_dump") and not isinstance(result, type)
+        if is_model:
+            try:
+                output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
+            except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result
+                return self._invalid_output(["the result model could not be serialised"], exc)
+        try:
+            valid = self._output_is_valid(output)
+        except ValueError:
+            valid = False
+        if not valid and is_model:
+            # what the implementation set explicitly did not conform: try the model with its
+            # defaults (a required field with a default), then without its None defaults
+            for options in ({}, {"exclude_none": True}):
+                try:
+                    candidate = result.model_dump(mode="json", by_alias=True, **options)
+                    if self._output_is_valid(candidate):
+                        output, valid = candidate, True
+                        break
+                except Exception:  # noqa: BLE001, S112 - the first dump's violations are reported
+                    continue
+        if not valid:
+            check = self._compiled.output
+            plain = _jsonable(output)
+            if plain is MISSING or not check.is_valid(plain):
+                problems = [f"{v.field or '/'} {v.constraint}: {v.message}"
+                            for v in check.violations(output if plain is MISSING else plain)[:10]]
+                return self._invalid_output(problems, None)
+            output = plain
+        if self._empty_rule is None:
+            return {"status": "ok", "tool": self.name, "version": self.version, "output": output,
+                    "empty": False}
+        return ok_envelope(self.contract, output)
+
+    # -- envelopes --------------------------------------------------------------------------
+    def _invalid_arguments(self, violations: list[Violation]) -> dict[str, Any]:
+        first = violations[0] if violations else None
+        optional: dict[str, Any] = {}
+        if first is not None:
+            optional = {"field": cap_pointer(first.field), "constraint": first.constraint,
+                        "expected": first.expected, "attempted": first.attempted,
+                        "violations": [v.as_dict() for v in violations]}
+        if optional.get("attempted") is MISSING:
+            del optional["attempted"]
+        from .envelope import MESSAGE_CAP
+
+        return error_envelope(self.contract, "INVALID_ARGUMENT", first_lines(violations, MESSAGE_CAP),
+                              **optional)
+
+    def _model_violations(self, exc: BaseException, arguments: Any) -> list[Violation] | None:
+        errors = getattr(exc, "errors", None)
+        if not callable(errors):
+            return None
+        check = self._compiled.input
+        found = []
+        try:
+            items = errors(include_url=False)
+        except Exception:  # noqa: BLE001
+            return None
+        for item in items:
+            loc = [p for p in item.get("loc", ()) if not (isinstance(p, str) and p.startswith("function-"))]
+            here = pointer(loc)
+            sent = resolve_pointer(arguments, here)
+            node = _schema_node(check.schema, loc)
+            kind = str(item.get("type", "value_error"))
+            constraint = "format" if isinstance(node, dict) and "format" in node else kind
+            attempted = REDACTED if check.is_sensitive(here) else (
+                MISSING if sent is MISSING else cap_value(redact(sent, node, check.schema)))
+            label = field_label(here)
+            what = f"a valid {node['format']}" if constraint == "format" else describe(node, check.schema)
+            found.append(Violation(here, constraint, f"{label} must be {what or 'valid'}"[:200],
+                                   expected=describe(node, check.schema), attempted=attempted))
+        return found or None
+
+    def _from_tool_error(self, err: ToolError) -> dict[str, Any]:
+        code = err.code if err.code in CODES else "INTERNAL"
+        if code != err.code:
+            return self._internal(err, "undeclared code")
+        optional: dict[str, Any] = {"field": err.field, "retry_after": err.retry_after}
+        if err.partial_results is not None:
+            partial = _jsonable(err.partial_results)
+            if partial is not MISSING:
+                optional["partial_results"] = partial
+        if err.upstream is not None:
+            quoted = err.upstream
+            if isinstance(quoted, dict) and quoted.get("untrusted") is True:  # already quoted once
+                status = quoted.get("status")
+                optional["upstream"] = untrusted(quoted.get("text", ""),
+                                                 status if isinstance(status, int) else None)
+            else:
+                optional["upstream"] = untrusted(quoted)
+        spec = type(err).spec
+        if spec is not None and spec.class_name not in self._declared and code != "VERSION_MISMATCH":
+            logger.warning("%s %s raised %s, which its contract does not declare", self.name,
+                           self.version, spec.class_name)
+        if isinstance(err, VersionMismatchError):
+            optional.update(expected_version=err.expected_version,
+                            received_version=err.received_version,
+                            migration=list(err.migration) or None)
+        if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
+            optional["expected_version"] = self.contract.version
+        message, retryable, action = self._retry_policy(code, err.message, err.retryable, err.action)
+        return error_envelope(self.contract, code, message, retryable=retryable, action=action,
+                              **optional)
+
+    def _retry_policy(self, code: str, message: str, retryable: bool | None,
+                      action: str | None) -> tuple[str, bool | None, str | None]:
+        """Honour ``retry.retryable_codes``: a transient code the contract does not list (e.g.
+        TIMEOUT on a non-idempotent refund) must not invite a retry, unless the error itself says
+        so explicitly."""
+        if retryable is not None or action is not None:
+            return message, retryable, action
+        defaults = CODES[code]
+        if defaults.action != "retry_later" or code in self._retryable_codes:
+            return message, retryable, action
+        first = message.split(". ")[0].rstrip(".")
+        stop = (f"{first}. This tool must not be retried after {code}: do not call it again for "
+                "this request; tell the user what happened.")
+        return stop, False, "stop_and_tell_user"
+
+    def _from_exception(self, exc: BaseException) -> dict[str, Any]:
+        chain = list(exception_chain(exc))
+        for item in chain:
+            if isinstance(item, ToolError):
+                return self._from_tool_error(item)
+        if self.mapper is not None:
+            for item in chain:
+                try:
+                    mapped = self.mapper(item)
+                except Exception:  # noqa: BLE001
+                    logger.exception("exception mapper failed for %s", self.name)
+                    mapped = None
+                if mapped is not None:
+                    return self._from_tool_error(mapped)
+        return self._internal(exc, "implementation")
+
+    def _internal(self, exc: BaseException, where: str) -> dict[str, Any]:
+        ref = new_ref()
+        logger.error("INTERNAL error in %s %s (%s) ref=%s", self.name, self.version, where, ref,
+                     exc_info=(type(exc), exc, exc.__traceback__))
+        return error_envelope(
+            self.contract, "INTERNAL",
+            f"{self.name} failed unexpectedly (internal error, reference {ref}). Do not retry; tell "
+            "the user the tool failed and give them the reference.", ref=ref)
+
+    def _invalid_output(self, problems: list[str], exc: BaseException | None) -> dict[str, Any]:
+        ref = new_ref()
+        logger.error("invalid result from %s %s ref=%s: %s", self.name, self.version, ref,
+                     "; ".join(problems) or "unknown", exc_info=exc)
+        code = self.invalid_output_code
+        message, retryable, action = self._retry_policy(
+            code, f"{self.name} produced an invalid result (it does not match its output schema; "
+            f"reference {ref}); this is not caused by your arguments."
+            + (" Do not retry; tell the user the tool failed." if CODES[code].action != "retry_later"
+               else " Wait a moment and call again unchanged."), None, None)
+        return error_envelope(self.contract, code, message, retryable=retryable, action=action, ref=ref)
+
+    def _timeout_envelope(self) -> dict[str, Any]:
+        seconds = self._timeout or 0
+        message, retryable, action = self._retry_policy(
+            "TIMEOUT", f"{self.name} did not finish within its {seconds:g} second deadline. Wait a "
+            "moment, then call again unchanged.", None, None)
+        return error_envelope(self.contract, "TIMEOUT", message, retryable=retryable, action=action,
+                              retry_after=self.contract.retry.backoff.initial if retryable is None else None)
+
+    def _busy_envelope(self) -> dict[str, Any]:
+        logger.warning("worker pool full (%d threads); refusing a call of %s", POOL.live, self.name)
+        message, retryable, action = self._retry_policy(
+            "UNAVAILABLE", f"{self.name} is overloaded: too many earlier calls are still running. "
+            "Wait a while, then call again unchanged.", None, None)
+        return error_envelope(self.contract, "UNAVAILABLE", message, retryable=retryable,
+                              action=action)
+
+    def _timed_out(self, future: Any) -> dict[str, Any]:
+        envelope = self._timeout_envelope()
+
+        def _abandoned(done: Any) -> None:  # the worker finished after the caller gave up
+            logger.debug("abandoned call of %s finished after its deadline", self.name)
+
+        future.add_done_callback(_abandoned)
+        return envelope
+
+    def _key(self, session: str) -> str:
+        if len(self._keys) > 4096:  # many sessions: keep the memo bounded
+            self._keys.clear()
+        key = self._keys[session] = budget_key(self.name, session)
+        return key
+
+    def _finish(self, envelope: dict[str, Any], session: str, start: float,
+                observed: bool = True) -> dict[str, Any]:
+        limit = self._limit
+        failures: int | None = None
+        exhausted = False
+        ref = None
+        try:
+            key = self._keys.get(session) or self._key(session)
+            if envelope["status"] == "ok":
+                self.budget.reset(key)
+                code = "OK"
+            else:
+                error = envelope["error"]
+                code, ref = error["code"], error.get("ref")
+                if limit is not None and error["action"] == "retry_later":
+                    failures = self.budget.record_failure(key)
+                    exhausted = failures >= limit
+                    error["budget"] = {"consecutive_failures": failures, "limit": limit,
+                                       "exhausted": exhausted}
+                    if exhausted:
+                        error["retryable"] = False
+                        error["action"] = "stop_and_tell_user"
+                        error.pop("retry_after", None)
+                        error["message"] = (
+                            f"{self.name} has failed {failures} times in a row ({code}). Do not "
+                            "call it again for this request; tell the user it is not working "
+                            "right now.")
+        except Exception:  # noqa: BLE001 - a broken store must not turn into an exception for the model
+            logger.exception("failure budget store failed for %s", self.name)
+            code = envelope.get("error", {}).get("code", "OK")
+        # the record is built only when someone can observe it (a hook or an enabled logger)
+        if observed:
+            record = CallRecord(self.name, self.version, code, time.perf_counter() - start, session,
+                                ref, failures, limit, exhausted)
+            emit(record, self.on_call)
+        return envelope
+
+
+def _model_builder(model: Any) -> Callable[[Any], Any]:
+    """The fastest way to build ``model`` from JSON arguments (pydantic's validator directly)."""
+    if model is None:
+        return lambda arguments: arguments
+    validator = model.__dict__.get("__pydantic_validator__") if isinstance(model, type) else None
+    if validator is not None and type(validator).__name__ == "SchemaValidator":
+        return validator.validate_python  # type: ignore[no-any-return] # model_validate minus its wrapper
+    return model.model_validate  # type: ignore[no-any-return]
+
+
+def _jsonable(value: Any) -> Any:
+    """A JSON copy of a value (datetimes, models, tuples...), or MISSING when there is none."""
+    try:
+        from pydantic_core import to_jsonable_python
+
+        plain = to_jsonable_python(value)
+        json.dumps(plain, allow_nan=False)
+        return plain
+    except Exception:  # noqa: BLE001
+        return MISSING
+
+
+def _schema_node(schema: Any, loc: list[Any]) -> Any:
+    nodes = [schema]
+    for part in loc:
+        nodes = [c for n in nodes for e in expand(n, schema) for c in child_nodes(e, str(part))]
+        if not nodes:
+            return None
+    return nodes[0]
+
+
+def guard(contract: Contract, implementation: Callable[..., Any], *,
+          input_model: type | None = None, output_model: type | None = None,
+          errors: Sequence[type[ToolError]] = (),
+          state: BudgetStore | MutableMapping[str, Any] | None = None,
+          on_call: Callable[[CallRecord], None] | None = None, description: str = "",
+          mapper: Mapper | None = None, **options: Any) -> GuardedTool:
+    """Put ``implementation`` behind the guard for ``contract``."""
+    return GuardedTool(contract, implementation, input_model=input_model, output_model=output_model,
+                       errors=errors, state=state, on_call=on_call, description=description,
+                       mapper=mapper, **options)

@@ -1,0 +1,177 @@
+"""Serve guarded tools over MCP with the official SDK's low-level server (``mcp`` 2.x).
+
+Clients see each contract's own ``inputSchema``, ``outputSchema``, description and annotations.
+Every call goes through the tool's guard; what the client receives:
+
+- success: ``isError: false``, ``structuredContent`` = the tool's output (it conforms to the
+  advertised ``outputSchema``, which the SDK client checks), the full envelope as JSON text
+  (the model-facing form, ``{"status": "ok", "output": ..., "empty": ...}``), and the envelope's
+  metadata without the output under ``_meta["contractgen/envelope"]``;
+- failure: ``isError: true`` with the error envelope as ``structuredContent`` and as JSON text
+  (argument errors included, as MCP 2025-11-25 asks).
+
+The failure budget is counted per MCP session: the HTTP ``Mcp-Session-Id`` when there is one, else
+one key per client connection (a stdio process serves one). A client may name its own session in
+the request's ``_meta["contractgen/session"]``, and declare the contract version it was written
+against in ``_meta["contractgen/version"]``.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+try:
+    import anyio
+    from mcp import types
+    from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
+    raise ImportError("contractgen.runtime.mcp_server needs the MCP SDK: pip install 'contractgen[mcp]'") from exc
+
+from .guard import GuardedTool
+from .mcp import to_call_tool_result
+from .observe import logger
+
+__all__ = ["META_ENVELOPE", "META_SESSION", "META_VERSION", "build_server", "call_result",
+           "serve_stdio", "session_key", "tool_definition"]
+
+#: ``_meta`` key a caller may use to declare the contract version it was written against.
+META_VERSION = "contractgen/version"
+#: ``_meta`` key a caller may use to name its own budget session (e.g. on stateless transports).
+META_SESSION = "contractgen/session"
+#: ``_meta`` key of a success result that carries the envelope without its output.
+META_ENVELOPE = "contractgen/envelope"
+#: key in the SDK's per-connection ``state`` under which the connection's session id is kept
+_CONNECTION_STATE_KEY = "contractgen/session"
+
+SessionKey = Callable[[Any], str]
+
+
+def build_server(tools: Iterable[GuardedTool], *, name: str = "contractgen", version: str = "",
+                 instructions: str | None = None, session: SessionKey | None = None) -> Server[Any]:
+    """An MCP low-level ``Server`` that lists ``tools`` and routes ``tools/call`` through their guards.
+
+    One version per tool name: MCP advertises one ``outputSchema`` per name, and the SDK client
+    rejects a result that does not match it. Serve the newest version; a caller of an older one
+    (arguments shaped like it, or ``_meta["contractgen/version"]`` naming it) gets VERSION_MISMATCH
+    with the migration steps from that guard.
+    """
+    listed: dict[str, GuardedTool] = {}
+    for tool in tools:
+        if tool.name in listed:
+            raise ValueError(f"two versions of tool {tool.name!r} ({listed[tool.name].contract.version} and "
+                             f"{tool.contract.version}): serve one version per name over MCP")
+        listed[tool.name] = tool
+    listed = dict(sorted(listed.items()))
+    definitions = [tool_definition(tool) for tool in listed.values()]
+    key_for = session or session_key
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=definitions)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = listed.get(params.name)
+        if tool is None:
+            # an unknown tool is a protocol error in MCP 2025-11-25, not a tool-execution error
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}; this server has: "
+                                                 f"{', '.join(listed) or 'no tools'}")
+        meta = _request_meta(ctx, params)
+        declared = meta.get(META_VERSION)
+        declared = declared if isinstance(declared, str) and declared.strip() else None
+        arguments = params.arguments if params.arguments is not None else {}
+        envelope = await tool.acall(arguments, contract_version=declared, session=key_for(ctx))
+        return call_result(envelope)
+
+    def input_schema(tool_name: str) -> Mapping[str, Any] | None:
+        tool = listed.get(tool_name)
+        return None if tool is None else _plain(tool.contract.input_schema)
+
+    return Server(name, version=version, instructions=instructions, on_list_tools=list_tools,
+                  on_call_tool=call_tool, get_tool_input_schema=input_schema)
+
+
+def tool_definition(tool: GuardedTool) -> types.Tool:
+    """The MCP ``Tool`` for a guarded tool: the contract's own schemas, description and hints."""
+    contract = tool.contract
+    hints = contract.annotations
+    annotations = types.ToolAnnotations(
+        title=contract.title, read_only_hint=hints.read_only, destructive_hint=hints.destructive,
+        idempotent_hint=hints.idempotent, open_world_hint=hints.open_world)
+    meta: dict[str, Any] = {META_VERSION: contract.version}
+    if contract.deprecation is not None:
+        meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v is not None}
+    return types.Tool(name=contract.name, title=contract.title, description=tool.description,
+                      input_schema=_plain(contract.input_schema), output_schema=_plain(contract.output_schema),
+                      annotations=annotations, _meta=meta)
+
+
+def call_result(envelope: Mapping[str, Any]) -> types.CallToolResult:
+    """The ``CallToolResult`` for an envelope (see the module docstring for the two shapes)."""
+    if envelope.get("status") != "ok":
+        result: types.CallToolResult = to_call_tool_result(envelope)
+        return result
+    text = json.dumps(envelope, ensure_ascii=False)
+    summary = {key: value for key, value in envelope.items() if key != "output"}
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                structured_content=envelope.get("output"), is_error=False,
+                                _meta={META_ENVELOPE: summary})
+
+
+def session_key(ctx: Any) -> str:
+    """The failure budget's session for a request: caller-named, HTTP session, or the connection."""
+    meta = _request_meta(ctx, None)
+    named = meta.get(META_SESSION)
+    if isinstance(named, str) and named:
+        return "client:" + named[:200]
+    headers = getattr(getattr(ctx, "request", None), "headers", None)
+    if headers is not None:
+        http_session = headers.get("mcp-session-id")
+        if http_session:
+            return "http:" + str(http_session)[:200]
+    # SDK 2.x builds a fresh ServerSession per request, so its id() is no session key; the
+    # connection behind it lives as long as the client's connection and has per-connection state
+    connection = getattr(ctx.session, "connection", None) or getattr(ctx.session, "_connection", None)
+    if connection is not None:
+        if getattr(connection, "session_id", None):
+            return "http:" + str(connection.session_id)[:200]
+        state = getattr(connection, "state", None)
+        if isinstance(state, dict):
+            return "connection:" + str(state.setdefault(_CONNECTION_STATE_KEY, secrets.token_hex(8)))
+    logger.warning("no MCP connection on the request context; the failure budget is process-wide")
+    return "process"
+
+
+def serve_stdio(tools: Iterable[GuardedTool], *, name: str = "contractgen", version: str = "",
+                instructions: str | None = None) -> None:
+    """Serve ``tools`` over stdin/stdout until the client disconnects (blocking)."""
+    server = build_server(tools, name=name, version=version, instructions=instructions)
+
+    async def main() -> None:
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+def _request_meta(ctx: Any, params: Any) -> Mapping[str, Any]:
+    """The request's raw ``_meta`` (the SDK's typed view drops keys it does not know)."""
+    raw = getattr(ctx, "params", None)
+    found = raw.get("_meta") if isinstance(raw, Mapping) else None
+    if isinstance(found, Mapping):
+        return found
+    typed = getattr(params, "meta", None) if params is not None else getattr(ctx, "meta", None)
+    return typed if isinstance(typed, Mapping) else {}
+
+
+def _plain(value: Any) -> Any:
+    """A plain JSON copy of a (possibly read-only) contract schema."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value

@@ -1,0 +1,322 @@
+"""JSON Schema 2020-12 checks for one contract schema: a fast yes/no, then rich, ranked violations.
+
+The fast path is jsonschema-rs (the ``fast`` extra) when installed, else the ``jsonschema`` package.
+Both run the same 2020-12 semantics (no coercion: "5" is not 5; ``format`` is an annotation unless
+asked for). Violations are computed only when a value is invalid, so the happy path costs one
+``is_valid`` call.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from .jsonvalue import (
+    MISSING,
+    cap_pointer,
+    json_type,
+    non_json_path,
+    pointer,
+    pointer_parts,
+    resolve_pointer,
+    thaw,
+)
+from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redact
+from .schema_walk import child_nodes, expand, extra_keys, is_marked, known_properties, property_node
+from .wording import (
+    EXPECTED_CAP,
+    Violation,
+    clip,
+    describe,
+    did_you_mean,
+    field_label,
+    first_lines,
+    keyword_message,
+    rank_of,
+)
+
+_rs: Any
+try:  # optional accelerator; the runtime works without it
+    import jsonschema_rs as _rs
+except ImportError:  # pragma: no cover - exercised in the no-extra install
+    _rs = None
+
+JSON = Any
+#: what other modules import from here (kept stable when helpers moved to their own modules)
+__all__ = [
+    "ATTEMPTED_CAP",
+    "EXPECTED_CAP",
+    "MISSING",
+    "REDACTED",
+    "SchemaCheck",
+    "Violation",
+    "cap_pointer",
+    "cap_value",
+    "child_nodes",
+    "describe",
+    "did_you_mean",
+    "expand",
+    "field_label",
+    "first_lines",
+    "json_type",
+    "pointer",
+    "redact",
+    "resolve_pointer",
+    "thaw",
+]
+
+_UNKNOWN_KEY_KEYWORDS = frozenset({"additionalProperties", "unevaluatedProperties"})
+_DETAILED = frozenset({"required", "additionalProperties", "unevaluatedProperties", "anyOf", "oneOf"})
+_MEMO_LIMIT = 4096
+
+
+class SchemaCheck:
+    """A compiled schema: ``is_valid`` for the fast path and ``violations`` for the details.
+
+    ``resources`` maps absolute URIs to schemas that ``$ref`` may point at (nothing is ever fetched
+    over the network). ``formats=True`` turns ``format`` into an assertion.
+    """
+
+    def __init__(self, schema: Any, *, resources: Mapping[str, Any] | None = None,
+                 formats: bool = False, prefer_fast: bool = True) -> None:
+        self.schema = thaw(schema)
+        self.resources = {k: thaw(v) for k, v in (resources or {}).items()}
+        self.formats = formats
+        self._py: Any = None
+        self._rs: Any = None
+        if prefer_fast and _rs is not None:
+            try:
+                self._rs = _rs.validator_for(self.schema, validate_formats=formats or None,
+                                             retriever=self._retrieve_rs)
+            except Exception:  # noqa: BLE001 - a schema the accelerator cannot compile: use the reference one
+                self._rs = None
+        if self._rs is None:
+            self._py = self._python_validator()
+        #: the bare yes/no of the fast backend; raises ValueError on non-JSON values (use is_valid)
+        self._memo: dict[tuple[str, int], Any] = {}  # per schema node: its description, its keys
+        self._key_memo: dict[tuple[str, int, str], Any] = {}
+        self.fast_is_valid: Callable[[Any], bool] = (
+            self._rs.is_valid if self._rs is not None else self._py.is_valid)
+
+    @property
+    def backend(self) -> str:
+        return "jsonschema-rs" if self._rs is not None else "jsonschema"
+
+    def _retrieve_rs(self, uri: str) -> Any:
+        if uri in self.resources:
+            return self.resources[uri]
+        raise ValueError("remote references are not fetched; pass them as resources")
+
+    def _python_validator(self) -> Any:
+        import jsonschema  # type: ignore[import-untyped]
+        import referencing
+        import referencing.exceptions
+        from referencing.jsonschema import DRAFT202012
+
+        resources = self.resources
+
+        def retrieve(uri: str) -> Any:
+            if uri in resources:
+                return referencing.Resource.from_contents(resources[uri],
+                                                          default_specification=DRAFT202012)
+            raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+        cls = jsonschema.validators.validator_for(self.schema,
+                                                  default=jsonschema.Draft202012Validator)
+        registry = referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg]
+        kwargs: dict[str, Any] = {"registry": registry}
+        if self.formats:
+            kwargs["format_checker"] = cls.FORMAT_CHECKER
+        return cls(self.schema, **kwargs)
+
+    # -- fast path --------------------------------------------------------------------------
+    def is_valid(self, value: Any) -> bool:
+        if self._rs is not None:
+            try:
+                return bool(self._rs.is_valid(value))
+            except ValueError:  # not a JSON value (tuple, datetime, ...): retry on a plain copy
+                plain = thaw(value)
+                if plain is value or non_json_path(plain) is not None:
+                    return False
+                return bool(self._rs.is_valid(plain))
+        return bool(self._py.is_valid(value))
+
+    # -- details ----------------------------------------------------------------------------
+    def violations(self, value: Any) -> list[Violation]:
+        """Every violation, most useful first (unknown keys, missing, type, then constraints)."""
+        try:
+            raw = list(self._raw_errors(value))
+        except ValueError:  # not plain JSON: convert read-only mappings and tuples, or say where
+            bad = non_json_path(thaw(value))
+            if bad is not None:
+                where = pointer(bad[0])
+                verb = "is" if where else "are"
+                return [Violation(where, "type", f"{field_label(where)} {verb} not a JSON value (got {bad[1]})",
+                                  expected="a JSON value")]
+            value = thaw(value)
+            raw = list(self._raw_errors(value))
+        found: list[Violation] = []
+        for item in raw:
+            found.extend(self._explain(value, *item))
+        if not found and not self.is_valid(value):
+            found.append(Violation("", "false", "the arguments are not accepted by the schema"))
+        seen: set[tuple[str, str, str]] = set()
+        unique = []
+        for v in found:
+            key = (v.field, v.constraint, v.message)
+            if key not in seen:
+                seen.add(key)
+                unique.append(v)
+        unique.sort(key=rank_of)
+        return unique
+
+    def _raw_errors(self, value: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
+        """(keyword, instance path, the schema node holding the keyword, details) per raw error."""
+        if self._rs is not None:
+            for e in self._rs.iter_errors(value):
+                kind = e.kind
+                name = kind.name
+                details = {}
+                if name in _DETAILED:
+                    try:
+                        details = kind.as_dict()
+                    except Exception:  # noqa: BLE001
+                        details = {}
+                yield name, list(e.instance_path), self._node_at(e.schema_path), details
+            return
+        for e in self._py.iter_errors(value):
+            yield from self._python_error(e)
+
+    def _python_error(self, e: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
+        keyword = str(e.validator)
+        details: dict[str, Any] = {}
+        if keyword == "required" and isinstance(e.instance, Mapping):
+            # jsonschema yields one error per missing name; recover the name from the error itself
+            missing = [p for p in e.validator_value if p not in e.instance]
+            for name in missing:
+                if repr(name) in e.message:
+                    details = {"property": name}
+                    break
+        elif keyword in _UNKNOWN_KEY_KEYWORDS and isinstance(e.instance, Mapping):
+            details = {"unexpected": extra_keys(e.instance, e.schema, keyword)}
+        elif keyword in ("anyOf", "oneOf") and e.context:
+            details = {"context": [[c] for c in e.context]}
+        yield keyword, list(e.absolute_path), e.schema, details
+
+    def _explain(self, value: Any, keyword: str, path: list[Any], node: Any,
+                 details: Any) -> list[Violation]:
+        here = pointer(path)
+        sent = value
+        for part in path:  # the instance path comes from the validator: it exists in the value
+            try:
+                sent = sent[part]
+            except (KeyError, IndexError, TypeError):
+                sent = MISSING
+                break
+        if keyword in _UNKNOWN_KEY_KEYWORDS or keyword == "additionalProperties":
+            unexpected = details.get("unexpected") if isinstance(details, Mapping) else None
+            if not unexpected and isinstance(sent, Mapping) and isinstance(node, Mapping):
+                unexpected = extra_keys(sent, node, keyword)
+            known = self._cached("known", node, lambda: known_properties(node, self.schema))
+            out = []
+            for key in unexpected or []:
+                key_text = str(key)
+                guess = self._cached_key("guess", node, key_text,
+                                         functools.partial(did_you_mean, key_text, known))
+                hint = f"; did you mean '{guess}'?" if guess else ""
+                where = "" if not path else f" in {field_label(here)}"
+                allowed = ", ".join(known[:12]) + (", …" if len(known) > 12 else "")
+                out.append(Violation(
+                    here + pointer([key]), keyword,
+                    f"unknown argument '{clip(str(key))}'{where}{hint}",
+                    expected=f"only these keys: {allowed}" if known else "no other keys",
+                    did_you_mean=guess))
+            return out
+        if keyword == "required":
+            name = details.get("property") if isinstance(details, Mapping) else None
+            names = [name] if name is not None else [
+                p for p in (node or {}).get("required", []) if isinstance(sent, Mapping) and p not in sent]
+            out = []
+            for name in names:
+                prop = property_node(node, name, self.schema)
+                where = "" if not path else f" in {field_label(here)}"
+                out.append(Violation(here + pointer([name]), "required",
+                                     f"missing required argument '{clip(str(name))}'{where}",
+                                     expected=self.describe(prop) if prop is not None else None))
+            return out
+        sensitive = self.is_sensitive(here)
+        if sensitive:
+            attempted = REDACTED
+        elif isinstance(sent, (dict, list)):
+            attempted = cap_value(redact(sent, node, self.schema))
+        else:
+            attempted = cap_value(sent)
+        expected = self.describe(node) if isinstance(node, Mapping) else None
+        return [Violation(here, keyword, keyword_message(keyword, here, node, sent, details),
+                          expected=expected, attempted=attempted)]
+
+    def _cached(self, kind: str, node: Any, compute: Callable[[], Any]) -> Any:
+        # nodes belong to self.schema, which lives as long as self: their ids are stable keys
+        key = (kind, id(node))
+        value = self._memo.get(key, MISSING)
+        if value is MISSING:
+            value = self._memo[key] = compute()
+        return value
+
+    def _cached_key(self, kind: str, node: Any, key: str, compute: Callable[[], Any]) -> Any:
+        """Like _cached, for caller-chosen strings: bounded, so odd inputs cannot grow it forever."""
+        memo_key = (kind, id(node), key)
+        value = self._key_memo.get(memo_key, MISSING)  # one lookup: safe against a concurrent clear
+        if value is MISSING:
+            if len(self._key_memo) >= _MEMO_LIMIT:
+                self._key_memo.clear()
+            value = self._key_memo[memo_key] = compute()
+        return value
+
+    def describe(self, node: Any) -> str | None:
+        return self._cached("describe", node, lambda: describe(node, self.schema))  # type: ignore[no-any-return]
+
+    def _node_at(self, schema_path: Sequence[Any]) -> Any:
+        """The schema node holding the keyword at the end of ``schema_path``."""
+        node: Any = self.schema
+        for part in schema_path[:-1]:
+            if isinstance(node, dict):
+                node = node.get(part, MISSING) if isinstance(part, str) else MISSING
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            else:
+                return None
+            if node is MISSING:
+                return None
+        return node
+
+    def _node(self, schema_ptr: str) -> Any:
+        node = resolve_pointer(self.schema, schema_ptr)
+        return None if node is MISSING else node
+
+    def is_sensitive(self, ptr: str) -> bool:
+        """Whether the value at ``ptr`` is marked writeOnly / x-sensitive (at any depth) or
+        carries a secret-looking name."""
+        return self._cached_key("sensitive", None, ptr, lambda: self._sensitive(ptr))  # type: ignore[no-any-return]
+
+    def _sensitive(self, ptr: str) -> bool:
+        parts = pointer_parts(ptr)
+        if any(SENSITIVE_NAME.search(p) for p in parts):
+            return True
+        nodes = [self.schema]
+        for part in parts:
+            nodes = [n for node in nodes for n in expand(node, self.schema)]
+            if any(is_marked(n) for n in nodes):
+                return True
+            nxt = []
+            for node in nodes:
+                nxt.extend(child_nodes(node, part))
+            nodes = nxt
+            if not nodes:
+                return False
+        nodes = [n for node in nodes for n in expand(node, self.schema)]
+        return any(is_marked(n) for n in nodes)
+
+
+Retriever = Callable[[str], Any]

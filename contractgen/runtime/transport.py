@@ -1,0 +1,178 @@
+"""A shipped exception mapper for common transports: HTTP status errors, timeouts, connection errors.
+
+Covers httpx, requests, urllib, aiohttp, asyncio and the builtin socket errors. Library exception
+types are looked up in ``sys.modules`` only: if an exception comes from httpx, httpx is already
+imported, so this module never imports any of them itself.
+
+| failure                                  | code                | action             |
+|------------------------------------------|---------------------|--------------------|
+| HTTP 400, 422                            | INVALID_ARGUMENT    | fix_arguments      |
+| HTTP 401, 403                            | PERMISSION_DENIED   | escalate           |
+| HTTP 404, 410                            | NOT_FOUND           | stop_and_tell_user |
+| HTTP 408, 504, any timeout               | TIMEOUT             | retry_later        |
+| HTTP 409                                 | CONFLICT            | fix_arguments      |
+| HTTP 429 (Retry-After honoured)          | RATE_LIMITED        | retry_later        |
+| HTTP 5xx (Retry-After honoured)          | UNAVAILABLE         | retry_later        |
+| other HTTP 4xx                           | FAILED_PRECONDITION | escalate           |
+| connection refused/reset, DNS, protocol  | UNAVAILABLE         | retry_later        |
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import socket
+import sys
+from collections.abc import Callable
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from .envelope import untrusted
+from .errors import ToolError
+
+RETRY_AFTER_CAP = 86400.0
+
+# one entry per line: the messages are the product here, so they are easy to read and grep
+_STATUS: dict[int, tuple[str, str]] = {
+    400: ("INVALID_ARGUMENT", "The service rejected the request as invalid (HTTP 400). Check the arguments against the tool's schema, then call again."),
+    401: ("PERMISSION_DENIED", "The service did not accept the tool's credentials (HTTP 401). Tell the user the tool needs to be authorised again."),
+    403: ("PERMISSION_DENIED", "The service refused this request (HTTP 403): the tool is not allowed to do this. Tell the user."),
+    404: ("NOT_FOUND", "The service found nothing at the requested place (HTTP 404). Tell the user what was not found."),
+    408: ("TIMEOUT", "The service timed out (HTTP 408). Wait a moment and call again unchanged."),
+    409: ("CONFLICT", "The request conflicts with the current state of the service (HTTP 409). Change the arguments, then call again."),
+    410: ("NOT_FOUND", "The requested item no longer exists (HTTP 410). Tell the user."),
+    422: ("INVALID_ARGUMENT", "The service could not process these arguments (HTTP 422). Check them against the tool's schema, then call again."),
+    429: ("RATE_LIMITED", "The service is rate-limiting calls (HTTP 429). Wait for retry_after seconds, then call again unchanged."),
+    504: ("TIMEOUT", "The service's gateway timed out (HTTP 504). Wait a moment and call again unchanged."),
+}
+_5XX = ("UNAVAILABLE", "The service is temporarily failing (HTTP {status}). Wait a moment and call again unchanged.")
+_4XX = ("FAILED_PRECONDITION", "The service refused the request (HTTP {status}). Tell the user.")
+_TIMEOUT = "The service did not answer in time. Wait a moment and call again unchanged."
+_UNREACHABLE = "The service could not be reached. Wait a moment and call again unchanged."
+
+
+def parse_retry_after(value: Any, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date), or None."""
+    if value is None:
+        return None
+    text = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+    text = text.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        seconds = (when - (now or datetime.now(timezone.utc))).total_seconds()
+    if math.isnan(seconds):
+        return None
+    return round(min(max(seconds, 0.0), RETRY_AFTER_CAP), 3)
+
+
+def _header(headers: Any, name: str) -> Any:
+    if headers is None:
+        return None
+    try:
+        return headers.get(name)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def status_error(status: int, headers: Any = None, body: Any = None) -> ToolError:
+    """The ToolError for an HTTP error status (and its Retry-After), body quoted as untrusted."""
+    if status in _STATUS:
+        code, message = _STATUS[status]
+    elif 500 <= status <= 599:
+        code, message = _5XX
+    else:
+        code, message = _4XX
+    retry_after = None
+    if code in ("RATE_LIMITED", "UNAVAILABLE", "TIMEOUT"):
+        retry_after = parse_retry_after(_header(headers, "Retry-After"))
+    return ToolError(message.format(status=status), code=code, retry_after=retry_after,
+                     upstream=untrusted(body if body is not None else "", status=status))
+
+
+def _response_parts(response: Any, include_body: bool) -> tuple[int | None, Any, Any]:
+    if response is None:
+        return None, None, None
+    status = getattr(response, "status_code", None)
+    if status is None:
+        status = getattr(response, "status", None)
+    body = None
+    if include_body:
+        try:
+            body = response.text
+        except Exception:  # noqa: BLE001
+            body = None
+    return (status if isinstance(status, int) else None), getattr(response, "headers", None), body
+
+
+def _mod(name: str) -> Any:
+    return sys.modules.get(name)
+
+
+def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseException], ToolError | None]:
+    """A mapper for ``wrap_tool``/``guard``; ``include_body`` quotes error bodies as untrusted data."""
+
+    def mapper(exc: BaseException) -> ToolError | None:
+        httpx = _mod("httpx")
+        if httpx is not None:
+            if isinstance(exc, httpx.HTTPStatusError):
+                status, headers, body = _response_parts(exc.response, include_body)
+                if status is not None:
+                    return status_error(status, headers, body)
+            if isinstance(exc, httpx.TimeoutException):
+                return ToolError(_TIMEOUT, code="TIMEOUT")
+            if isinstance(exc, httpx.TransportError):
+                return ToolError(_UNREACHABLE, code="UNAVAILABLE")
+        requests_exc = _mod("requests.exceptions")
+        if requests_exc is not None:
+            if isinstance(exc, requests_exc.HTTPError):
+                status, headers, body = _response_parts(exc.response, include_body)
+                if status is not None:
+                    return status_error(status, headers, body)
+            if isinstance(exc, requests_exc.Timeout):
+                return ToolError(_TIMEOUT, code="TIMEOUT")
+            if isinstance(exc, requests_exc.ConnectionError):
+                return ToolError(_UNREACHABLE, code="UNAVAILABLE")
+        urllib_error = _mod("urllib.error")
+        if urllib_error is not None:
+            if isinstance(exc, urllib_error.HTTPError):
+                body = None
+                if include_body:
+                    try:
+                        body = exc.read()
+                    except Exception:  # noqa: BLE001
+                        body = None
+                return status_error(exc.code, exc.headers, body)
+            if isinstance(exc, urllib_error.URLError):
+                if isinstance(exc.reason, (TimeoutError, socket.timeout)):
+                    return ToolError(_TIMEOUT, code="TIMEOUT")
+                return ToolError(_UNREACHABLE, code="UNAVAILABLE")
+        aiohttp = _mod("aiohttp")
+        if aiohttp is not None:
+            if isinstance(exc, aiohttp.ClientResponseError):
+                return status_error(exc.status, exc.headers, None)
+            if isinstance(exc, aiohttp.ServerTimeoutError):
+                return ToolError(_TIMEOUT, code="TIMEOUT")
+            if isinstance(exc, aiohttp.ClientConnectionError):
+                return ToolError(_UNREACHABLE, code="UNAVAILABLE")
+        # asyncio.TimeoutError and socket.timeout are TimeoutError since Python 3.10/3.11
+        if isinstance(exc, (TimeoutError, socket.timeout, asyncio.TimeoutError)):
+            return ToolError(_TIMEOUT, code="TIMEOUT")
+        if isinstance(exc, (ConnectionError, socket.gaierror)):
+            return ToolError(_UNREACHABLE, code="UNAVAILABLE")
+        return None
+
+    return mapper
+
+
+#: The default mapper: statuses, timeouts and connection errors, no bodies echoed.
+map_transport_error = make_transport_mapper()

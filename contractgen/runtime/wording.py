@@ -1,0 +1,204 @@
+"""Model-facing wording of schema violations: the Violation record, messages, expectations,
+did-you-mean and the summary line."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .jsonvalue import MISSING, cap_pointer, json_type
+from .schema_walk import expand, is_marked
+
+EXPECTED_CAP = 240
+
+#: Rank of each keyword when listing violations: what the caller most likely got wrong comes first.
+RANK = {"additionalProperties": 0, "unevaluatedProperties": 0, "propertyNames": 0,
+         "required": 1, "dependentRequired": 1, "type": 2, "const": 3, "enum": 3,
+         "anyOf": 5, "oneOf": 5, "allOf": 5, "not": 5, "if": 5, "then": 5, "else": 5,
+         "$ref": 5, "$dynamicRef": 5, "false": 5}
+
+
+@dataclass(slots=True)
+class Violation:
+    """One reason a value fails its schema, in model-facing terms."""
+
+    field: str  # JSON pointer into the checked value
+    constraint: str  # the JSON Schema keyword that failed
+    message: str
+    expected: str | None = None
+    attempted: Any = MISSING  # already redacted and capped; MISSING when nothing was sent
+    did_you_mean: str | None = None
+
+    @property
+    def rank(self) -> int:
+        return RANK.get(self.constraint, 4)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"field": cap_pointer(self.field), "constraint": self.constraint,
+                               "message": self.message}
+        if self.expected:
+            out["expected"] = self.expected
+        if self.attempted is not MISSING:
+            out["attempted"] = self.attempted
+        if self.did_you_mean:
+            out["did_you_mean"] = self.did_you_mean
+        return out
+
+
+def rank_of(violation: Violation) -> int:
+    return RANK.get(violation.constraint, 4)
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("_", "").replace("-", "")
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """One insertion, deletion, substitution or adjacent swap turns a into b."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1:] == b[i + 1:] or (
+            i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:])
+    return a[i:] == b[i + 1:]
+
+
+def did_you_mean(key: str, known: Sequence[str]) -> str | None:
+    """The known name the caller most likely meant: same name modulo case/separators, one typo
+    away, or (slower, last) difflib's closest match."""
+    if not known:
+        return None
+    norm = _norm(key)
+    for name in known:
+        if _norm(name) == norm:
+            return name
+    for name in known:
+        if _one_edit_apart(norm, _norm(name)):
+            return name
+    if len(key) > 64:
+        return None
+    guess = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return guess[0] if guess else None
+
+
+def field_label(ptr: str) -> str:
+    return f"'{clip(ptr.lstrip('/'))}'" if ptr else "the arguments"
+
+
+def clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def short(value: Any, limit: int = 40) -> str:
+    if type(value) is str and len(value) < limit - 2 and value.isascii() and value.isprintable() \
+            and '"' not in value and "\\" not in value:
+        return f'"{value}"'  # what json.dumps would give, without its cost
+    if type(value) is int or value is None or type(value) is bool:
+        return "null" if value is None else ("true" if value is True else "false" if value is False else str(value))
+    text = json.dumps(value, ensure_ascii=False, default=lambda o: f"<{type(o).__name__}>")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any) -> str:
+    label = field_label(here)
+    node = node if isinstance(node, Mapping) else {}
+    if keyword == "type":
+        want = node.get("type")
+        want_text = " or ".join(want) if isinstance(want, (list, tuple)) else str(want)
+        return f"{label} must be of type {want_text} (got {json_type(sent)})"
+    if keyword == "enum":
+        options = ", ".join(short(o, 30) for o in list(node.get("enum", ()))[:10])
+        return f"{label} must be one of: {options}"
+    if keyword == "const":
+        return f"{label} must be exactly {short(node.get('const'))}"
+    bounds = {"minimum": ">= {}", "maximum": "<= {}", "exclusiveMinimum": "> {}",
+              "exclusiveMaximum": "< {}", "multipleOf": "a multiple of {}",
+              "minLength": "at least {} characters long", "maxLength": "at most {} characters long",
+              "minItems": "at least {} items", "maxItems": "at most {} items",
+              "minProperties": "at least {} keys", "maxProperties": "at most {} keys",
+              "minContains": "at least {} matching items", "maxContains": "at most {} matching items",
+              "pattern": "a string matching {}", "format": "a valid {}"}
+    if keyword in bounds and keyword in node:
+        limit = node[keyword]
+        shown = short(limit, 60) if keyword == "pattern" else str(limit)
+        return f"{label} must be {bounds[keyword].format(shown)}"
+    if keyword == "uniqueItems":
+        return f"{label} must not contain duplicate items"
+    if keyword == "anyOf":
+        return f"{label} matches none of the allowed shapes (anyOf)"
+    if keyword == "oneOf":
+        return f"{label} must match exactly one of the allowed shapes (oneOf)"
+    if keyword == "not":
+        return f"{label} has a value that is explicitly not allowed (not)"
+    if keyword == "contains":
+        return f"{label} must contain at least one matching item"
+    if keyword == "dependentRequired":
+        return f"{label} is missing a key required together with another key (dependentRequired)"
+    if keyword == "false" or keyword == "falseSchema":
+        return f"{label} is not allowed here"
+    return f"{label} violates the '{keyword}' constraint"
+
+
+def describe(node: Any, root: Any = None) -> str | None:
+    """What the schema expects at a node: type, enum/const, bounds, description and examples."""
+    if node is True:
+        return "any value"
+    if node is False:
+        return "no value (not allowed)"
+    if not isinstance(node, Mapping):
+        return None
+    parts: list[str] = []
+    merged: dict[str, Any] = {}
+    for n in expand(node, root) if root is not None else [node]:
+        if isinstance(n, Mapping):
+            for k, v in n.items():
+                merged.setdefault(k, v)
+    typ = merged.get("type")
+    if typ is not None:
+        parts.append(" or ".join(typ) if isinstance(typ, (list, tuple)) else str(typ))
+    if "enum" in merged:
+        parts.append("one of " + ", ".join(short(o, 30) for o in list(merged["enum"])[:10]))
+    if "const" in merged:
+        parts.append("exactly " + short(merged["const"]))
+    for key, text in (("minimum", ">= {}"), ("exclusiveMinimum", "> {}"), ("maximum", "<= {}"),
+                      ("exclusiveMaximum", "< {}"), ("multipleOf", "multiple of {}"),
+                      ("minLength", "min length {}"), ("maxLength", "max length {}"),
+                      ("minItems", "min {} items"), ("maxItems", "max {} items"),
+                      ("pattern", "matching {}"), ("format", "format {}")):
+        if key in merged and not isinstance(merged[key], (Mapping, list, tuple)):
+            value = merged[key]
+            parts.append(text.format(short(value, 60) if key == "pattern" else value))
+    if merged.get("uniqueItems") is True:
+        parts.append("no duplicates")
+    text = ", ".join(parts)
+    description = merged.get("description")
+    if isinstance(description, str) and description:
+        text = f"{text}: {description}" if text else description
+    examples = merged.get("examples")
+    if isinstance(examples, (list, tuple)) and examples and not is_marked(merged):
+        text += f" (e.g. {short(examples[0], 60)})"
+    text = text.strip()
+    if not text:
+        return None
+    return text if len(text) <= EXPECTED_CAP else text[: EXPECTED_CAP - 1] + "…"
+
+
+def first_lines(violations: Sequence[Violation], limit: int) -> str:
+    """A message naming the first violation and how many more there are, within ``limit``."""
+    if not violations:
+        return "The arguments do not match the tool's input schema."
+    first = violations[0].message
+    more = len(violations) - 1
+    text = f"Invalid arguments: {first}" + ("" if first.endswith(("?", ".", "!")) else ".")
+    if more:
+        text += f" {more} more problem{'s' if more > 1 else ''} in 'violations'."
+    text += " Fix the arguments and call again."
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,98 @@
+"""Worker threads for sync implementations that run under a deadline.
+
+Python cannot stop a thread, so a sync call that passes its deadline is abandoned: the caller gets
+TIMEOUT at once, while the worker thread keeps running the implementation to its end, and its
+result or exception is then discarded (logged at DEBUG under the call's ref). Workers are daemon
+threads, so an abandoned call never blocks interpreter exit. The pool grows when every worker is
+busy (a hung call never starves the next one) and idle workers exit after ``IDLE_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+IDLE_SECONDS = 60.0
+#: Threads busy with calls (most of them abandoned after their deadline) before new calls are
+#: refused with PoolBusy, so a tool that always hangs cannot exhaust the process.
+MAX_WORKERS = 256
+
+
+class PoolBusy(RuntimeError):
+    """Every worker is busy and the pool is at its limit."""
+
+
+class _Worker:
+    __slots__ = ("mailbox", "pool")
+
+    def __init__(self, pool: ElasticPool) -> None:
+        self.mailbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.pool = pool
+
+
+class ElasticPool:
+    """A tiny thread pool: hand a task to an idle worker, or start a new one."""
+
+    def __init__(self, idle_seconds: float = IDLE_SECONDS, name: str = "contractgen-worker",
+                 max_workers: int = MAX_WORKERS) -> None:
+        self._idle: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._idle_seconds = idle_seconds
+        self._name = name
+        self.max_workers = max_workers
+        self.started = 0  # threads ever started (for tests and diagnostics)
+        self.live = 0  # threads running now
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        task = (future, contextvars.copy_context(), fn, args)
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+            if worker is None:
+                if self.live >= self.max_workers:
+                    raise PoolBusy(f"{self.live} workers busy")
+                self.live += 1
+                self.started += 1
+                number = self.started
+        if worker is not None:
+            worker.mailbox.put(task)
+        else:
+            worker = _Worker(self)
+            thread = threading.Thread(target=self._run, args=(worker, task),
+                                      name=f"{self._name}-{number}", daemon=True)
+            thread.start()
+        return future
+
+    def _run(self, worker: _Worker, task: Any) -> None:
+        try:
+            self._loop(worker, task)
+        finally:
+            with self._lock:
+                self.live -= 1
+
+    def _loop(self, worker: _Worker, task: Any) -> None:
+        while True:
+            future, ctx, fn, args = task
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(ctx.run(fn, *args))
+                except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller, who decides
+                    future.set_exception(exc)
+            del task, future, ctx, fn, args
+            with self._lock:
+                self._idle.append(worker)
+            try:
+                task = worker.mailbox.get(timeout=self._idle_seconds)
+            except queue.Empty:
+                with self._lock:
+                    if worker in self._idle:
+                        self._idle.remove(worker)
+                        return
+                task = worker.mailbox.get()  # a submitter took us just now: its task is coming
+
+
+POOL = ElasticPool()

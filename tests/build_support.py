@@ -1,0 +1,50 @@
+"""Helpers shared by the build tests: a scratch project around a contracts folder, and tree reading."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from conftest import run_cli
+
+PYPROJECT = '[tool.contractgen]\ncontracts = "contracts"\noutput = "generated"\n'
+
+
+def make_project(root: Path, contracts: Path | None = None) -> Path:
+    """A scratch project at ``root`` with a pyproject and (a copy of) ``contracts``."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(PYPROJECT, "utf-8")
+    if contracts is not None:
+        shutil.copytree(contracts, root / "contracts")
+    else:
+        (root / "contracts").mkdir()
+    return root
+
+
+def build(root: Path, *args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return run_cli("build", *args, cwd=root, env=env)
+
+
+def read_bytes_tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+@contextmanager
+def imported_package(root: Path, package: str = "generated") -> Iterator[Any]:
+    """Import ``root/<package>`` fresh, and forget it (and its submodules) afterwards."""
+    sys.path.insert(0, str(root))
+    try:
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+        yield importlib.import_module(package)
+    finally:
+        sys.path.remove(str(root))
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[name]

@@ -1,0 +1,89 @@
+"""Hostile manifests: strings that try to break out of generated code arrive intact as data."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+from build_support import build, imported_package, make_project
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contractgen.build.pyliteral import py_literal, py_text_block
+
+CASES = Path(__file__).resolve().parent / "cases" / "build"
+MANIFEST = CASES / "hostile" / "contracts" / "hostile_strings" / "1.0.0.json"
+
+
+def test_hostile_strings_arrive_intact(tmp_path: Path) -> None:
+    manifest = json.loads(MANIFEST.read_text("utf-8"))
+    hostile = manifest["description"]
+    assert '"""' in hostile and "{{" in hostile and "__import__" in hostile and "\u202e" in hostile
+    root = make_project(tmp_path / "p", CASES / "hostile" / "contracts")
+    result = build(root, "--no-cache")
+    assert result.returncode == 0, result.stderr
+    source = (root / "generated" / "hostile_strings_v1.py").read_text("utf-8")
+    tree = ast.parse(source)  # compiles
+    # the only calls at module level are the ones the template writes, never one from a manifest
+    calls = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert "__import__" not in calls and "system" not in calls
+    assert "\u202e" not in source, "bidi controls are written as escapes, never raw"
+    with imported_package(root) as package:
+        module = package.hostile_strings_v1
+        contract = module.CONTRACT
+        assert contract.description == hostile
+        assert contract.title == manifest["title"] and contract.summary == manifest["summary"]
+        assert contract.errors[0].message == manifest["errors"][0]["message"]
+        assert contract.errors[0].description == hostile
+        assert module.Hostile.spec.message == manifest["errors"][0]["message"]
+        assert contract.deprecation.message == hostile
+        assert dict(contract.examples[0].arguments) == {"mode": hostile}
+        assert contract.examples[0].summary == hostile
+        assert module.INPUT_SCHEMA == manifest["input"] and module.OUTPUT_SCHEMA == manifest["output"]
+        fields = module.HostileStringsV1Input.model_fields
+        assert fields["note"].default == hostile and fields["note"].description == hostile
+        assert fields["import_"].alias == "import" and fields["with_space"].alias == "with space"
+        assert hostile in module.DESCRIPTION and module.MCP_TOOL["description"] == module.DESCRIPTION
+
+        echo = module.hostile_strings.implement(lambda a: {"echo": a.mode + "|" + (a.note or "") + "|" + str(a.import_)})
+        envelope = echo({"mode": hostile, "import": "k", "with space": 4})
+        assert envelope["status"] == "ok", envelope
+        assert envelope["output"]["echo"] == hostile + "|" + hostile + "|k"
+        assert echo({"mode": "{{ x }}"})["output"]["echo"] == "{{ x }}|" + hostile + "|None"
+        bad = echo({"mode": "not one of them"})
+        assert bad["error"]["code"] == "INVALID_ARGUMENT" and bad["error"]["field"] == "/mode"
+
+        @module.hostile_strings.implement
+        def fail(arguments: object) -> None:
+            raise module.Hostile()
+
+        message = fail({"mode": "plain"})["error"]["message"]
+        # the runtime folds newlines in model-facing messages; every other character arrives as written
+        assert message.split() == manifest["errors"][0]["message"].split()
+
+        from contractgen.testing import check_contract
+
+        report = check_contract(module.hostile_strings, raise_on_failure=False)
+        assert report.ok, report.failures
+
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT)
+def test_string_literals_round_trip(text: str) -> None:
+    assert ast.literal_eval(py_literal(text)) == text
+    assert ast.literal_eval(py_text_block(text)) == text
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | TEXT,
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+                    max_leaves=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON)
+def test_json_literals_round_trip(value: object) -> None:
+    assert ast.literal_eval(py_literal(value)) == value

@@ -1,0 +1,69 @@
+"""The datamodel-code-generator adapter: one bundled call, split per tool, names independent of other tools."""
+
+from __future__ import annotations
+
+import pytest
+
+from contractgen.codegen.models import ModelRequest, ModelsError, generate_models, hoist_schema
+
+NESTED = {"type": "object", "properties": {
+    "status": {"enum": ["a", "b"]},
+    "nested": {"type": "object", "properties": {"status": {"enum": ["x", "y"]}}},
+    "node": {"$ref": "#/$defs/node"}},
+    "$defs": {"node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}}
+OUT = {"type": "object", "properties": {"status": {"enum": ["done"]}}}
+
+
+def test_a_tools_models_do_not_depend_on_the_other_tools_in_the_bundle() -> None:
+    alone = generate_models([ModelRequest("m", "MV1", NESTED, OUT)])["m"]
+    crowd = generate_models([ModelRequest("a", "AV1", NESTED, OUT), ModelRequest("m", "MV1", NESTED, OUT),
+                             ModelRequest("z", "ZV1", NESTED, OUT)])
+    assert crowd["m"] == alone
+    assert alone.input_class == "MV1Input" and alone.output_class == "MV1Output"
+    assert set(alone.class_names) == {"MV1Input", "MV1InputNested", "MV1InputNode", "MV1Output"}
+    assert "AV1" not in crowd["m"].body and "MV1" not in crowd["a"].body
+
+
+def test_local_refs_are_rewritten_to_hoisted_definitions() -> None:
+    hoisted = hoist_schema({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}, "b": {"$ref": "#"},
+                                                             "c": {"$ref": "#/properties/a"},
+                                                             "d": {"enum": [{"$ref": "#/not/a/ref"}]}},
+                            "$defs": {"x": {"type": "string"}}, "definitions": {"x": {"type": "integer"}}},
+                           "TV1Input")
+    assert set(hoisted) == {"TV1Input", "TV1InputX", "TV1InputXDef"}
+    properties = hoisted["TV1Input"]["properties"]
+    assert properties["a"] == {"$ref": "#/$defs/TV1InputX"}
+    assert properties["b"] == {"$ref": "#/$defs/TV1Input"}
+    assert properties["c"] == {"$ref": "#/$defs/TV1Input/properties/a"}
+    assert properties["d"] == {"enum": [{"$ref": "#/not/a/ref"}]}, "data is never rewritten"
+
+
+def test_unmodelable_schemas_raise_a_models_error() -> None:
+    with pytest.raises(ModelsError, match="dynamic|Unresolved"):
+        generate_models([ModelRequest("m", "MV1", {"type": "object", "properties": {"p": {"$dynamicRef": "#meta"}}},
+                                      OUT)])
+    with pytest.raises(ModelsError, match="local \\$ref") as caught:
+        generate_models([ModelRequest("m", "MV1", {"type": "object", "properties": {"p": {"$ref": "https://x/y"}}},
+                                      OUT)])
+    assert caught.value.owner == "m"
+
+
+def test_cached_loading_gives_exactly_what_load_contracts_gives(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The build's parse cache is invisible: same contracts, same diagnostics, cold and warm, on the
+    bundled contracts and on every check case (valid and invalid manifests alike)."""
+    from pathlib import Path
+
+    from contractgen.build.cache import BuildCache
+    from contractgen.build.load_cache import load_for_build
+    from contractgen.manifest import load_contracts
+
+    root = Path(__file__).resolve().parents[1]
+    folders = [root / "contracts", *sorted(p for p in (root / "tests" / "cases" / "check").iterdir() if p.is_dir())]
+    cache = BuildCache(tmp_path / "cache")
+    for folder in folders:
+        expected = load_contracts([folder])
+        for _ in ("cold", "warm"):
+            got = load_for_build([folder], cache)
+            assert got.diagnostics == expected.diagnostics, folder.name
+            assert got.contracts == expected.contracts, folder.name
+    assert any((tmp_path / "cache" / "parsed").iterdir())

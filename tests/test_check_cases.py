@@ -1,0 +1,121 @@
+"""Golden cases for `contractgen check`: one directory per input under tests/cases/check/.
+
+Each case holds manifest files and ``expected.txt`` (the exit code and the exact diagnostics, with
+paths relative to the case directory). The real CLI runs with the case directory as working
+directory (on a copy, so generated inputs never land in the repo). Cases named ``ok-*`` and
+``warn-*`` are valid input; every other case is invalid input and must exit 2 without a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+CASES = Path(__file__).parent / "cases" / "check"
+UPDATE_COMMAND = "python -m pytest tests/test_check_cases.py --update-goldens"
+
+
+def _ten_megabytes(folder: Path) -> None:
+    """A 10 MB manifest: too big to keep in git, so it is written at test time."""
+    target = folder / "lookup_order" / "1.0.0.yaml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    line = "# " + "x" * 97 + "\n"
+    with target.open("w") as out:
+        out.write("name: lookup_order\n")
+        out.write(line * (10 * 1024 * 1024 // len(line) + 1))
+
+
+def _hostile_file_name(folder: Path) -> None:
+    """A manifest whose file name holds a quote, a newline and a terminal escape."""
+    (folder / 'evil"\n\x1b[31m.yaml').write_text("name: evil\nversion: 1.0.0\n")
+
+
+#: cases whose input is generated instead of committed
+GENERATED: dict[str, Callable[[Path], None]] = {
+    "file-too-large": _ten_megabytes,
+    "hostile-file-name": _hostile_file_name,
+}
+
+
+def _case_names() -> list[str]:
+    return sorted(p.name for p in CASES.iterdir() if p.is_dir())
+
+
+def _is_valid_input(name: str) -> bool:
+    return name.startswith(("ok-", "warn-"))
+
+
+def test_enough_distinct_bad_cases() -> None:
+    bad = [n for n in _case_names() if not _is_valid_input(n)]
+    assert len(bad) >= 30, bad
+
+
+def test_every_generated_case_has_a_directory() -> None:
+    assert set(GENERATED) <= set(_case_names())
+
+
+def _run_case(name: str, work: Path) -> subprocess.CompletedProcess[str]:
+    source = CASES / name
+    shutil.copytree(source, work, ignore=shutil.ignore_patterns("expected.txt", "args.txt"))
+    if name in GENERATED:
+        GENERATED[name](work)
+    args_file = source / "args.txt"
+    args = args_file.read_text().split() if args_file.exists() else ["."]
+    return run_cli("check", *args, cwd=work, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def case_results(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every case's CLI run, several at a time (each is a separate process, so this is safe)."""
+    root = tmp_path_factory.mktemp("check-cases")
+    names = _case_names()
+    with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2))) as pool:
+        runs = pool.map(lambda n: _run_case(n, root / n), names)
+        return dict(zip(names, runs))
+
+
+@pytest.mark.parametrize("name", _case_names())
+def test_check_case(
+    name: str, case_results: dict[str, subprocess.CompletedProcess[str]], update_goldens: bool
+) -> None:
+    source = CASES / name
+    result = case_results[name]
+    actual = f"exit: {result.returncode}\n{result.stderr}"
+    if result.stdout:
+        actual += f"--- stdout\n{result.stdout}"
+
+    # a Python traceback starts a line; a diagnostic may quote the word inside a message
+    assert not re.search(
+        r"^Traceback \(most recent call last\):$", result.stderr + result.stdout, re.MULTILINE
+    ), actual
+    assert "internal-check-failure" not in actual and "could not check" not in actual
+    if not _is_valid_input(name):
+        assert result.returncode == 2, actual
+
+    expected_file = source / "expected.txt"
+    if update_goldens:
+        expected_file.write_text(actual)
+        return
+    expected = expected_file.read_text() if expected_file.exists() else ""
+    if actual != expected:
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), actual.splitlines(True), f"{name}/expected.txt", "actual"
+            )
+        )
+        pytest.fail(
+            f"diagnostics differ from the golden:\n{diff}\n"
+            f"to accept the new output: {UPDATE_COMMAND}",
+            pytrace=False,
+        )

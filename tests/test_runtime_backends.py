@@ -1,0 +1,69 @@
+"""Both validation backends (jsonschema-rs and the pure-Python fallback) explain violations alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contractgen.manifest import load_contracts
+from contractgen.runtime import Contract, Timeout, guard
+from contractgen.runtime.schema_check import SchemaCheck, did_you_mean
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTRACTS = {f"{t.contract.name}-{t.contract.version}": t.contract
+             for t in load_contracts([ROOT / "contracts"]).contracts.tools}
+
+BAD_CALLS: list[tuple[str, Any]] = [
+    ("book_meeting-2.0.0", {"titel": "x", "start_date": 5, "time_zone": "Europe/Paris",
+                            "duration_minutes": "60", "attendees": [{"email": "a@b.c", "extra": 1}, {}]}),
+    ("refund_payment-1.0.0", {"payment_id": "pay_x", "amount_cents": 0, "currency": "YEN",
+                              "reason": "duplicate", "approval_code": "12"}),
+    ("search_documents-1.0.0", {"query": "q", "filters": {"kinds": ["doc", "doc", "zip"], "ownr": 1},
+                                "limit": 51}),
+]
+
+
+def summary(check: SchemaCheck, value: Any) -> list[tuple[str, str, Any]]:
+    return sorted((v.field, v.constraint, v.attempted if isinstance(v.attempted, (str, int)) else None)
+                  for v in check.violations(value))
+
+
+@pytest.mark.parametrize("name,arguments", BAD_CALLS, ids=[c[0] for c in BAD_CALLS])
+def test_backends_agree_on_violations(name: str, arguments: Any) -> None:
+    schema = CONTRACTS[name].input_schema
+    fast, reference = SchemaCheck(schema), SchemaCheck(schema, prefer_fast=False)
+    assert reference.backend == "jsonschema"
+    assert not fast.is_valid(arguments) and not reference.is_valid(arguments)
+    assert summary(fast, arguments) == summary(reference, arguments)
+    assert len(summary(fast, arguments)) >= 3
+
+
+def test_redaction_holds_on_the_reference_backend() -> None:
+    check = SchemaCheck(CONTRACTS["refund_payment-1.0.0"].input_schema, prefer_fast=False)
+    found = {v.field: v for v in check.violations({"approval_code": "12", "customer_email": 7})}
+    assert found["/approval_code"].attempted == "[redacted]"
+    assert found["/customer_email"].attempted == "[redacted]"
+
+
+def test_format_assertion_is_opt_in() -> None:
+    contract = Contract(name="t", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "properties": {"when": {"type": "string",
+                                                                                "format": "date"}}},
+                        output_schema={}, timeout=Timeout(None))
+    assert guard(contract, lambda a: {})({"when": "soon"})["status"] == "ok"  # 2020-12: annotation
+    error = guard(contract, lambda a: {}, formats=True)({"when": "soon"})["error"]
+    assert (error["field"], error["constraint"]) == ("/when", "format")
+    for prefer_fast in (True, False):
+        check = SchemaCheck(contract.input_schema, formats=True, prefer_fast=prefer_fast)
+        assert not check.is_valid({"when": "soon"}) and check.is_valid({"when": "2026-01-31"})
+
+
+@pytest.mark.parametrize("typed,known,meant", [
+    ("qeury", ["query", "limit"], "query"), ("startDate", ["start_date"], "start_date"),
+    ("titel", ["title"], "title"), ("tite", ["title"], "title"), ("titles", ["title"], "title"),
+    ("duration", ["duration_minutes"], "duration_minutes"), ("zzz", ["title"], None),
+    ("anything", [], None)])
+def test_did_you_mean(typed: str, known: list[str], meant: str | None) -> None:
+    assert did_you_mean(typed, known) == meant

@@ -1,0 +1,103 @@
+"""The built wheel carries everything `contractgen` needs at run time (meta-schema, templates):
+build it, install it into a fresh virtual environment, and run `contractgen check` there."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(
+    *args: str | Path, cwd: Path | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return subprocess.run(
+        [str(a) for a in args],
+        check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    # build from a copy so no build/ folder or egg-info lands in the working tree
+    source = tmp_path_factory.mktemp("src") / "contractgen"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".venv",
+            ".git",
+            "__pycache__",
+            ".pytest_cache",
+            ".mypy_cache",
+            ".ruff_cache",
+            ".hypothesis",
+            "dist",
+            "build",
+            "*.egg-info",
+            "generated",
+        ),
+    )
+    result = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, source)
+    assert result.returncode == 0, result.stderr
+    (built,) = out.glob("contractgen-*.whl")
+    return built
+
+
+def test_wheel_contains_meta_schema_and_templates(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "contractgen/schema/manifest.schema.json" in names
+    assert any(n.startswith("contractgen/_templates/") for n in names), names
+    templates = sorted(
+        p.relative_to(ROOT / "templates").as_posix()
+        for p in (ROOT / "templates").rglob("*")
+        if p.is_file()
+    )
+    for template in templates:
+        assert f"contractgen/_templates/{template}" in names
+    assert not any(n.startswith(("tests/", "contracts/")) for n in names)
+
+
+def test_installed_wheel_checks_the_bundled_contracts(wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
+    # the outer pip installs into the fresh environment: no second pip bootstrap, same cache
+    result = _run(
+        sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile", wheel
+    )
+    assert result.returncode == 0, result.stderr
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "contracts", project / "contracts")
+    script = env_dir / "bin" / "contractgen"
+
+    clean = _run(script, "check", "--strict", cwd=project)
+    assert clean.returncode == 0, clean.stderr
+    assert (
+        f"{len(list((project / 'contracts').rglob('*.yaml')))} manifests checked, no errors"
+        in clean.stderr
+    )
+
+    # the installed package, not the source tree, answered: its meta-schema catches a typo
+    broken = project / "contracts" / "book_meeting" / "2.0.0.yaml"
+    broken.write_text(broken.read_text().replace("retry:\n", "retyr:\n"))
+    bad = _run(script, "check", cwd=project)
+    assert bad.returncode == 2, bad.stderr
+    assert "did you mean 'retry'?" in bad.stderr
+    origin = _run(python, "-c", "import contractgen; print(contractgen.__file__)", cwd=project)
+    assert str(env_dir) in origin.stdout

@@ -34,25 +34,8 @@ def _run(
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    # build from a copy so no build/ folder or egg-info lands in the working tree
-    source = tmp_path_factory.mktemp("src") / "contractgen"
-    shutil.copytree(
-        ROOT,
-        source,
-        ignore=shutil.ignore_patterns(
-            ".venv",
-            ".git",
-            "__pycache__",
-            ".pytest_cache",
-            ".mypy_cache",
-            ".ruff_cache",
-            ".hypothesis",
-            "dist",
-            "build",
-            "*.egg-info",
-            "generated",
-        ),
-    )
+    # hatchling builds in place without writing into the tree (no build/ or egg-info folder)
+    source = ROOT
     result = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, source)
     assert result.returncode == 0, result.stderr
     (built,) = out.glob("contractgen-*.whl")
@@ -71,6 +54,11 @@ def test_wheel_contains_meta_schema_and_templates(wheel: Path) -> None:
     for template in templates:
         assert f"contractgen/_templates/{template}" in names
     assert not any(n.startswith(("tests/", "contracts/")) for n in names)
+    packages = sorted(
+        p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "contractgen").rglob("__init__.py")
+    )
+    for package in packages:
+        assert f"{package}/__init__.py" in names, f"{package} is missing from the wheel"
 
 
 def test_installed_wheel_checks_the_bundled_contracts(wheel: Path, tmp_path: Path) -> None:

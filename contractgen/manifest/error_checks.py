@@ -77,15 +77,16 @@ def check_errors(
         spec = CODES[entry["code"]]
         retryable = entry.get("retryable", spec.retryable)
         action = entry.get("action", spec.action)
+        # mixed signals confuse a model, but the envelope stays well-formed: a warning
         if action in ("fix_arguments", "retry_later") and not retryable:
-            report.error(
+            report.warning(
                 base,
                 f"expected retryable: true with action {action!r} (got retryable: false)",
                 "contradictory-retry",
                 hint=_contradiction_hint(entry, spec),
             )
         if action in ("stop_and_tell_user", "escalate") and retryable:
-            report.error(
+            report.warning(
                 base,
                 f"expected retryable: false with action {action!r} (got retryable: true)",
                 "contradictory-retry",

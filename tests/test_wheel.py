@@ -31,11 +31,29 @@ def _run(
     )
 
 
+_DEBRIS = shutil.ignore_patterns(
+    ".venv", ".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis",
+    "*.egg-info", ".contractgen-cache",
+)
+
+
+def _ignore_build_debris(folder: str, names: list[str]) -> set[str]:
+    ignored = set(_DEBRIS(folder, names))
+    if Path(folder) == ROOT:  # only the top-level build outputs; contractgen/build is a package
+        ignored |= {"dist", "build", "generated"} & set(names)
+    return ignored
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    # hatchling builds in place without writing into the tree (no build/ or egg-info folder)
-    source = ROOT
+    # build from a copy so no build/ folder or egg-info lands in the working tree
+    source = tmp_path_factory.mktemp("src") / "contractgen"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=_ignore_build_debris,
+    )
     result = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, source)
     assert result.returncode == 0, result.stderr
     (built,) = out.glob("contractgen-*.whl")
@@ -54,11 +72,6 @@ def test_wheel_contains_meta_schema_and_templates(wheel: Path) -> None:
     for template in templates:
         assert f"contractgen/_templates/{template}" in names
     assert not any(n.startswith(("tests/", "contracts/")) for n in names)
-    packages = sorted(
-        p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "contractgen").rglob("__init__.py")
-    )
-    for package in packages:
-        assert f"{package}/__init__.py" in names, f"{package} is missing from the wheel"
 
 
 def test_installed_wheel_checks_the_bundled_contracts(wheel: Path, tmp_path: Path) -> None:
@@ -89,3 +102,20 @@ def test_installed_wheel_checks_the_bundled_contracts(wheel: Path, tmp_path: Pat
     assert "did you mean 'retry'?" in bad.stderr
     origin = _run(python, "-c", "import contractgen; print(contractgen.__file__)", cwd=project)
     assert str(env_dir) in origin.stdout
+
+    # templates are found inside the installed package: a full build from the installed wheel
+    broken.write_text(broken.read_text().replace("retyr:\n", "retry:\n"))
+    built = _run(script, "build", cwd=project)
+    assert built.returncode == 0, built.stderr
+    assert (project / "generated" / "book_meeting_v2.py").is_file()
+    imported = _run(python, "-c", "import generated.book_meeting_v2 as m; print(m.CONTRACT.version)",
+                    cwd=project)
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.strip() == "2.0.0"
+
+
+def test_wheel_carries_every_package_module(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    modules = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "contractgen").rglob("*.py"))
+    missing = [m for m in modules if m not in names]
+    assert not missing, f"modules missing from the wheel: {missing}"

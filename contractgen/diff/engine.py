@@ -68,12 +68,14 @@ def _pair_findings(pair: ToolPair, settings: DiffSettings, context: Context,
     ordered = [r for r in rules if not r.backstop] + [r for r in rules if r.backstop]
     for rule in ordered:
         if rule.scope is Scope.SCHEMA:
-            if rule.backstop:  # backstops only look where no specific rule found a break
-                covered = frozenset(f.pointer for f in found if f.level is Level.BREAKING)
-                rule_context = dataclasses.replace(context, covered=covered)
-            else:
+            schema_pairs = pair.pairs(rule.direction)
+            if rule.backstop:  # deepest first, and only where nothing reported a break at or below
+                schema_pairs = tuple(reversed(schema_pairs))
+            for schema_pair in schema_pairs:
                 rule_context = context
-            for schema_pair in pair.pairs(rule.direction):
+                if rule.backstop:
+                    covered = frozenset(f.pointer for f in found if f.level is Level.BREAKING)
+                    rule_context = dataclasses.replace(context, covered=covered)
                 for hit in _checked(rule, pair, schema_pair, rule_context):
                     finding = _finding(rule, hit, pair.old, pair.new, context, schema_pair)
                     if rule.witness and finding.level is Level.BREAKING and rule.direction is Direction.INPUT:

@@ -155,9 +155,36 @@ def admits_null(node: Mapping[str, Any] | None) -> bool:
     return not ("const" in node and node["const"] is not None)
 
 
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def effective_types(node: Mapping[str, Any] | None) -> frozenset[str]:
+    """The types a schema's ``type`` allows, limited to those of its ``enum``/``const`` values."""
+    types = types_of(node)
+    if node is None:
+        return types
+    values = [node["const"]] if "const" in node else node.get("enum")
+    if isinstance(values, list):
+        found = {json_type(v) for v in values}
+        # an integer value under `type: number` is still an integer: integer -> number is no narrowing
+        types = frozenset(t for t in found if t in types or (t == "integer" and "number" in types))
+    return types
+
+
 def removed_types(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[str]:
     """Types the old schema allowed that the new one does not (integer stays allowed under number)."""
     from .normalize import covers_type
 
     new_types = types_of(new)
-    return [t for t in sorted(types_of(old)) if not covers_type(new_types, t)]
+    return [t for t in sorted(effective_types(old)) if not covers_type(new_types, t)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..coverage import semantic_verdict
 from ..model import Context, Direction, Hit, Level, Scope
 from ..normalize import canonical
 from ..ruletools import show
@@ -17,8 +18,8 @@ SCOPE = Scope.SCHEMA
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
-    """Another accepted shape; what was accepted before still is (for oneOf, as long as the new
-    branch does not overlap an old one)."""
+    """Another accepted shape; what was accepted before still is. (A oneOf branch that overlaps an
+    old one rejects values matching both; that is reported as input-schema-narrowed instead.)"""
     if not pair.both:
         return
     assert pair.old is not None and pair.new is not None
@@ -26,6 +27,8 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         if keyword not in pair.new or not pair.changed(keyword):
             continue
         _, added = unmatched_branches(pair, keyword)
+        if keyword == "oneOf" and added and semantic_verdict(pair, context.strict)[0] == "narrowed":
+            continue  # the new branch overlaps an old one: input-schema-narrowed reports the break
         new_keys = [canonical(b) for b in pair.new[keyword]]
         for branch in added:
             index = new_keys.index(canonical(branch))

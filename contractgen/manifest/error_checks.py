@@ -111,6 +111,15 @@ def check_errors(
     retry = data.get("retry", {})
     if "retryable_codes" in retry:
         listed = set(retry["retryable_codes"])
+        if "TIMEOUT" in listed and _idempotent(data) is False:
+            report.warning(
+                f"/retry/retryable_codes/{retry['retryable_codes'].index('TIMEOUT')}",
+                "a timed-out call of a non-idempotent tool may have taken effect; retrying it "
+                "may repeat the effect",
+                "timeout-retry-not-idempotent",
+                hint="remove TIMEOUT from retry.retryable_codes (the default for a tool with "
+                "`idempotent: false`), or make the tool idempotent",
+            )
         for i, entry in enumerate(data.get("errors", [])):
             if i in skip:
                 continue

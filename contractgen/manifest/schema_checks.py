@@ -1,10 +1,12 @@
 """Checks on the embedded ``input`` and ``output`` JSON Schemas: valid 2020-12, local ``$ref``
-targets that exist, an object root, keyword typos, and defaults/examples that match their schema.
+targets that exist, an object root, keywords no validator reads, and defaults/examples that match
+their schema.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import jsonschema
@@ -21,86 +23,20 @@ from .describe import (
     show,
 )
 from .report import Reporter
-from .schema_walk import definition_refs, deref, resolve_local_ref, subschemas
+from .schema_keywords import LEGACY_KEYWORDS, check_keywords
+from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
 
 _META_VALIDATOR = jsonschema.Draft202012Validator(
     jsonschema.Draft202012Validator.META_SCHEMA,
     format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER,
 )
 
-#: Every keyword of the 2020-12 vocabularies, plus draft-07 ones that validators still read.
-KNOWN_KEYWORDS = frozenset(
-    {
-        "$schema",
-        "$id",
-        "$ref",
-        "$anchor",
-        "$dynamicRef",
-        "$dynamicAnchor",
-        "$vocabulary",
-        "$comment",
-        "$defs",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "not",
-        "if",
-        "then",
-        "else",
-        "dependentSchemas",
-        "prefixItems",
-        "items",
-        "contains",
-        "properties",
-        "patternProperties",
-        "additionalProperties",
-        "propertyNames",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "type",
-        "enum",
-        "const",
-        "multipleOf",
-        "maximum",
-        "exclusiveMaximum",
-        "minimum",
-        "exclusiveMinimum",
-        "maxLength",
-        "minLength",
-        "pattern",
-        "maxItems",
-        "minItems",
-        "uniqueItems",
-        "maxContains",
-        "minContains",
-        "maxProperties",
-        "minProperties",
-        "required",
-        "dependentRequired",
-        "title",
-        "description",
-        "default",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "examples",
-        "format",
-        "contentEncoding",
-        "contentMediaType",
-        "contentSchema",
-        "definitions",
-        "dependencies",
-        "additionalItems",
-        "$recursiveRef",
-        "$recursiveAnchor",
-    }
+#: ``items: [a, b]`` is draft-07's tuple form; 2020-12 says ``prefixItems`` and reserves ``items``
+#: for what follows them (its meta-schema rejects the array, so this is an error, not a warning).
+TUPLE_ITEMS_HINT = (
+    "a list under `items` is the draft-07 tuple form: in 2020-12 write it as `prefixItems: [...]` "
+    "(and `items: false` to allow nothing after them)"
 )
-#: Non-2020-12 keywords authors carry over from OpenAPI 3.0, and what to write instead.
-FOREIGN_KEYWORDS = {
-    "nullable": 'JSON Schema has no `nullable`; use `type: [string, "null"]`',
-    "example": "use `examples: [...]` (a list) instead of `example`",
-    "x-nullable": 'use `type: [..., "null"]` instead',
-}
 SENSITIVE_KEYWORD = "x-sensitive"
 DIALECTS_2020_12 = (
     "https://json-schema.org/draft/2020-12/schema",
@@ -159,7 +95,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
             hint=f"remove `$schema`, or set it to {DIALECTS_2020_12[0]}",
         )
     for pointer, sub in subschemas(schema):
-        _check_keywords(report, base + pointer, sub)
+        check_keywords(report, base + pointer, sub)
         _check_format(report, base + pointer, sub)
         _check_required_listed(report, base + pointer, sub)
         if SENSITIVE_KEYWORD in sub and not isinstance(sub[SENSITIVE_KEYWORD], bool):
@@ -209,10 +145,20 @@ def _meta_problems(report: Reporter, base: str, schema: Any) -> bool:
             keyword = pointer.rsplit("/", 1)[-1]
             kinds = " or ".join(_listed(deepest.validator_value))
             message = f"expected {keyword!r} to be {kinds} (got {show(error.instance)})"
+            if _is_keyword_position(error.absolute_path):
+                if keyword == "items" and isinstance(error.instance, list):
+                    hint = TUPLE_ITEMS_HINT
+                elif keyword in LEGACY_KEYWORDS and LEGACY_KEYWORDS[keyword].hint:
+                    hint = LEGACY_KEYWORDS[keyword].hint
         report.error(
             pointer, f"invalid JSON Schema 2020-12: {message}", "invalid-schema", hint=hint
         )
     return bool(errors)
+
+
+def _is_keyword_position(path: Sequence[Any]) -> bool:
+    """Whether the last step of ``path`` is a keyword, not a property or definition name."""
+    return len(path) < 2 or path[-2] not in NAMED_SCHEMA_MAPS
 
 
 def _listed(value: Any) -> list[str]:
@@ -253,34 +199,6 @@ def _check_refs(report: Reporter, base: str, schema: dict[str, Any]) -> bool:
                     ),
                 )
     return ok
-
-
-def _check_keywords(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
-    for keyword in sub:
-        if (
-            keyword in KNOWN_KEYWORDS
-            or keyword.startswith("x-")
-            and keyword not in FOREIGN_KEYWORDS
-        ):
-            continue
-        if keyword in FOREIGN_KEYWORDS:
-            report.warning(
-                f"{pointer}/{keyword}",
-                f"unknown JSON Schema keyword {keyword!r} (ignored by validators)",
-                "unknown-schema-keyword",
-                hint=FOREIGN_KEYWORDS[keyword],
-                key=True,
-            )
-            continue
-        close = did_you_mean(keyword, KNOWN_KEYWORDS, cutoff=0.8)
-        if close:
-            report.warning(
-                f"{pointer}/{keyword}",
-                f"unknown JSON Schema keyword {keyword!r} (ignored by validators)",
-                "unknown-schema-keyword",
-                hint=close,
-                key=True,
-            )
 
 
 def _check_format(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:

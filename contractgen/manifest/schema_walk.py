@@ -13,7 +13,8 @@ from urllib.parse import unquote
 
 from .parse import escape_pointer_token
 
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+#: keywords whose value maps names (never keywords) to schemas
+NAMED_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SCHEMA_SINGLE = (
     "additionalProperties",
@@ -38,7 +39,7 @@ def subschemas(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, 
     if not isinstance(schema, dict):
         return
     yield pointer, schema
-    for keyword in _SCHEMA_MAPS:
+    for keyword in NAMED_SCHEMA_MAPS:
         children = schema.get(keyword)
         if isinstance(children, dict):
             for name, child in children.items():

@@ -1,0 +1,208 @@
+"""Which keys of an embedded schema object are JSON Schema 2020-12 keywords, and what to tell the
+author about every other key (validators silently ignore unknown keywords, so nothing else would).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from .describe import did_you_mean
+from .parse import escape_pointer_token
+from .report import Reporter
+
+#: Every keyword of the standard 2020-12 vocabularies: core, applicator, unevaluated, validation,
+#: meta-data, format-annotation and content.
+KEYWORDS_2020_12 = frozenset(
+    {
+        # core
+        "$schema",
+        "$id",
+        "$ref",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$comment",
+        "$defs",
+        # applicator
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentSchemas",
+        "prefixItems",
+        "items",
+        "contains",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        # unevaluated
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        # validation
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxContains",
+        "minContains",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+        # meta-data
+        "title",
+        "description",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "examples",
+        # format-annotation
+        "format",
+        # content
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+    }
+)
+#: Older-draft keywords that keep their meaning in 2020-12: ``$ref: '#/definitions/x'`` is a plain
+#: JSON pointer, so a ``definitions`` section still resolves (many real schemas use it).
+ACCEPTED_LEGACY_KEYWORDS = frozenset({"definitions"})
+#: Non-2020-12 keywords authors carry over from OpenAPI 3.0, and what to write instead.
+FOREIGN_KEYWORDS = {
+    "nullable": 'JSON Schema has no `nullable`; use `type: [string, "null"]`',
+    "example": "use `examples: [...]` (a list) instead of `example`",
+    "x-nullable": 'use `type: [..., "null"]` instead',
+}
+EXTENSION_PREFIX = "x-"
+
+
+class LegacyKeyword(NamedTuple):
+    draft: str
+    effect: str  # what 2020-12 validators do with it
+    hint: str
+
+
+#: Older-draft keywords whose meaning 2020-12 dropped or split. ``dependencies`` is the dangerous
+#: one: measured with jsonschema 4.26 and jsonschema-rs 0.61, the first ignores it under 2020-12
+#: while the second still applies it, so a value's validity would depend on the backend.
+LEGACY_KEYWORDS = {
+    "dependencies": LegacyKeyword(
+        "draft-07",
+        "validators disagree: some ignore it, some still apply it",
+        "",  # chosen from the value: see _dependencies_hint
+    ),
+    "additionalItems": LegacyKeyword(
+        "draft 2019-09",
+        "validators ignore it",
+        "rename it `items`: next to `prefixItems`, `items` says what may follow them",
+    ),
+    "$recursiveRef": LegacyKeyword(
+        "draft 2019-09", "validators ignore it", "use `$dynamicRef` with a `$dynamicAnchor`"
+    ),
+    "$recursiveAnchor": LegacyKeyword(
+        "draft 2019-09", "validators ignore it", "use `$dynamicAnchor: NAME` and `$dynamicRef`"
+    ),
+}
+FLOW_SPLIT_HINT = (
+    "an unquoted comma or colon in a YAML flow mapping splits the value: "
+    "quote the string before it"
+)
+_WHITESPACE = re.compile(r"\s")
+_CANDIDATES = sorted(KEYWORDS_2020_12 | ACCEPTED_LEGACY_KEYWORDS)
+
+
+def is_keyword(key: str) -> bool:
+    """A key the 2020-12 vocabularies define, an accepted older one, or an ``x-`` extension."""
+    return (
+        key in KEYWORDS_2020_12
+        or key in ACCEPTED_LEGACY_KEYWORDS
+        or key.startswith(EXTENSION_PREFIX)
+        and key not in FOREIGN_KEYWORDS
+    )
+
+
+def check_keywords(report: Reporter, pointer: str, schema: dict[str, Any]) -> None:
+    """One warning per key of the schema object at ``pointer`` that no 2020-12 validator reads."""
+    yaml_source = not report.item.path.endswith(".json")
+    previous: str | None = None
+    for key, value in schema.items():
+        where = f"{pointer}/{escape_pointer_token(key)}"
+        if not is_keyword(key):
+            if key in LEGACY_KEYWORDS:
+                legacy = LEGACY_KEYWORDS[key]
+                report.warning(
+                    where,
+                    f"{legacy.draft} keyword {key!r} is not part of JSON Schema 2020-12 "
+                    f"({legacy.effect})",
+                    "legacy-schema-keyword",
+                    hint=legacy.hint or _dependencies_hint(value),
+                    key=True,
+                )
+            else:
+                report.warning(
+                    where,
+                    f"unknown JSON Schema keyword {key!r} (validators ignore it)",
+                    "unknown-schema-keyword",
+                    hint=_unknown_hint(key, value, previous, schema, yaml_source),
+                    key=True,
+                )
+        previous = key
+
+
+def _unknown_hint(
+    key: str, value: Any, previous: str | None, schema: dict[str, Any], yaml_source: bool
+) -> str:
+    if key in FOREIGN_KEYWORDS:
+        return FOREIGN_KEYWORDS[key]
+    if yaml_source and (value is None or _WHITESPACE.search(key)):
+        # `{description: Amount refunded, in cents.}` reads as description 'Amount refunded'
+        # plus a key 'in cents.' with no value
+        before = previous is not None and isinstance(schema.get(previous), str)
+        return FLOW_SPLIT_HINT + (f" (the value of {previous!r})" if before else "")
+    close = did_you_mean(key, _CANDIDATES, cutoff=0.8)
+    if close:
+        return close
+    if isinstance(value, dict) and ("type" in value or "description" in value):
+        return f"if {key!r} is a property, declare it under `properties`"
+    return f"remove it, or rename it `{EXTENSION_PREFIX}{key}` if it is a vendor extension"
+
+
+def _dependencies_hint(value: Any) -> str:
+    entries = value.values() if isinstance(value, dict) else []
+    lists = [v for v in entries if isinstance(v, list)]
+    schemas = [v for v in entries if not isinstance(v, list)]
+    if lists and not schemas:
+        return "rename it `dependentRequired` (a property name -> the names it requires)"
+    if schemas and not lists:
+        return "rename it `dependentSchemas` (a property name -> the schema it adds)"
+    return (
+        "split it: lists of names go under `dependentRequired`, "
+        "schemas under `dependentSchemas`"
+    )
+
+
+__all__ = [
+    "ACCEPTED_LEGACY_KEYWORDS",
+    "FOREIGN_KEYWORDS",
+    "KEYWORDS_2020_12",
+    "LEGACY_KEYWORDS",
+    "check_keywords",
+    "is_keyword",
+]

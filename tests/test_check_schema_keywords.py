@@ -1,0 +1,203 @@
+"""Which keys of an embedded schema are checked as keywords: the walker's schema positions, the
+positions of the warnings, and that data (property names, defaults, enums ...) is never checked."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contractgen.manifest.checks import check_file
+from contractgen.manifest.parse import ParsedFile, parse_manifest_text
+from contractgen.manifest.report import Reporter
+from contractgen.manifest.schema_checks import check_embedded_schema
+from contractgen.manifest.schema_keywords import KEYWORDS_2020_12, is_keyword
+from contractgen.manifest.schema_walk import subschemas
+
+S = {"x-marker": True}  # a leaf schema; every place it appears must be walked
+
+
+def test_every_applicator_position_is_a_schema_position() -> None:
+    schema = {
+        "properties": {"type": S, "a/b": S},
+        "patternProperties": {"^x": S},
+        "additionalProperties": S,
+        "dependentSchemas": {"a": S},
+        "propertyNames": S,
+        "unevaluatedProperties": S,
+        "items": S,
+        "prefixItems": [S, S],
+        "contains": S,
+        "unevaluatedItems": S,
+        "allOf": [S],
+        "anyOf": [S],
+        "oneOf": [S],
+        "not": S,
+        "if": S,
+        "then": S,
+        "else": S,
+        "$defs": {"d": S},
+        "definitions": {"d": S},
+        "contentSchema": S,
+    }
+    assert {pointer for pointer, _ in subschemas(schema)} == {
+        "",
+        "/properties/type",
+        "/properties/a~1b",
+        "/patternProperties/^x",
+        "/additionalProperties",
+        "/dependentSchemas/a",
+        "/propertyNames",
+        "/unevaluatedProperties",
+        "/items",
+        "/prefixItems/0",
+        "/prefixItems/1",
+        "/contains",
+        "/unevaluatedItems",
+        "/allOf/0",
+        "/anyOf/0",
+        "/oneOf/0",
+        "/not",
+        "/if",
+        "/then",
+        "/else",
+        "/$defs/d",
+        "/definitions/d",
+        "/contentSchema",
+    }
+
+
+def test_data_and_name_maps_are_not_schema_positions() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"p": {"type": "string"}},
+        "default": {"type": "x", "properties": {"q": {}}},
+        "examples": [{"items": {"bogus": 1}}],
+        "const": {"allOf": [{"bogus": 1}]},
+        "enum": [{"not": {"bogus": 1}}],
+        "x-vendor": {"properties": {"q": {"bogus": 1}}},
+        "required": ["p"],
+    }
+    # the walker yields the root and the one property schema; the `properties` map itself (whose
+    # keys are names) and anything under data keywords or extensions is never a schema
+    assert [pointer for pointer, _ in subschemas(schema)] == ["", "/properties/p"]
+
+
+def _keyword_warnings(schema: dict[str, Any], path: str = "t/1.0.0.json") -> list[str]:
+    report = Reporter(ParsedFile(path))
+    check_embedded_schema(report, "input", schema)
+    return sorted(
+        d.pointer
+        for d in report.diagnostics
+        if d.code in ("unknown-schema-keyword", "legacy-schema-keyword")
+    )
+
+
+json_data = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    names=st.lists(st.text(min_size=1, max_size=12), max_size=4, unique=True),
+    data=json_data,
+)
+def test_property_names_and_data_are_never_keywords(names: list[str], data: Any) -> None:
+    schema = {
+        "type": "object",
+        "properties": {name: {"description": "d"} for name in names},
+        "default": data,
+        "const": data,
+        "enum": [data],
+        "examples": [data],
+    }
+    assert _keyword_warnings(schema) == []
+
+
+def test_every_unknown_key_in_a_schema_position_is_reported_once() -> None:
+    nested = {"type": "string", "bogus": 1}
+    schema = {
+        "type": "object",
+        "bogus": 1,
+        "nullable": True,
+        "maxLenght": 3,
+        "x-fine": 1,
+        "definitions": {"d": nested},
+        "properties": {"bogus": nested},
+        "items": nested,
+        "allOf": [nested],
+        "dependencies": {"bogus": ["a"]},
+    }
+    assert _keyword_warnings(schema) == [
+        "/input/allOf/0/bogus",
+        "/input/bogus",
+        "/input/definitions/d/bogus",
+        "/input/dependencies",
+        "/input/items/bogus",
+        "/input/maxLenght",
+        "/input/nullable",
+        "/input/properties/bogus/bogus",
+    ]
+
+
+def test_keyword_table_is_the_2020_12_vocabularies() -> None:
+    # the 2020-12 meta-schema's vocabulary meta-schemas declare exactly these keywords
+    import jsonschema_specifications
+
+    declared: set[str] = set()
+    for uri, resource in jsonschema_specifications.REGISTRY.items():
+        if "/draft/2020-12/meta/" in uri:
+            declared.update(resource.contents.get("properties", {}))
+    assert declared == KEYWORDS_2020_12
+    assert is_keyword("x-anything") and not is_keyword("x-nullable")
+    assert is_keyword("definitions") and not is_keyword("dependencies")
+
+
+MANIFEST = """\
+name: refund_payment
+version: 1.0.0
+summary: Refund a payment.
+description: Refunds a payment.
+input:
+  type: object
+  properties:
+    note: {type: string, description: Free text, shown to staff.}
+output:
+  type: object
+  properties:
+    amount_cents:
+      {type: integer, minimum: 1, description: Amount refunded, in cents.}
+"""
+
+
+def test_warning_sits_at_the_key_and_names_the_split_value() -> None:
+    item = parse_manifest_text("refund_payment/1.0.0.yaml", MANIFEST.encode())
+    warnings = [d for d in check_file(item) if d.code == "unknown-schema-keyword"]
+    lines = MANIFEST.splitlines()
+    # where the stray key's text starts in the source, found by plain text search
+    assert [(d.pointer, d.line, d.column) for d in warnings] == [
+        ("/input/properties/note/shown to staff.", 8, lines[7].index("shown") + 1),
+        ("/output/properties/amount_cents/in cents.", 13, lines[12].index("in cents") + 1),
+    ]
+    for d in warnings:
+        assert d.hint is not None and "flow mapping" in d.hint and "'description'" in d.hint
+
+
+def test_json_null_gets_no_yaml_hint() -> None:
+    manifest = {
+        "name": "t",
+        "version": "1.0.0",
+        "summary": "s",
+        "description": "d",
+        "input": {"type": "object", "properties": {"a": {"type": "string", "optional": None}}},
+        "output": {"type": "object"},
+    }
+    item = parse_manifest_text("t/1.0.0.json", json.dumps(manifest, indent=1).encode())
+    (warning,) = [d for d in check_file(item) if d.code == "unknown-schema-keyword"]
+    assert warning.pointer == "/input/properties/a/optional"
+    assert warning.hint is not None and "YAML" not in warning.hint

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema_specifications  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -97,7 +98,9 @@ def _keyword_warnings(schema: dict[str, Any], path: str = "t/1.0.0.json") -> lis
 
 json_data = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=12,
 )
 
@@ -147,8 +150,6 @@ def test_every_unknown_key_in_a_schema_position_is_reported_once() -> None:
 
 def test_keyword_table_is_the_2020_12_vocabularies() -> None:
     # the 2020-12 meta-schema's vocabulary meta-schemas declare exactly these keywords
-    import jsonschema_specifications
-
     declared: set[str] = set()
     for uri, resource in jsonschema_specifications.REGISTRY.items():
         if "/draft/2020-12/meta/" in uri:

@@ -121,8 +121,7 @@ LEGACY_KEYWORDS = {
     ),
 }
 FLOW_SPLIT_HINT = (
-    "an unquoted comma or colon in a YAML flow mapping splits the value: "
-    "quote the string before it"
+    "an unquoted comma or colon in a YAML flow mapping splits the value: quote the string before it"
 )
 _WHITESPACE = re.compile(r"\s")
 _CANDIDATES = sorted(KEYWORDS_2020_12 | ACCEPTED_LEGACY_KEYWORDS)
@@ -192,10 +191,7 @@ def _dependencies_hint(value: Any) -> str:
         return "rename it `dependentRequired` (a property name -> the names it requires)"
     if schemas and not lists:
         return "rename it `dependentSchemas` (a property name -> the schema it adds)"
-    return (
-        "split it: lists of names go under `dependentRequired`, "
-        "schemas under `dependentSchemas`"
-    )
+    return "split it: lists of names go under `dependentRequired`, schemas under `dependentSchemas`"
 
 
 __all__ = [

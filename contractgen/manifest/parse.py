@@ -72,6 +72,8 @@ if getattr(yaml, "__with_libyaml__", False):
     _CJsonCompatibleLoader.yaml_implicit_resolvers = _JsonCompatibleLoader.yaml_implicit_resolvers
     _FastLoader = _CJsonCompatibleLoader
 
+#: off: parse with the pure-Python parser only (the benchmark's and the tests' reference)
+USE_LIBYAML = True
 #: characters the pure-Python reader rejects; libyaml accepts some of them, so such text skips it
 _NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 
@@ -91,8 +93,8 @@ def escape_pointer_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def parse_manifest_text(path: str, raw: bytes, *, fast: bool = True) -> ParsedFile:
-    """Parse one file; ``fast=False`` skips libyaml (the tests and the benchmark compare both)."""
+def parse_manifest_text(path: str, raw: bytes, *, fast: bool | None = None) -> ParsedFile:
+    """Parse one file; ``fast=False`` skips libyaml (default: ``USE_LIBYAML``)."""
     result = ParsedFile(path)
     if len(raw) > MAX_MANIFEST_BYTES:
         result.diagnostics.append(
@@ -155,7 +157,7 @@ def parse_manifest_text(path: str, raw: bytes, *, fast: bool = True) -> ParsedFi
     # In valid JSON a raw tab is whitespace outside strings; YAML rejects it as indentation.
     # One space per tab keeps every column, so JSON positions survive.
     yaml_text = text.replace("\t", " ") if result.value is not None else text
-    if fast and _fast_parse(yaml_text, result):
+    if (USE_LIBYAML if fast is None else fast) and _fast_parse(yaml_text, result):
         return result
     try:
         node = yaml.compose(yaml_text, Loader=_JsonCompatibleLoader)

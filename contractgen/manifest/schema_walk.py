@@ -36,26 +36,34 @@ MAX_REF_HOPS = 32
 
 def subschemas(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
     """Every schema object in ``schema`` with its pointer (relative to ``schema``), depth first."""
+    # Collected into a list first: nested generators cost a frame hop per level for every item,
+    # and every embedded schema is walked several times per check.
+    found: list[tuple[str, dict[str, Any]]] = []
+    _collect(schema, pointer, found)
+    return iter(found)
+
+
+def _collect(schema: Any, pointer: str, found: list[tuple[str, dict[str, Any]]]) -> None:
     if not isinstance(schema, dict):
         return
-    yield pointer, schema
+    found.append((pointer, schema))
     for keyword in NAMED_SCHEMA_MAPS:
         children = schema.get(keyword)
         if isinstance(children, dict):
             for name, child in children.items():
-                yield from subschemas(child, f"{pointer}/{keyword}/{escape_pointer_token(name)}")
+                _collect(child, f"{pointer}/{keyword}/{escape_pointer_token(name)}", found)
     for keyword in _SCHEMA_LISTS:
         children = schema.get(keyword)
         if isinstance(children, list):
             for i, child in enumerate(children):
-                yield from subschemas(child, f"{pointer}/{keyword}/{i}")
+                _collect(child, f"{pointer}/{keyword}/{i}", found)
     for keyword in _SCHEMA_SINGLE:
         child = schema.get(keyword)
         if isinstance(child, list) and keyword == "items":  # draft-07 tuple form
             for i, item in enumerate(child):
-                yield from subschemas(item, f"{pointer}/{keyword}/{i}")
-        else:
-            yield from subschemas(child, f"{pointer}/{keyword}")
+                _collect(item, f"{pointer}/{keyword}/{i}", found)
+        elif isinstance(child, dict):
+            _collect(child, f"{pointer}/{keyword}", found)
 
 
 class RefTarget(NamedTuple):

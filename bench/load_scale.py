@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from contractgen.manifest import parse, schema_checks
+from contractgen.manifest import fast_validate, parse, schema_checks
 from contractgen.manifest.load import LoadResult, load_contracts
 from contractgen.manifest.parse import ParsedFile, parse_manifest_text
 
@@ -86,12 +86,12 @@ def write_tree(root: Path, count: int, seed: int) -> list[Path]:
 @contextmanager
 def reference_paths() -> Iterator[None]:
     """Turn both fast paths off: the pure-Python parser and jsonschema alone, as before them."""
-    saved = parse.USE_LIBYAML, schema_checks.USE_FAST_META
-    parse.USE_LIBYAML, schema_checks.USE_FAST_META = False, False
+    saved = parse.USE_LIBYAML, fast_validate.USE_JSONSCHEMA_RS
+    parse.USE_LIBYAML, fast_validate.USE_JSONSCHEMA_RS = False, False
     try:
         yield
     finally:
-        parse.USE_LIBYAML, schema_checks.USE_FAST_META = saved
+        parse.USE_LIBYAML, fast_validate.USE_JSONSCHEMA_RS = saved
 
 
 def best(repeat: int, work: Callable[[], T]) -> tuple[float, T]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import jsonschema
 
 from ..runtime.codes import CODES
+from .fast_validate import fast_validator
 from .describe import describe_validation_error, did_you_mean, pointer_of, show
 from .parse import escape_pointer_token
 from .report import Reporter
@@ -47,13 +49,26 @@ def manifest_meta_schema() -> dict[str, Any]:
     return json.loads(text)
 
 
+@lru_cache(maxsize=1)
+def _manifest_validator() -> jsonschema.protocols.Validator:
+    return jsonschema.Draft202012Validator(manifest_meta_schema())
+
+
+@lru_cache(maxsize=1)
+def _fast_manifest_validator() -> Callable[[Any], bool] | None:
+    """A jsonschema-rs pre-check: a manifest it accepts has no meta-schema error to report."""
+    return fast_validator(manifest_meta_schema())
+
+
 def check_meta(report: Reporter, value: dict[str, Any]) -> set[str]:
     """Report every meta-schema violation; return where they were: "" for the root, each top-level
     key, and ``key/index`` for an item of a list section (so other items can still be checked)."""
-    meta = manifest_meta_schema()
     bad: set[str] = set()
+    is_valid = _fast_manifest_validator()
+    if is_valid is not None and is_valid(value):
+        return bad
     errors = sorted(
-        jsonschema.Draft202012Validator(meta).iter_errors(value),
+        _manifest_validator().iter_errors(value),
         key=lambda e: (list(map(str, e.absolute_path)), e.validator),
     )
     for error in errors:

@@ -6,8 +6,8 @@ their schema.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from functools import lru_cache, partial
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import jsonschema
@@ -23,12 +23,11 @@ from .describe import (
     pointer_of,
     show,
 )
+from .fast_validate import fast_validator
 from .report import Reporter
 from .schema_keywords import LEGACY_KEYWORDS, check_keywords
 from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
 
-#: off: jsonschema alone checks embedded schemas (the benchmark's and the tests' reference)
-USE_FAST_META = True
 _FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 _META_VALIDATOR = jsonschema.Draft202012Validator(
     jsonschema.Draft202012Validator.META_SCHEMA, format_checker=_FORMAT_CHECKER
@@ -75,7 +74,8 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
     problems = _meta_problems(report, base, schema)
     if problems:
         return False
-    usable = _check_refs(report, base, schema)
+    walk = list(subschemas(schema))  # walked once, read by every check below
+    usable = _check_refs(report, base, schema, walk)
     root_type = schema.get("type")
     if root_type != "object":
         has_props = "properties" in schema
@@ -97,7 +97,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
             "foreign-dialect",
             hint=f"remove `$schema`, or set it to {DIALECTS_2020_12[0]}",
         )
-    for pointer, sub in subschemas(schema):
+    for pointer, sub in walk:
         check_keywords(report, base + pointer, sub)
         _check_format(report, base + pointer, sub)
         _check_required_listed(report, base + pointer, sub)
@@ -110,7 +110,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
                 hint=f"write `{SENSITIVE_KEYWORD}: true`",
             )
     if usable:
-        _check_instances(report, base, schema)
+        _check_instances(report, base, schema, walk)
     return usable and root_type == "object"
 
 
@@ -120,41 +120,21 @@ def meta_schema_errors(schema: Any) -> list[jsonschema.ValidationError]:
     jsonschema-rs answers "valid?" about 100x faster; jsonschema still decides every schema the
     fast check rejects (or cannot read), so the diagnostics are always jsonschema's.
     """
-    if USE_FAST_META and fast_meta_valid(schema):
+    if fast_meta_valid(schema):
         return []
     return list(_META_VALIDATOR.iter_errors(schema))
 
 
 def fast_meta_valid(schema: Any) -> bool:
-    """Whether jsonschema-rs accepts ``schema`` under the 2020-12 meta-schema, checking formats
-    the way jsonschema's format checker does; False also when it cannot tell."""
-    validator = _fast_meta_validator()
-    if validator is None:
-        return False
-    try:
-        return bool(validator.is_valid(schema))
-    except Exception:  # noqa: BLE001 - values jsonschema-rs cannot read go to jsonschema
-        return False
+    """Whether jsonschema-rs accepts ``schema`` under the 2020-12 meta-schema, formats checked the
+    way jsonschema's format checker does; False also when it cannot tell."""
+    is_valid = _fast_meta_validator()
+    return is_valid is not None and is_valid(schema)
 
 
 @lru_cache(maxsize=1)
-def _fast_meta_validator() -> Any:
-    try:
-        import jsonschema_rs
-    except ImportError:  # pragma: no cover - a declared dependency; jsonschema alone still works
-        return None
-    # jsonschema-rs checks formats its own way (its regex dialect, strict URIs); every format
-    # name gets jsonschema's checker instead, so both libraries agree on what a format allows.
-    formats = {
-        name: partial(_conforms, name) for name in (*KNOWN_FORMATS, *_FORMAT_CHECKER.checkers)
-    }
-    return jsonschema_rs.Draft202012Validator(
-        jsonschema.Draft202012Validator.META_SCHEMA, validate_formats=True, formats=formats
-    )
-
-
-def _conforms(format_name: str, value: Any) -> bool:
-    return _FORMAT_CHECKER.conforms(value, format_name)
+def _fast_meta_validator() -> Callable[[Any], bool] | None:
+    return fast_validator(jsonschema.Draft202012Validator.META_SCHEMA, _FORMAT_CHECKER)
 
 
 def _meta_problems(report: Reporter, base: str, schema: Any) -> bool:
@@ -211,9 +191,11 @@ def _listed(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
-def _check_refs(report: Reporter, base: str, schema: dict[str, Any]) -> bool:
+def _check_refs(
+    report: Reporter, base: str, schema: dict[str, Any], walk: list[tuple[str, dict[str, Any]]]
+) -> bool:
     ok = True
-    for pointer, sub in subschemas(schema):
+    for pointer, sub in walk:
         for keyword in ("$ref", "$dynamicRef"):
             ref = sub.get(keyword)
             if not isinstance(ref, str):
@@ -290,12 +272,14 @@ def _check_required_listed(report: Reporter, pointer: str, sub: dict[str, Any]) 
                 report.warning(f"{pointer}/required/{i}", text, "required-not-declared", hint=hint)
 
 
-def _check_instances(report: Reporter, base: str, schema: dict[str, Any]) -> None:
+def _check_instances(
+    report: Reporter, base: str, schema: dict[str, Any], walk: list[tuple[str, dict[str, Any]]]
+) -> None:
     """``default`` and ``examples`` inside the schema must match the subschema they sit in."""
-    root = jsonschema.Draft202012Validator(
-        schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-    )
-    for pointer, sub in subschemas(schema):
+    # Built on first use: most schemas hold no default or example. (Construction cannot fail on a
+    # schema that passed the meta-schema: it only reads a string ``$id``.)
+    root: jsonschema.protocols.Validator | None = None
+    for pointer, sub in walk:
         values: list[tuple[str, Any]] = []
         if "default" in sub:
             values.append((f"{pointer}/default", sub["default"]))
@@ -303,6 +287,8 @@ def _check_instances(report: Reporter, base: str, schema: dict[str, Any]) -> Non
             values.extend((f"{pointer}/examples/{i}", v) for i, v in enumerate(sub["examples"]))
         if not values:
             continue
+        if root is None:
+            root = jsonschema.Draft202012Validator(schema, format_checker=_FORMAT_CHECKER)
         validator = root.evolve(schema=sub)
         for where, value in values:
             try:

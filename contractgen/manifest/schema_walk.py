@@ -43,27 +43,32 @@ def subschemas(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, 
     return iter(found)
 
 
+_NAMED_MAPS = frozenset(NAMED_SCHEMA_MAPS)
+_LISTS = frozenset(_SCHEMA_LISTS)
+#: every keyword followed, in the order children are visited
+_VISIT_ORDER = {k: i for i, k in enumerate((*NAMED_SCHEMA_MAPS, *_SCHEMA_LISTS, *_SCHEMA_SINGLE))}
+_FOLLOWED = frozenset(_VISIT_ORDER)
+
+
 def _collect(schema: Any, pointer: str, found: list[tuple[str, dict[str, Any]]]) -> None:
     if not isinstance(schema, dict):
         return
     found.append((pointer, schema))
-    for keyword in NAMED_SCHEMA_MAPS:
-        children = schema.get(keyword)
-        if isinstance(children, dict):
-            for name, child in children.items():
-                _collect(child, f"{pointer}/{keyword}/{escape_pointer_token(name)}", found)
-    for keyword in _SCHEMA_LISTS:
-        children = schema.get(keyword)
-        if isinstance(children, list):
-            for i, child in enumerate(children):
-                _collect(child, f"{pointer}/{keyword}/{i}", found)
-    for keyword in _SCHEMA_SINGLE:
-        child = schema.get(keyword)
-        if isinstance(child, list) and keyword == "items":  # draft-07 tuple form
-            for i, item in enumerate(child):
-                _collect(item, f"{pointer}/{keyword}/{i}", found)
-        elif isinstance(child, dict):
-            _collect(child, f"{pointer}/{keyword}", found)
+    present = _FOLLOWED.intersection(schema)  # most schemas are leaves: one set operation
+    if not present:
+        return
+    for keyword in sorted(present, key=_VISIT_ORDER.__getitem__):
+        children = schema[keyword]
+        if keyword in _NAMED_MAPS:
+            if isinstance(children, dict):
+                for name, child in children.items():
+                    _collect(child, f"{pointer}/{keyword}/{escape_pointer_token(name)}", found)
+        elif keyword in _LISTS or keyword == "items" and isinstance(children, list):
+            if isinstance(children, list):  # "items" as a list is draft-07's tuple form
+                for i, child in enumerate(children):
+                    _collect(child, f"{pointer}/{keyword}/{i}", found)
+        elif isinstance(children, dict):
+            _collect(children, f"{pointer}/{keyword}", found)
 
 
 class RefTarget(NamedTuple):

@@ -208,13 +208,34 @@ def parse_manifest_text(path: str, raw: bytes, *, fast: bool | None = None) -> P
     return result
 
 
+class _Unclean(Exception):
+    """The libyaml tree holds something only the pure-Python path reports (or places) exactly."""
+
+
+#: Where libyaml accepts what PyYAML's scanner rejects, found by differential fuzzing
+#: (tests/test_check_fast_paths.py); text or trees showing any of them take the pure-Python path.
+#: A tag token (PyYAML reads tag handles more strictly):
+_TAG_START = re.compile(r"(?:^|[\s\[\]{},:?|>&*-])!")
+#: In a flow collection PyYAML ends a plain scalar at these (libyaml reads on through ``a?``):
+_FLOW_BREAKS = frozenset(",?[]{}:#")
+#: A block scalar header (``|``, ``>-``, ``|2+``) must end in a blank for PyYAML (not ``|#``):
+_BLOCK_HEADER = re.compile(r"[|>][-+1-9]{0,2}(?:[ \r\n\x85\u2028\u2029]|$)")
+
+
 def _fast_parse(text: str, result: ParsedFile) -> bool:
     """Parse with libyaml; True (with ``result`` filled) only for a file without any problem.
 
-    Everything else (malformed YAML, caps, duplicate keys, an empty document) returns False with
-    ``result`` untouched, and the pure-Python parser produces the diagnostics.
+    Everything else (malformed YAML, caps, duplicate keys, an empty document, a construct where
+    libyaml is more lenient) returns False with ``result`` untouched, and the pure-Python parser
+    produces the diagnostics.
     """
-    if _FastLoader is None or _NON_PRINTABLE.search(text):
+    # Tabs: libyaml accepts them in places the pure-Python scanner rejects (JSON's are spaces now).
+    if (
+        _FastLoader is None
+        or "\t" in text
+        or _NON_PRINTABLE.search(text)
+        or ("!" in text and _TAG_START.search(text))
+    ):
         return False
     try:
         node = yaml.compose(text, Loader=_FastLoader)
@@ -222,17 +243,73 @@ def _fast_parse(text: str, result: ParsedFile) -> bool:
         return False
     if node is None:
         return False
-    trial = ParsedFile(result.path)
+    positions: dict[str, tuple[int, int]] = {}
+    key_positions: dict[str, tuple[int, int]] = {}
+    budget = MAX_VALUES
+
+    def scalar(node: yaml.Node, flow: bool) -> Any:
+        """A plain scalar's value; raises where PyYAML would read the text differently."""
+        if not isinstance(node, yaml.ScalarNode):
+            raise _Unclean
+        style, value = node.style, node.value
+        if not style:
+            if not value:  # an empty plain value: libyaml places it elsewhere than PyYAML
+                raise _Unclean
+            if flow and not _FLOW_BREAKS.isdisjoint(value):
+                raise _Unclean
+        elif style in "|>" and not _BLOCK_HEADER.match(text, node.start_mark.index):
+            raise _Unclean
+        return _scalar(node)
+
+    def build(node: yaml.Node, pointer: str, depth: int, active: frozenset[int], flow: bool) -> Any:
+        """``_construct`` for a tree expected to be clean: the same values and positions, but
+        anything that would be a diagnostic raises ``_Unclean``."""
+        nonlocal budget
+        budget -= 1
+        if budget < 0 or depth > MAX_DEPTH:
+            raise _Unclean
+        if pointer not in positions:
+            mark = node.start_mark
+            positions[pointer] = (mark.line + 1, mark.column + 1)
+        if isinstance(node, yaml.ScalarNode):
+            return scalar(node, flow)
+        if id(node) in active:
+            raise _Unclean
+        active = active | {id(node)}
+        flow = flow or bool(node.flow_style)
+        if isinstance(node, yaml.MappingNode):
+            mapping: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = scalar(key_node, flow)
+                if not isinstance(key, str):
+                    key = json.dumps(key) if key is not None else "null"
+                if key in mapping:
+                    raise _Unclean
+                child = (
+                    f"{pointer}/{key}"
+                    if "~" not in key and "/" not in key
+                    else f"{pointer}/{escape_pointer_token(key)}"
+                )
+                if child not in key_positions:
+                    key_mark = key_node.start_mark
+                    key_positions[child] = (key_mark.line + 1, key_mark.column + 1)
+                mapping[key] = build(value_node, child, depth + 1, active, flow)
+            return mapping
+        if isinstance(node, yaml.SequenceNode):
+            return [
+                build(item, f"{pointer}/{i}", depth + 1, active, flow)
+                for i, item in enumerate(node.value)
+            ]
+        raise _Unclean
+
     try:
-        value = _construct(node, "", trial, 0, frozenset())
-    except (_TooBig, RecursionError):
-        return False
-    if trial.diagnostics:
+        value = build(node, "", 0, frozenset(), False)
+    except (_Unclean, RecursionError):
         return False
     if result.value is None:
         result.value = value
-    result.positions = trial.positions
-    result.key_positions = trial.key_positions
+    result.positions = positions
+    result.key_positions = key_positions
     return True
 
 

@@ -29,7 +29,7 @@ from contractgen.manifest.load import LoadResult, load_contracts
 from contractgen.manifest.parse import ParsedFile, parse_manifest_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from diff_scale import synthetic_tool  # noqa: E402 - the diff benchmark's generator, reused
+from diff_scale import synthetic_tool
 
 T = TypeVar("T")
 

@@ -29,12 +29,30 @@ CORPUS = ROOT / ".." / "shared" / "corpus"
 CASES = ROOT / "tests" / "cases"
 BUNDLED = sorted((ROOT / "contracts").rglob("*.yaml"))
 MANIFEST_FILES = sorted(
-    p for p in [*CASES.rglob("*"), *BUNDLED] if p.suffix in (".yaml", ".yml", ".json") and p.is_file()
+    p
+    for p in [*CASES.rglob("*"), *BUNDLED]
+    if p.suffix in (".yaml", ".yml", ".json") and p.is_file()
 )
 #: values that trip one library or the other: regex dialects, URIs, big and float integers, types
 ODD_VALUES: tuple[Any, ...] = (
-    None, [], {}, "x", -1, 1.0, 1.5, True, 2**70, "(", r"\p{L}", "(?P<n>a)", "a\n", "#/a b",
-    "http://x y", "١٢", {"type": "strin"}, {"pattern": "["},
+    None,
+    [],
+    {},
+    "x",
+    -1,
+    1.0,
+    1.5,
+    True,
+    2**70,
+    "(",
+    r"\p{L}",
+    "(?P<n>a)",
+    "a\n",
+    "#/a b",
+    "http://x y",
+    "١٢",
+    {"type": "strin"},
+    {"pattern": "["},
 )
 
 needs_libyaml = pytest.mark.skipif(parse._FastLoader is None, reason="PyYAML without libyaml")
@@ -151,9 +169,11 @@ def test_corpus_files_parse_identically() -> None:
         "[" * 70 + "]" * 70,
         "[" * 400 + "]" * 400,
         "[" * 1200 + "]" * 1200,
-        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
-        "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+        ),
     ],
 )
 def test_yaml_edge_cases_parse_identically(text: str) -> None:
@@ -177,7 +197,9 @@ def test_edited_manifests_parse_identically(data: st.DataObject) -> None:
     text = path.read_text("utf-8")
     for _ in range(data.draw(st.integers(1, 3))):
         at = data.draw(st.integers(0, len(text)))
-        piece = data.draw(st.sampled_from([" ", "\n", "\t", ":", "- ", "{", "]", "&a ", "*a", "'", "#"]))
+        piece = data.draw(
+            st.sampled_from([" ", "\n", "\t", ":", "- ", "{", "]", "&a ", "*a", "'", "#"])
+        )
         cut = data.draw(st.integers(0, 3))
         text = text[:at] + piece + text[at + cut :]
     _same_parse(text.encode(), path.name)
@@ -214,7 +236,9 @@ def _corpus_schemas() -> list[Any]:
     found: list[Any] = []
     for path in files:
         tool = json.loads(path.read_text("utf-8"))
-        found.extend(v for k, v in _walk_items(tool) if k in ("inputSchema", "outputSchema", "parameters"))
+        found.extend(
+            v for k, v in _walk_items(tool) if k in ("inputSchema", "outputSchema", "parameters")
+        )
     return found
 
 
@@ -229,7 +253,7 @@ def _walk_items(value: Any) -> Iterator[tuple[Any, Any]]:
 
 
 def _bundled_schemas() -> list[Any]:
-    found = []
+    found: list[Any] = []
     for path in MANIFEST_FILES:
         value = parse_manifest_text(str(path), path.read_bytes()).value
         if isinstance(value, dict):
@@ -251,7 +275,9 @@ def _assert_meta_agrees(schemas: list[Any]) -> None:
     answers = [(s, fast_meta_valid(s), _schema_accepted(s)) for s in schemas]
     false_accepts = [s for s, fast, reference in answers if fast and not reference]
     assert not false_accepts, json.dumps(false_accepts[:3], default=repr)[:2000]
-    disagreements = [s for s, fast, reference in answers if fast != reference and not _non_finite(s)]
+    disagreements = [
+        s for s, fast, reference in answers if fast != reference and not _non_finite(s)
+    ]
     assert not disagreements, json.dumps(disagreements[:3], default=repr)[:2000]
 
 
@@ -310,8 +336,15 @@ def test_manifest_meta_check_agrees_with_odd_values_everywhere() -> None:
         if isinstance(value := parse_manifest_text(str(path), path.read_bytes()).value, dict)
     ]
     extra = [{**manifests[0], "name": "bad\n"}, {**manifests[0], "version": "1.0.0\n"}]
-    candidates = manifests + extra + [m for base in BUNDLED[:4] for m in _mutants(
-        parse_manifest_text(str(base), base.read_bytes()).value, 40)]
+    candidates = (
+        manifests
+        + extra
+        + [
+            m
+            for base in BUNDLED[:4]
+            for m in _mutants(parse_manifest_text(str(base), base.read_bytes()).value, 40)
+        ]
+    )
     assert len(candidates) > 1000
     assert any(reference.is_valid(m) for m in candidates)
     assert any(not reference.is_valid(m) for m in candidates)

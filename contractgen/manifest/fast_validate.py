@@ -55,7 +55,7 @@ class _PythonPattern:
 
 
 def _conforms(checker: jsonschema.FormatChecker, format_name: str, value: Any) -> bool:
-    return checker.conforms(value, format_name)
+    return bool(checker.conforms(value, format_name))
 
 
 def fast_validator(
@@ -67,10 +67,10 @@ def fast_validator(
         import jsonschema_rs
     except ImportError:  # pragma: no cover - a declared dependency; jsonschema alone still works
         return None
-    formats = (
+    formats: dict[str, Callable[..., bool]] | None = (
         {
             name: partial(_conforms, format_checker, name)
-            for name in (*STANDARD_FORMATS, *format_checker.checkers)
+            for name in (*STANDARD_FORMATS, *map(str, format_checker.checkers))
         }
         if format_checker is not None
         else None

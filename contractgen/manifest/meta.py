@@ -12,8 +12,8 @@ from typing import Any
 import jsonschema
 
 from ..runtime.codes import CODES
-from .fast_validate import fast_validator
 from .describe import describe_validation_error, did_you_mean, pointer_of, show
+from .fast_validate import fast_validator
 from .parse import escape_pointer_token
 from .report import Reporter
 

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from ..config import load_config
+from ..diagnostics import Level as DiagnosticLevel
 from ..diff import RULES, Context, Level, parse_settings, resolve_inputs, run_diff
 from ..diff.render import RENDERERS, Labels, render_text
 from .output import EXIT_INVALID, print_diagnostics
@@ -78,7 +79,8 @@ def diff(
         settings, fail_on=Level(fail_on.value) if fail_on is not None else settings.fail_on,
         strict=settings.strict if strict is None else strict)
     inputs = resolve_inputs(given, against=against, versions=versions, default_contracts=config.contracts)
-    print_diagnostics(inputs.diagnostics)
+    # warnings are `contractgen check`'s business; the diff only stops on errors
+    print_diagnostics(d for d in inputs.diagnostics if d.level is DiagnosticLevel.ERROR)
     if not inputs.ok:
         typer.echo("diff not run: fix the manifests above first", err=True)
         raise typer.Exit(EXIT_INVALID)

@@ -14,9 +14,10 @@ from typing import Annotated
 import typer
 
 from ..config import load_config
+from ..diagnostics import Diagnostic
 from ..diagnostics import Level as DiagnosticLevel
 from ..diff import RULES, Context, Level, parse_settings, resolve_inputs, run_diff
-from ..diff.render import RENDERERS, Labels, render_text
+from ..diff.render import RENDERERS, Labels, render_text, summary
 from .output import EXIT_INVALID, print_diagnostics
 
 
@@ -94,21 +95,13 @@ def diff(
         text = RENDERERS[output_format.value](report, labels)
     if output is not None:
         output.write_text(text, "utf-8")
-        typer.echo(_last_lines(report), err=True)
+        typer.echo(summary(report), err=True)
     else:
         sys.stdout.write(text)
     raise typer.Exit(report.exit_code)
 
 
-def _last_lines(report: object) -> str:
-    from ..diff.render import summary
-
-    return summary(report)  # type: ignore[arg-type]
-
-
-def _usage(message: str, hint: str | None):  # type: ignore[no-untyped-def]
-    from ..diagnostics import Diagnostic
-
+def _usage(message: str, hint: str | None) -> Diagnostic:
     return Diagnostic("contractgen diff", "", message, hint=hint, code="usage")
 
 

@@ -134,3 +134,10 @@ def test_shallow_clone_missing_the_revision(repo: Path, tmp_path: Path) -> None:
     result = run_cli("diff", "--against", first, "contracts", "--format", "json", cwd=clone)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["findings"][0]["old_version"] == "1.0.0"
+
+
+def test_folder_missing_at_the_revision_means_every_tool_is_new(repo: Path) -> None:
+    write_manifest(repo / "more", "1.0.0", ["a"])
+    result = run_cli("diff", "--against", "HEAD", "more/contracts", "--format", "json", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["tool-added"]

@@ -7,7 +7,8 @@ The rule (documented in docs/manifest.md):
 * a Python keyword or soft keyword gets a trailing ``_`` (``import`` -> ``import_``);
 * the module of a major version is the identifier lower-cased plus ``_v<major>``
   (``BookMeeting`` 2.0.0 -> ``bookmeeting_v2``);
-* the class prefix is the identifier in PascalCase (``book_meeting`` -> ``BookMeeting``).
+* the class prefix is the identifier in PascalCase (``book_meeting`` -> ``BookMeeting``), with
+  ``Tool`` in front if it would start with a digit (``_3d`` -> ``Tool3d``).
 
 Two tool names that map to the same identifier, module or class prefix cannot live in one
 contracts tree; ``contractgen check`` reports the clash.
@@ -69,7 +70,9 @@ def module_name(tool_name: str, major: int) -> str:
 def class_prefix(tool_name: str) -> str:
     """PascalCase prefix for a tool's generated classes: ``book-meeting`` -> ``BookMeeting``."""
     parts = re.split(r"[_\-]+", python_identifier(tool_name))
-    return "".join(p[:1].upper() + p[1:] for p in parts if p) or "Tool"
+    prefix = "".join(p[:1].upper() + p[1:] for p in parts if p) or "Tool"
+    # "_3d" splits to "3d": a class name cannot start with a digit
+    return "Tool" + prefix if prefix[:1].isdigit() else prefix
 
 
 def generated_class_names(tool_name: str) -> frozenset[str]:

@@ -7,6 +7,7 @@ argument names and the failure budget, and checks each envelope. Imports only th
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -217,6 +218,14 @@ class ContractReport:
         return not self.failures
 
 
+_PARTIAL_SAMPLE = {"partial": [1, 2]}
+
+
+def _expect_partial(env: dict[str, Any]) -> list[str]:
+    got = env.get("error", {}).get("partial_results")
+    return [] if got == _PARTIAL_SAMPLE else [f"partial_results not passed through (got {got!r})"]
+
+
 def _raiser(exc_factory: Callable[[], BaseException]) -> Callable[[Any], Any]:
     def implementation(_: Any) -> Any:
         raise exc_factory()
@@ -290,6 +299,10 @@ def check_contract(tool: GuardedTool | ToolStub, *, arguments: Mapping[str, Any]
                 return out
 
             run(f"declared error {spec.class_name}", _raiser(cls), arguments, expect_declared)
+            if contract.partial_results:
+                run(f"declared error {spec.class_name} with partial results",
+                    _raiser(functools.partial(cls, partial_results=_PARTIAL_SAMPLE)), arguments,
+                    _expect_partial)
         _bad_calls(contract, arguments, run)
         _old_shapes(contract, arguments, run)
 

@@ -21,6 +21,7 @@ import hashlib
 import os
 import sys
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # the generated package lives at the repository root, next to contracts/
@@ -84,11 +85,11 @@ STOP_WORDS = {"the", "a", "an", "of", "and", "or", "to"}
 
 
 @search_documents_v1.search_documents.implement
-def search_documents(args: search_documents_v1.SearchDocumentsV1Input) -> dict:
+def search_documents(args: search_documents_v1.SearchDocumentsV1Input) -> dict[str, Any]:
     words = [w.strip('"').lower() for w in args.query.split() if w.strip('"')]
     if words and all(w in STOP_WORDS for w in words):
         raise search_documents_v1.QueryTooBroad()
-    hits = []
+    hits: list[dict[str, Any]] = []
     for doc in DOCUMENTS:
         text = (doc["title"] + " " + doc["text"]).lower()
         matched = sum(1 for w in words if w in text)
@@ -102,7 +103,7 @@ def search_documents(args: search_documents_v1.SearchDocumentsV1Input) -> dict:
 # --- refund_payment -------------------------------------------------------------------------------
 
 @refund_payment_v1.refund_payment.implement
-def refund_payment(args: refund_payment_v1.RefundPaymentV1Input) -> dict:
+def refund_payment(args: refund_payment_v1.RefundPaymentV1Input) -> dict[str, Any]:
     payment = PAYMENTS.get(args.payment_id)
     if payment is None:
         raise refund_payment_v1.PaymentNotFound()
@@ -133,7 +134,7 @@ def fetch_rate(base: str, quote: str) -> float:
 
 
 @get_exchange_rate_v1.get_exchange_rate.implement
-async def get_exchange_rate(args: get_exchange_rate_v1.GetExchangeRateV1Input) -> dict:
+async def get_exchange_rate(args: get_exchange_rate_v1.GetExchangeRateV1Input) -> dict[str, Any]:
     base, quote = args.base.root, args.quote.root
     day = args.date or dt.date(2026, 11, 27)
     if day.weekday() >= 5:

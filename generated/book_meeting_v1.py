@@ -124,8 +124,8 @@ DESCRIPTION = (
     "Errors (code: meaning -> action):\n"
     "- CONFLICT [/date]: The slot is already booked. Pick another date from the user's free time and call again. -> fix_arguments\n"
     "- NOT_FOUND: The user has no calendar this tool can write to. Tell the user to connect a calendar. -> stop_and_tell_user\n"
-    "- Also: INVALID_ARGUMENT -> fix_arguments, TIMEOUT -> retry_later, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, TIMEOUT, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 3 consecutive failures, stop and tell the user."
+    "- Also: INVALID_ARGUMENT -> fix_arguments, TIMEOUT -> stop_and_tell_user, INTERNAL -> stop_and_tell_user.\n"
+    "Retry only RATE_LIMITED, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 3 consecutive failures, stop and tell the user."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.
@@ -194,7 +194,7 @@ CONTRACT = Contract(
         SlotTaken.spec,
         CalendarNotFound.spec,
     ),
-    retry=RetryPolicy(retryable_codes=("RATE_LIMITED", "TIMEOUT", "UNAVAILABLE"), failure_budget=3),
+    retry=RetryPolicy(retryable_codes=("RATE_LIMITED", "UNAVAILABLE"), failure_budget=3),
     timeout=Timeout(seconds=10),
     deprecation=Deprecation(
         since="2.0.0",

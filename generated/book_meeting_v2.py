@@ -157,8 +157,8 @@ DESCRIPTION = (
     "- NOT_FOUND: The user has no calendar this tool can write to. Tell the user to connect a calendar. -> stop_and_tell_user\n"
     "- INVALID_ARGUMENT [/time_zone]: time_zone is not a known IANA zone. Use a name like Europe/Paris or America/New_York. -> fix_arguments\n"
     "- VERSION_MISMATCH: the arguments match an older version of this tool; apply the migration in the error -> fix_arguments\n"
-    "- Also: TIMEOUT -> retry_later, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, TIMEOUT, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 3 consecutive failures, stop and tell the user."
+    "- Also: TIMEOUT -> stop_and_tell_user, INTERNAL -> stop_and_tell_user.\n"
+    "Retry only RATE_LIMITED, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 3 consecutive failures, stop and tell the user."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.
@@ -251,7 +251,7 @@ CONTRACT = Contract(
         CalendarNotFound.spec,
         UnknownTimeZone.spec,
     ),
-    retry=RetryPolicy(retryable_codes=("RATE_LIMITED", "TIMEOUT", "UNAVAILABLE"), failure_budget=3),
+    retry=RetryPolicy(retryable_codes=("RATE_LIMITED", "UNAVAILABLE"), failure_budget=3),
     timeout=Timeout(seconds=10),
     migrations=(
         Migration(

@@ -93,7 +93,7 @@ class RefundPaymentV1Output(BaseModel):
         Literal["pending", "succeeded"],
         Field(description="pending until the card network confirms it, usually within 5 days."),
     ]
-    amount_cents: Annotated[int, Field(description="Amount refunded", ge=1)]
+    amount_cents: Annotated[int, Field(description="Amount refunded, in cents.", ge=1)]
     currency: Annotated[Literal["EUR", "USD", "GBP"], Field(description="Currency of the refund.")]
 
 
@@ -243,8 +243,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "amount_cents": {
             "type": "integer",
             "minimum": 1,
-            "description": "Amount refunded",
-            "in cents.": None,
+            "description": "Amount refunded, in cents.",
         },
         "currency": {
             "type": "string",

@@ -87,3 +87,29 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_
 @given(JSON)
 def test_json_literals_round_trip(value: object) -> None:
     assert ast.literal_eval(py_literal(value)) == value
+
+
+def test_keyword_and_non_identifier_keys_keep_their_wire_names(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", CASES / "keywords" / "contracts")
+    assert build(root, "--no-cache").returncode == 0
+    with imported_package(root) as package:
+        module = package.odd_names_v1
+        seen = []
+
+        @module.odd_names.implement
+        def odd(arguments: object) -> object:
+            seen.append(arguments)
+            return module.OddNamesV1Output.model_validate({"ok": True, "return": "r", "status": "done"})
+
+        call = {"class": "c", "from": "2026-01-31", "page-size": 5, "2fa": True, "x y": "a b", "self": "s",
+                "model_config": "m", "schema": "s", "__dunder": "d", "legacy": {"import": "i"},
+                "node": {"value": 1, "children": [{"value": 2}]}}
+        envelope = odd(call)
+        assert envelope["status"] == "ok", envelope
+        assert envelope["output"] == {"ok": True, "return": "r", "status": "done"}
+        typed = seen[0]
+        assert (typed.class_, typed.page_size, typed.field_2fa, typed.x_y, typed.legacy.import_) == (
+            "c", 5, True, "a b", "i")
+        assert typed.node.children[0].value == 2
+        # the Python name is not a wire name
+        assert odd({**call, "class_": "c"})["error"]["code"] == "INVALID_ARGUMENT"

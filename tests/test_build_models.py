@@ -67,3 +67,32 @@ def test_cached_loading_gives_exactly_what_load_contracts_gives(tmp_path) -> Non
             assert got.diagnostics == expected.diagnostics, folder.name
             assert got.contracts == expected.contracts, folder.name
     assert any((tmp_path / "cache" / "parsed").iterdir())
+
+
+def test_imports_follow_code_not_text() -> None:
+    """A tool whose descriptions mention 'datetime' or 'Literal' gets only the imports its code uses."""
+    wordy = {"type": "object", "properties": {"q": {"type": "string", "description": "datetime Literal EmailStr"}}}
+    dated = {"type": "object", "properties": {"when": {"type": "string", "format": "date-time"},
+                                              "kind": {"enum": ["a", "b"]}}}
+    models = generate_models([ModelRequest("w", "WV1", wordy, OUT), ModelRequest("d", "DV1", dated, OUT)])
+    imported = {name for _, names in models["w"].imports for name in names}
+    assert "datetime" not in imported and "EmailStr" not in imported
+    assert ("datetime", ("datetime",)) in models["d"].imports
+
+
+def test_openai_strict_mode_is_offered_only_when_the_schema_already_qualifies() -> None:
+    from contractgen.build.exports import strict_problem
+
+    closed = {"type": "object", "additionalProperties": False, "required": ["a"],
+              "properties": {"a": {"type": "string", "examples": ["x"], "pattern": "^x$"}}}
+    assert strict_problem(closed) is None
+    assert strict_problem({**closed, "additionalProperties": True}) == (
+        "#: objects need additionalProperties: false in strict mode")
+    assert strict_problem({**closed, "required": []}) == (
+        "#/properties/a: optional property; strict mode needs every property required")
+    assert strict_problem({**closed, "properties": {"a": {"type": "string", "minLength": 1}}}) == (
+        "#/properties/a/minLength: keyword 'minLength' is not supported in strict mode")
+    nested = {**closed, "properties": {"a": {"type": "array", "items": {"type": "object", "properties": {}}}}}
+    assert strict_problem(nested) == "#/properties/a/items: objects need additionalProperties: false in strict mode"
+    assert strict_problem({**closed, "properties": {"a": {"type": "string", "format": "uri"}}}) == (
+        "#/properties/a/format: format 'uri' is not supported in strict mode")

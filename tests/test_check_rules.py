@@ -42,6 +42,7 @@ def test_every_portable_name_maps_to_python_names(name: str, major: int) -> None
         ("import", "import_", "import__v2", "Import"),
         ("match", "match_", "match__v2", "Match"),
         ("SearchDocs", "SearchDocs", "searchdocs_v2", "SearchDocs"),
+        ("_3d", "_3d", "_3d_v2", "Tool3d"),
     ],
 )
 def test_documented_name_mapping(name: str, ident: str, module: str, prefix: str) -> None:

@@ -282,6 +282,13 @@ HOSTILE: list[tuple[str, bytes, str]] = [
     ("no_tools.json", json.dumps({"tools": []}).encode(), "expected at least one tool definition (got none)"),
     ("bad_annotations.json", json.dumps({"name": "x", "inputSchema": WEATHER_SCHEMA, "annotations": {"readOnlyHint": "yes"}}).encode(),
      "#/annotations/readOnlyHint: expected true or false (got string)"),
+    ("remote_ref.json", json.dumps({"name": "x", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "http://example.com/s.json"}}}}).encode(),
+     "#/inputSchema/properties/a/$ref: expected a local reference"),
+    ("dangling_ref.json", json.dumps({"type": "function", "function": {"name": "x", "parameters": {"type": "object", "properties": {"a": {"$ref": "#/$defs/gone"}}}}}).encode(),
+     "#/function/parameters/properties/a/$ref: expected a $ref that resolves in this schema"),
+    ("alias_bomb.yaml", b"a: &a [1,1,1,1,1,1,1,1,1,1]\n" + b"".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 10)}]\n".encode() for i in range(8)) + b"tools: [*i]\n",
+     "after expanding YAML aliases"),
     ("yaml_bomb.yaml", b"a: &a [1,2]\nb: *a\nc: [", "expected valid YAML"),
 ]
 

@@ -117,6 +117,10 @@ def test_good_bad_and_old_version_calls() -> None:
             unknown.structured_content["error"]["field"]}
         assert unknown.is_error is True and "/titel" in fields and "/title" in fields
 
+        # no arguments at all: the required ones are reported, no protocol error
+        empty = await session.call_tool("book_meeting")
+        assert empty.is_error is True and empty.structured_content["error"]["code"] == "INVALID_ARGUMENT"
+
         # arguments shaped like version 1 (`date`): VERSION_MISMATCH with the migration, not INVALID_ARGUMENT
         old = await session.call_tool("book_meeting", {"title": "Review", "date": "2026-12-01T15:00:00+01:00",
                                                        "duration_minutes": 60})
@@ -256,3 +260,83 @@ def test_one_version_per_tool_name() -> None:
     newer = Contract(**{**FLAKY.__dict__, "version": "2.0.0"})
     with pytest.raises(ValueError, match="serve one version per name over MCP"):
         build_server([guard(FLAKY, _flaky), guard(newer, _flaky)])
+
+
+def test_server_module_imports_no_compiler_code() -> None:
+    """The MCP server is runtime: importing it loads no jinja2, typer, codegen or manifest loading."""
+    import subprocess
+
+    probe = ("import sys, contractgen.runtime.mcp_server\n"
+             "print(sorted(m for m in ('jinja2', 'typer', 'datamodel_code_generator', 'contractgen.manifest',"
+             " 'contractgen.build', 'contractgen.cli', 'contractgen.importer') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+HTTP_SERVER = '''
+import sys
+import uvicorn
+from contractgen.runtime import Contract, RetryPolicy, Timeout, ToolError, guard
+from contractgen.runtime.mcp_server import build_server
+
+contract = Contract(name="flaky", version="1.0.0", summary="s", description="d",
+                    input_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
+                    output_schema={"type": "object", "properties": {"done": {"type": "boolean"}}},
+                    retry=RetryPolicy(failure_budget=3), timeout=Timeout(None))
+
+def flaky(arguments):
+    if not arguments.get("ok"):
+        raise ToolError(code="UNAVAILABLE")
+    return {"done": True}
+
+app = build_server([guard(contract, flaky)]).streamable_http_app()
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+'''
+
+
+def test_budget_is_scoped_to_the_http_session(tmp_path: Any) -> None:
+    """Streamable HTTP: each client session (Mcp-Session-Id) has its own budget."""
+    import socket
+    import subprocess
+    import time
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    script = tmp_path / "http_server.py"
+    script.write_text(HTTP_SERVER, "utf-8")
+    process = subprocess.Popen([sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # wait until it listens; not a timing assertion
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None, process.stderr.read() if process.stderr else ""
+                assert time.monotonic() < deadline, "the HTTP server did not start"
+                time.sleep(0.1)
+
+        async def one_session(calls: int) -> list[int]:
+            seen = []
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write), \
+                    ClientSession(read, write) as session:
+                await session.initialize()
+                for _ in range(calls):
+                    result = await session.call_tool("flaky", {})
+                    seen.append(result.structured_content["error"]["budget"]["consecutive_failures"])
+            return seen
+
+        async def main() -> tuple[list[int], list[int]]:
+            return await one_session(3), await one_session(2)
+
+        first, second = anyio.run(main)
+        assert first == [1, 2, 3]
+        assert second == [1, 2]
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema
 import pytest
 from mcp import types
 
 from contractgen.runtime import Contract, Timeout, ToolError, guard
-from contractgen.runtime.mcp import output_from_call_tool_result, to_call_tool_result
+from contractgen.runtime.mcp import META_ENVELOPE, output_from_call_tool_result, to_call_tool_result
 
 C = Contract(name="echo", version="1.0.0", summary="s", description="d",
              input_schema={"type": "object", "required": ["x"], "properties": {"x": {"type": "integer"}}},
@@ -22,10 +23,13 @@ def test_success_result() -> None:
     envelope = tool({"x": 1})
     result = to_call_tool_result(envelope)
     assert isinstance(result, types.CallToolResult) and result.is_error is False
-    assert result.structured_content == envelope
+    # clients validate a successful structuredContent against outputSchema: it is the bare output
+    assert result.structured_content == envelope["output"] == {"x": 1}
+    jsonschema.validate(result.structured_content, dict(C.output_schema))
     assert json.loads(result.content[0].text) == envelope  # type: ignore[union-attr]
     wire = result.model_dump(by_alias=True, exclude_none=True)
-    assert wire["isError"] is False and wire["structuredContent"]["status"] == "ok"
+    assert wire["isError"] is False and wire["structuredContent"] == {"x": 1}
+    assert wire["_meta"][META_ENVELOPE] == {k: v for k, v in envelope.items() if k != "output"}
 
 
 def test_argument_errors_are_tool_execution_errors() -> None:

@@ -30,6 +30,7 @@ def test_bundled_contracts_pass_check_contract(contract: Contract) -> None:
     assert {f"declared error {e.class_name}" for e in contract.errors} <= names
     assert "unexpected exception" in names and any(n.startswith("failure budget") for n in names)
     assert any(n.startswith("missing required") for n in names)
+    assert any(n.endswith("with partial results") for n in names) == contract.partial_results
 
 
 GOOD_ERROR = {"status": "error", "tool": "t", "version": "1.0.0",

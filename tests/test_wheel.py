@@ -31,6 +31,19 @@ def _run(
     )
 
 
+_DEBRIS = shutil.ignore_patterns(
+    ".venv", ".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis",
+    "*.egg-info", ".contractgen-cache",
+)
+
+
+def _ignore_build_debris(folder: str, names: list[str]) -> set[str]:
+    ignored = set(_DEBRIS(folder, names))
+    if Path(folder) == ROOT:  # only the top-level build outputs; contractgen/build is a package
+        ignored |= {"dist", "build", "generated"} & set(names)
+    return ignored
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
@@ -39,19 +52,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(
         ROOT,
         source,
-        ignore=shutil.ignore_patterns(
-            ".venv",
-            ".git",
-            "__pycache__",
-            ".pytest_cache",
-            ".mypy_cache",
-            ".ruff_cache",
-            ".hypothesis",
-            "dist",
-            "build",
-            "*.egg-info",
-            "generated",
-        ),
+        ignore=_ignore_build_debris,
     )
     result = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, source)
     assert result.returncode == 0, result.stderr
@@ -101,3 +102,20 @@ def test_installed_wheel_checks_the_bundled_contracts(wheel: Path, tmp_path: Pat
     assert "did you mean 'retry'?" in bad.stderr
     origin = _run(python, "-c", "import contractgen; print(contractgen.__file__)", cwd=project)
     assert str(env_dir) in origin.stdout
+
+    # templates are found inside the installed package: a full build from the installed wheel
+    broken.write_text(broken.read_text().replace("retyr:\n", "retry:\n"))
+    built = _run(script, "build", cwd=project)
+    assert built.returncode == 0, built.stderr
+    assert (project / "generated" / "book_meeting_v2.py").is_file()
+    imported = _run(python, "-c", "import generated.book_meeting_v2 as m; print(m.CONTRACT.version)",
+                    cwd=project)
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.strip() == "2.0.0"
+
+
+def test_wheel_carries_every_package_module(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    modules = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "contractgen").rglob("*.py"))
+    missing = [m for m in modules if m not in names]
+    assert not missing, f"modules missing from the wheel: {missing}"

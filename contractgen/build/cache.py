@@ -20,7 +20,10 @@ from pathlib import Path
 import contractgen
 
 CACHE_DIR_NAME = ".contractgen-cache"
-_OWN_SOURCES = ("build", "codegen", "runtime/contract.py", "runtime/codes.py", "naming.py", "ir.py")
+# the manifest package lowers manifests into the contract values the templates render
+_OWN_SOURCES = (
+    "build", "codegen", "manifest", "runtime/contract.py", "runtime/codes.py", "naming.py", "ir.py",
+)
 
 
 def sha256(*parts: bytes | str) -> str:

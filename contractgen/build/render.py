@@ -169,14 +169,17 @@ def isort_order(names: Iterable[str]) -> tuple[str, ...]:
 
 
 def _import_groups(imports: Mapping[str, set[str]]) -> tuple[tuple[str, ...], ...]:
-    """isort layout: standard library, then third party. contractgen is third party here, as it is in
-    every project that uses the generated code (and so sorts beside pydantic)."""
-    stdlib: list[str] = []
-    third: list[str] = []
+    """isort layout: standard library, then third party; in each, ``import x`` lines before ``from x``.
+    contractgen is third party here, as it is in every project that uses the generated code."""
+    groups: dict[str, tuple[list[str], list[str]]] = {"stdlib": ([], []), "third": ([], [])}
     for module in sorted(imports):
-        names = sorted(imports[module])
-        line = f"from {module} import {', '.join(names)}"
-        if len(line) > 100:
-            line = f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
-        (stdlib if module.split(".")[0] in sys.stdlib_module_names else third).append(line)
-    return tuple(tuple(group) for group in (stdlib, third) if group)
+        section = groups["stdlib" if module.split(".")[0] in sys.stdlib_module_names else "third"]
+        names = sorted(n for n in imports[module] if n)
+        if "" in imports[module]:  # a plain ``import module``
+            section[0].append(f"import {module}")
+        if names:
+            line = f"from {module} import {', '.join(names)}"
+            if len(line) > 100:
+                line = f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+            section[1].append(line)
+    return tuple(tuple(plain + froms) for plain, froms in groups.values() if plain or froms)

@@ -39,6 +39,8 @@ GENERATE_OPTIONS: Mapping[str, Any] = {
     "use_field_description": False,
     "output_datetime_class": "datetime",
     "reuse_model": False,
+    # Not populate_by_name: an input model must accept wire names only (``class``, never ``class_``).
+    "allow_population_by_field_name": False,
     "allow_remote_refs": False,
 }
 
@@ -209,7 +211,7 @@ def _split(code: str, metadata: list[dict[str, Any]], key_owner: Mapping[str, st
                 imports.extend((node.module or "", a.name, a.asname or a.name) for a in node.names)
             continue
         if isinstance(node, ast.Import):
-            imports.extend((a.name, "", a.asname or a.name) for a in node.names)
+            imports.extend((a.name, "", a.asname or a.name.split(".")[0]) for a in node.names)
             continue
         owner = _statement_owner(node, class_owner)
         if owner is None:
@@ -227,7 +229,8 @@ def _split(code: str, metadata: list[dict[str, Any]], key_owner: Mapping[str, st
         used = _names_used(body)
         wanted: dict[str, list[str]] = {}
         for module, name, asname in imports:
-            if asname in used:
+            if asname in used or (not name and module.split(".")[0] in used):
+                # name "" stands for a plain ``import module``
                 wanted.setdefault(module, []).append(name if name == asname or not name else f"{name} as {asname}")
         result[owner] = ModelCode(
             owner=owner,
@@ -260,7 +263,4 @@ def _names_used(body: str) -> set[str]:
                 root = root.value  # type: ignore[assignment]
             if isinstance(root, ast.Name):
                 used.add(root.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            # string annotations (forward references) name classes and typing helpers too
-            used.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", node.value))
     return used

@@ -244,16 +244,33 @@ def _check_schemas(tool: ImportedTool, locate: _Locator) -> list[Diagnostic]:
 
 def _self_check(text: str, manifest: dict[str, Any], target: Path, tool: ImportedTool,
                 locate: _Locator) -> list[Diagnostic]:
-    """Run the written text through the real manifest checks, so an import never yields a broken file."""
+    """Run the written text through the real manifest checks, so an import never yields a broken file.
+
+    A problem inside the argument or output schema is reported at its place in the source."""
     parsed = parse_manifest_text(str(target), text.encode("utf-8"))
     result = load_parsed([parsed])
-    problems = [locate(tool.pointer, f"expected the imported manifest to pass `contractgen check` (got: "
-                                     f"{_short(d.message)} at #{d.pointer})", "import-check-failed")
-                for d in result.diagnostics if d.level is Level.ERROR]
+    problems = []
+    for d in result.diagnostics:
+        if d.level is not Level.ERROR:
+            continue
+        section, _, rest = d.pointer.lstrip("/").partition("/")
+        source_key = _source_key(tool, section)
+        pointer = f"{tool.pointer}/{source_key}" + (f"/{rest}" if rest else "") if source_key else tool.pointer
+        problems.append(locate(pointer, d.message, d.code,
+                               hint=d.hint or "fix the source definition: `contractgen check` would reject "
+                                              f"the manifest at #{d.pointer}"))
     if not problems and parsed.value != manifest:
         problems.append(locate(tool.pointer, "expected the manifest YAML to read back as written (got a "
                                              "different value)", "import-roundtrip"))
     return problems
+
+
+def _source_key(tool: ImportedTool, section: str) -> str | None:
+    if section == "input" and tool.input_schema is not None:
+        return {"mcp": "inputSchema", "openai": "parameters", "anthropic": "input_schema"}[tool.format]
+    if section == "output" and tool.output_schema is not None:
+        return "outputSchema"
+    return None
 
 
 def _short(message: str, limit: int = 200) -> str:

@@ -77,15 +77,16 @@ def check_errors(
         spec = CODES[entry["code"]]
         retryable = entry.get("retryable", spec.retryable)
         action = entry.get("action", spec.action)
+        # mixed signals confuse a model, but the envelope stays well-formed: a warning
         if action in ("fix_arguments", "retry_later") and not retryable:
-            report.error(
+            report.warning(
                 base,
                 f"expected retryable: true with action {action!r} (got retryable: false)",
                 "contradictory-retry",
                 hint=_contradiction_hint(entry, spec),
             )
         if action in ("stop_and_tell_user", "escalate") and retryable:
-            report.error(
+            report.warning(
                 base,
                 f"expected retryable: false with action {action!r} (got retryable: true)",
                 "contradictory-retry",
@@ -110,6 +111,15 @@ def check_errors(
     retry = data.get("retry", {})
     if "retryable_codes" in retry:
         listed = set(retry["retryable_codes"])
+        if "TIMEOUT" in listed and _idempotent(data) is False:
+            report.warning(
+                f"/retry/retryable_codes/{retry['retryable_codes'].index('TIMEOUT')}",
+                "a timed-out call of a non-idempotent tool may have taken effect; retrying it "
+                "may repeat the effect",
+                "timeout-retry-not-idempotent",
+                hint="remove TIMEOUT from retry.retryable_codes (the default for a tool with "
+                "`idempotent: false`), or make the tool idempotent",
+            )
         for i, entry in enumerate(data.get("errors", [])):
             if i in skip:
                 continue

@@ -31,12 +31,13 @@ def check_lifecycle(report: Reporter, data: dict[str, Any]) -> None:
     deprecated = data.get("deprecated")
     if isinstance(deprecated, dict):
         since, sunset = deprecated.get("since"), deprecated.get("sunset")
-        since_date = since_version = sunset_date = None
+        since_date = sunset_date = None
         if since is not None:
             since_date = _iso_date(since)
             if since_date is None:
+                # a version: the release that announced the deprecation (this one or a later one)
                 try:
-                    since_version = Version(since)
+                    Version(since)
                 except InvalidVersion:
                     report.error(
                         "/deprecated/since",
@@ -44,13 +45,6 @@ def check_lifecycle(report: Reporter, data: dict[str, Any]) -> None:
                         "invalid-deprecation-since",
                         hint='e.g. since: "2026-11-01" or since: 2.0.0',
                     )
-        if since_version is not None and _parses(version) and since_version <= Version(version):
-            report.error(
-                "/deprecated/since",
-                f"expected a version after this one (got {since} <= {version})",
-                "deprecated-since-not-later",
-                hint="name the version that replaced this one",
-            )
         if sunset is not None:
             sunset_date = _iso_date(sunset)
             if sunset_date is None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 
-from ..diagnostics import Diagnostic, has_errors
+from ..diagnostics import Diagnostic, Level, has_errors
 from ..ir import ContractSet, ToolVersion
 from .lower import lower_manifest
 from .parse import MAX_MANIFEST_BYTES, TOO_LARGE_HINT, ParsedFile, parse_manifest_text
@@ -44,12 +44,13 @@ def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnost
                 and p.is_file()
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             ]
-            if not inside:
+            if not inside:  # a warning: an empty tree is valid (diff: every tool was removed)
                 problems.append(
                     Diagnostic(
                         str(path),
                         "",
                         "expected manifests (*.yaml, *.yml, *.json) in this folder (got none)",
+                        level=Level.WARNING,
                         code="no-manifests",
                         hint="put one file per tool version at <folder>/<tool>/<version>.yaml",
                     )

@@ -34,6 +34,19 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+def default_retryable_codes(data: Mapping[str, Any]) -> list[str]:
+    """The transient codes, less TIMEOUT for a tool declared non-idempotent.
+
+    A call that timed out may still have taken effect (a booking made, a payment sent); telling the
+    model to repeat it may repeat the effect, so such a tool must opt in to retrying TIMEOUT.
+    """
+    annotations = data.get("annotations") or {}
+    codes = set(TRANSIENT_CODES)
+    if annotations.get("idempotent") is False:
+        codes.discard("TIMEOUT")
+    return sorted(codes)
+
+
 def lower_manifest(data: Mapping[str, Any]) -> Contract:
     retry = data.get("retry", {})
     backoff = retry.get("backoff", {})
@@ -63,7 +76,7 @@ def lower_manifest(data: Mapping[str, Any]) -> Contract:
             for e in data.get("errors", ())
         ),
         retry=RetryPolicy(
-            retryable_codes=tuple(retry.get("retryable_codes", sorted(TRANSIENT_CODES))),
+            retryable_codes=tuple(retry.get("retryable_codes", default_retryable_codes(data))),
             backoff=Backoff(
                 initial=backoff.get("initial", Backoff.initial),
                 multiplier=backoff.get("multiplier", Backoff.multiplier),

@@ -202,6 +202,8 @@ def _as_semver(value: Any) -> str:
 
 
 def _unknown_key_hint(key: str) -> str | None:
+    if key == "<<":
+        return "YAML merge keys (<<: *name) are not supported; write the keys out"
     if key.startswith("x-"):
         return "extension keys belong inside the input/output JSON Schemas, not at manifest level"
     return None

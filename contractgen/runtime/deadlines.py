@@ -10,6 +10,8 @@ import asyncio
 import inspect
 from typing import Any
 
+#: Python 3.11+: ``asyncio.timeout`` bounds work inside the current task; 3.10 needs a new task.
+SAME_TASK_DEADLINES = hasattr(asyncio, "timeout")
 NOT_STARTED: Any = object()
 
 DEADLINE_PASSED: Any = object()

@@ -25,6 +25,7 @@ from .contract import Contract
 from .deadlines import (
     DEADLINE_PASSED,
     NOT_STARTED,
+    SAME_TASK_DEADLINES,
     Resumed,
     loop_running,
     settle_here,
@@ -304,8 +305,12 @@ class GuardedTool:
                 else:
                     started = time.monotonic()
                     coro = self.implementation(value)
-                    try:  # run to the first suspension: a coroutine that never waits needs no timer
-                        first = coro.send(None) if inspect.iscoroutine(coro) else NOT_STARTED
+                    # run to the first suspension: a coroutine that never waits needs no timer.
+                    # Only where asyncio.timeout exists: the rest must then run in this same task
+                    # (anyio cancel scopes, as in the MCP SDK, insist on it)
+                    started_here = SAME_TASK_DEADLINES and inspect.iscoroutine(coro)
+                    try:
+                        first = coro.send(None) if started_here else NOT_STARTED
                     except StopIteration as done:
                         result = done.value
                     else:

@@ -1,8 +1,10 @@
 """The MCP form of the envelope: a ``CallToolResult`` (MCP 2025-11-25) carrying the same envelope.
 
-``isError`` mirrors ``status``; the envelope is both ``structuredContent`` and JSON text content, as
-the spec asks. Argument errors are tool-execution errors (``isError: true``), not protocol errors.
-The ``mcp`` package is imported only when these functions run.
+``isError`` mirrors ``status``; argument errors are tool-execution errors (``isError: true``), not
+protocol errors. The whole envelope is always the JSON text content. ``structuredContent`` is the
+envelope on errors, but on success it is the bare output: clients validate a successful
+``structuredContent`` against the tool's ``outputSchema`` (the envelope's other keys then ride in
+``_meta["contractgen/envelope"]``). The ``mcp`` package is imported only when these functions run.
 """
 
 from __future__ import annotations
@@ -15,17 +17,24 @@ from .codes import CODES
 from .envelope import untrusted
 from .errors import ToolError
 
+#: ``_meta`` key of a successful result's envelope fields (everything but the output)
+META_ENVELOPE = "contractgen/envelope"
+
 
 def to_call_tool_result(envelope: Mapping[str, Any]) -> Any:
     """``mcp.types.CallToolResult`` for an envelope returned by a guarded tool."""
     from mcp import types
 
     payload = dict(envelope)
-    return types.CallToolResult.model_validate({
+    result: dict[str, Any] = {
         "content": [{"type": "text", "text": json.dumps(payload, ensure_ascii=False, sort_keys=False)}],
         "structuredContent": payload,
         "isError": payload.get("status") != "ok",
-    })
+    }
+    if not result["isError"]:
+        result["structuredContent"] = payload.get("output")
+        result["_meta"] = {META_ENVELOPE: {k: v for k, v in payload.items() if k != "output"}}
+    return types.CallToolResult.model_validate(result)
 
 
 def output_from_call_tool_result(result: Any) -> Any:

@@ -18,7 +18,6 @@ against in ``_meta["contractgen/version"]``.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -32,7 +31,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("contractgen.runtime.mcp_server needs the MCP SDK: pip install 'contractgen[mcp]'") from exc
 
 from .guard import GuardedTool
-from .mcp import to_call_tool_result
+from .mcp import META_ENVELOPE, to_call_tool_result
 from .observe import logger
 
 __all__ = ["META_ENVELOPE", "META_SESSION", "META_VERSION", "build_server", "call_result",
@@ -43,7 +42,6 @@ META_VERSION = "contractgen/version"
 #: ``_meta`` key a caller may use to name its own budget session (e.g. on stateless transports).
 META_SESSION = "contractgen/session"
 #: ``_meta`` key of a success result that carries the envelope without its output.
-META_ENVELOPE = "contractgen/envelope"
 #: key in the SDK's per-connection ``state`` under which the connection's session id is kept
 _CONNECTION_STATE_KEY = "contractgen/session"
 
@@ -109,15 +107,9 @@ def tool_definition(tool: GuardedTool) -> types.Tool:
 
 
 def call_result(envelope: Mapping[str, Any]) -> types.CallToolResult:
-    """The ``CallToolResult`` for an envelope (see the module docstring for the two shapes)."""
-    if envelope.get("status") != "ok":
-        result: types.CallToolResult = to_call_tool_result(envelope)
-        return result
-    text = json.dumps(envelope, ensure_ascii=False)
-    summary = {key: value for key, value in envelope.items() if key != "output"}
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                structured_content=envelope.get("output"), is_error=False,
-                                _meta={META_ENVELOPE: summary})
+    """The ``CallToolResult`` for an envelope (see ``contractgen.runtime.mcp`` for the two shapes)."""
+    result: types.CallToolResult = to_call_tool_result(envelope)
+    return result
 
 
 def session_key(ctx: Any) -> str:

@@ -17,6 +17,7 @@ from ..config import load_config
 from ..diagnostics import Diagnostic
 from ..diagnostics import Level as DiagnosticLevel
 from ..diff import RULES, Context, Level, parse_settings, resolve_inputs, run_diff
+from ..diff.engine import RuleError
 from ..diff.render import RENDERERS, Labels, render_text, summary
 from .output import EXIT_INVALID, print_diagnostics
 
@@ -85,7 +86,12 @@ def diff(
     if not inputs.ok:
         typer.echo("diff not run: fix the manifests above first", err=True)
         raise typer.Exit(EXIT_INVALID)
-    report = run_diff(inputs.pairs, inputs.changes, settings, Context(today=day, strict=settings.strict))
+    try:
+        report = run_diff(inputs.pairs, inputs.changes, settings, Context(today=day, strict=settings.strict))
+    except RuleError as exc:  # a defect in a rule: say which, never print a traceback
+        print_diagnostics([Diagnostic("contractgen diff", "", f"internal error: {exc}", code="rule-failed",
+                                      hint="please report this with the two manifests involved")])
+        raise typer.Exit(EXIT_INVALID) from None
     labels = Labels(inputs.mode, inputs.old_label, inputs.new_label,
                     old_prefix=f"{against}:" if against is not None else "", strict=settings.strict)
     if output_format is Format.text:

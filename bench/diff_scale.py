@@ -59,7 +59,8 @@ CHANGES = (
     ("enum value removed", lambda t: t["input"]["properties"]["mode"].update(enum=["fast", "exact"])),
     ("maxLength lowered", lambda t: t["input"]["properties"]["query"].update(maxLength=50)),
     ("required property added", lambda t: (t["input"]["properties"].update(locale={"type": "string"}),
-                                           t["input"]["required"].append("locale"))),
+                                           t["input"]["required"].append("locale"),
+                                           t["examples"][0]["arguments"].update(locale="en"))),
     ("description edited", lambda t: t["input"]["properties"]["query"].update(description="Words to find.")),
     ("output property removed", lambda t: t["output"]["properties"].pop("next_cursor")),
     ("error added", lambda t: t["errors"].append({"class": "Denied", "code": "PERMISSION_DENIED",
@@ -116,6 +117,10 @@ def main() -> int:
         # two folders
         load_time, loaded = best(args.repeat, lambda: (load_contracts([root / "old"]), load_contracts([root / "new"])))
         old, new = loaded  # type: ignore[misc]
+        problems = [d.format() for d in (*old.diagnostics, *new.diagnostics) if d.level.value == "error"]
+        if problems:  # a benchmark of trees that do not load would measure the wrong thing
+            print("\n".join(problems[:5]), file=sys.stderr)
+            return 2
         diff_time, report = best(args.repeat, lambda: run_diff(*pair_trees(old.contracts, new.contracts),
                                                                DiffSettings(), context))
 

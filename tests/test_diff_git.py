@@ -72,10 +72,15 @@ def test_default_path_comes_from_configuration_and_subfolders_work(repo: Path) -
 
 
 def test_old_side_locations_name_the_revision(repo: Path) -> None:
-    (repo / "contracts" / "demo" / "tool.yaml").unlink()
+    (repo / "contracts" / "demo" / "tool.yaml").rename(repo / "contracts" / "other.yaml")
+    other = yaml.safe_load((repo / "contracts" / "other.yaml").read_text("utf-8"))
+    other["name"] = "other"
+    del other["input"]["properties"]["mode"]  # a different tool, not a rename
+    (repo / "contracts" / "other.yaml").write_text(yaml.safe_dump(other), "utf-8")
     result = run_cli("diff", "--against", "HEAD", "contracts", cwd=repo)
     assert result.returncode == 1
     assert "ERR  tool-removed  HEAD:contracts/demo/tool.yaml:1:7 #: tool demo 1.0.0 was removed" in result.stdout
+    assert "INFO tool-added  contracts/other.yaml:" in result.stdout
 
 
 def test_unchanged_tree_has_no_findings(repo: Path) -> None:
@@ -129,3 +134,10 @@ def test_shallow_clone_missing_the_revision(repo: Path, tmp_path: Path) -> None:
     result = run_cli("diff", "--against", first, "contracts", "--format", "json", cwd=clone)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["findings"][0]["old_version"] == "1.0.0"
+
+
+def test_folder_missing_at_the_revision_means_every_tool_is_new(repo: Path) -> None:
+    write_manifest(repo / "more", "1.0.0", ["a"])
+    result = run_cli("diff", "--against", "HEAD", "more/contracts", "--format", "json", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["tool-added"]

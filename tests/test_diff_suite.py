@@ -86,3 +86,37 @@ def test_suite_pairs_never_crash_and_witnesses_hold(corpus: Path, strict: bool) 
             silent.append(f"{label}: {narrowed[0]!r}")
     if strict:
         assert silent == [], "\n".join(silent[:20])
+
+
+def _reordered_and_redescribed(value: Any) -> Any:
+    """The same schema with every mapping's keys reversed and descriptions/titles rewritten."""
+    if isinstance(value, dict):
+        out = {k: _reordered_and_redescribed(v) for k, v in reversed(list(value.items()))}
+        for key in ("description", "title"):
+            if isinstance(out.get(key), str):
+                out[key] = out[key] + " (reworded)"
+        out.setdefault("description", "added description") if "type" in value else None
+        return out
+    if isinstance(value, list):
+        return [_reordered_and_redescribed(v) for v in value]
+    return value
+
+
+def test_suite_schemas_reordered_or_moved_to_defs_are_not_changes(corpus: Path) -> None:
+    seen = 0
+    schemas = {json.dumps(old, sort_keys=True): old for _, old, _, _ in _pairs(corpus / "json_schema_test_suite")}
+    for schema in schemas.values():
+        if "$ref" in json.dumps(schema) or "enum" in json.dumps(schema) or "const" in json.dumps(schema):
+            continue  # keep reference targets and literal values exactly as written
+        old = _tool(schema, "1.0.0")
+        reordered = _tool(_reordered_and_redescribed(schema), "1.0.1")
+        moved_contract = Contract(name="t", version="1.0.2", summary="s", description="d",
+                                  input_schema={"type": "object", "properties": {"x": {"$ref": "#/$defs/moved"}},
+                                                "required": ["x"], "$defs": {"moved": schema}},
+                                  output_schema={"type": "object"})
+        moved = ToolVersion(moved_contract, "1.0.2.yaml", {})
+        for new in (reordered, moved):
+            report = run_diff([ToolPair(old, new)], [], DiffSettings(), Context(date(2026, 1, 1), strict=True))
+            assert report.findings == (), (schema, [f.message for f in report.findings])
+        seen += 1
+    assert seen > 50

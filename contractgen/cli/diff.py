@@ -14,8 +14,11 @@ from typing import Annotated
 import typer
 
 from ..config import load_config
+from ..diagnostics import Diagnostic
+from ..diagnostics import Level as DiagnosticLevel
 from ..diff import RULES, Context, Level, parse_settings, resolve_inputs, run_diff
-from ..diff.render import RENDERERS, Labels, render_text
+from ..diff.engine import RuleError
+from ..diff.render import RENDERERS, Labels, render_text, summary
 from .output import EXIT_INVALID, print_diagnostics
 
 
@@ -78,11 +81,17 @@ def diff(
         settings, fail_on=Level(fail_on.value) if fail_on is not None else settings.fail_on,
         strict=settings.strict if strict is None else strict)
     inputs = resolve_inputs(given, against=against, versions=versions, default_contracts=config.contracts)
-    print_diagnostics(inputs.diagnostics)
+    # warnings are `contractgen check`'s business; the diff only stops on errors
+    print_diagnostics(d for d in inputs.diagnostics if d.level is DiagnosticLevel.ERROR)
     if not inputs.ok:
         typer.echo("diff not run: fix the manifests above first", err=True)
         raise typer.Exit(EXIT_INVALID)
-    report = run_diff(inputs.pairs, inputs.changes, settings, Context(today=day, strict=settings.strict))
+    try:
+        report = run_diff(inputs.pairs, inputs.changes, settings, Context(today=day, strict=settings.strict))
+    except RuleError as exc:  # a defect in a rule: say which, never print a traceback
+        print_diagnostics([Diagnostic("contractgen diff", "", f"internal error: {exc}", code="rule-failed",
+                                      hint="please report this with the two manifests involved")])
+        raise typer.Exit(EXIT_INVALID) from None
     labels = Labels(inputs.mode, inputs.old_label, inputs.new_label,
                     old_prefix=f"{against}:" if against is not None else "", strict=settings.strict)
     if output_format is Format.text:
@@ -92,21 +101,13 @@ def diff(
         text = RENDERERS[output_format.value](report, labels)
     if output is not None:
         output.write_text(text, "utf-8")
-        typer.echo(_last_lines(report), err=True)
+        typer.echo(summary(report), err=True)
     else:
         sys.stdout.write(text)
     raise typer.Exit(report.exit_code)
 
 
-def _last_lines(report: object) -> str:
-    from ..diff.render import summary
-
-    return summary(report)  # type: ignore[arg-type]
-
-
-def _usage(message: str, hint: str | None):  # type: ignore[no-untyped-def]
-    from ..diagnostics import Diagnostic
-
+def _usage(message: str, hint: str | None) -> Diagnostic:
     return Diagnostic("contractgen diff", "", message, hint=hint, code="usage")
 
 

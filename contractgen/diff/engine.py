@@ -135,8 +135,7 @@ def _finding(rule: Rule, hit: Hit, old: ToolVersion | None, new: ToolVersion | N
     level = rule.level_for(context.strict)
     if hit.level is not None and hit.level.rank > level.rank:
         level = hit.level
-    tool = (new or old).name if new is not None and old is not None and new.name == old.name else \
-        (old.name if old is not None else new.name if new is not None else "")
+    tool = old.name if old is not None else located.name  # a renamed tool is reported under its old name
     pointer = hit.pointer if hit.pointer is not None else (schema_pair.pointer if schema_pair else "")
     return Finding(rule=rule.id, level=level, tool=tool, old_version=old.version if old else None,
                    new_version=new.version if new else None, pointer=pointer, message=hit.message,

@@ -16,9 +16,6 @@ from ..ir import ToolVersion
 from .model import ITEM, Direction, Step
 from .normalize import Node, Normalizer, canonical, escape, types_of
 
-#: Keywords whose values are subschemas the walk descends into (rules see the child pairs).
-WALKED = frozenset({"properties", "items", "anyOf", "oneOf", "allOf", "prefixItems"})
-
 
 @dataclass(frozen=True, eq=False)
 class SchemaPair:

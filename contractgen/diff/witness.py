@@ -35,7 +35,7 @@ class WitnessFinder:
                  examples: Sequence[Mapping[str, Any]], new_normalized: Any = None) -> None:
         self.old_schema = old_schema
         self.new_schema = new_schema
-        pool = [_thaw(e) for e in examples]
+        pool = [thaw(e) for e in examples]
         pool.append(generate(old_normalized))
         if new_normalized is not None:  # values both versions accept make the clearest witnesses
             pool.append(generate(new_normalized))
@@ -162,14 +162,10 @@ def _enter(container: Any, step: Step) -> Any:
     return container[step.key]
 
 
-def _thaw(value: Any) -> Any:
+def thaw(value: Any) -> Any:
     """Plain JSON from read-only mappings and tuples."""
     if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
+        return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_thaw(v) for v in value]
+        return [thaw(v) for v in value]
     return value
-
-
-def thaw(value: Any) -> Any:
-    return _thaw(value)

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..coverage import unhandled
+from ..coverage import semantic_verdict, unhandled
 from ..model import Context, Direction, Hit, Level, Scope
 from ..structure import SchemaPair
+from .output_schema_widened import swapped
 
 ID = "output-keyword-changed"
 LEVEL = Level.DANGEROUS
-SUMMARY = "An output keyword no rule understands changed (bounds, lengths, pattern, branches, ...): review it."
+SUMMARY = "An output keyword no rule understands changed and no verdict was reached: review it."
 DIRECTION = Direction.OUTPUT
 SCOPE = Scope.SCHEMA
+BACKSTOP = True
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
-    """Outputs break consumers when they widen; a changed constraint may let through values consumers
-    never saw (a longer string, a larger number, a new branch). Review it, then acknowledge the
-    finding by fingerprint."""
+    """Outputs break consumers when they widen. The semantic check could neither prove the new output
+    schema stays within the old one nor find a value only the new one admits (that would be
+    output-schema-widened). Review it, then acknowledge the finding by fingerprint."""
     keywords = unhandled(pair)
-    if keywords:
-        yield Hit(f"changed {', '.join(keywords)}")
+    if not keywords or context.is_covered(pair.pointer):
+        return
+    verdict, reason = semantic_verdict(swapped(pair), strict=True)
+    if verdict == "unknown":
+        yield Hit(f"changed {', '.join(keywords)}: no rule checks it and {reason}")

@@ -16,7 +16,7 @@ import jsonschema
 from ..diagnostics import Diagnostic, Level, has_errors
 from ..ir import ContractSet, ToolVersion
 from .lower import lower_manifest
-from .parse import MAX_MANIFEST_BYTES, TOO_LARGE_HINT, ParsedFile, parse_manifest_text
+from .parse import MAX_MANIFEST_BYTES, ParsedFile, parse_manifest_text, too_large
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -77,19 +77,7 @@ def read_manifest(path: Path) -> ParsedFile:
     try:
         size = path.stat().st_size
         if size > MAX_MANIFEST_BYTES:
-            return ParsedFile(
-                name,
-                diagnostics=[
-                    Diagnostic(
-                        name,
-                        "",
-                        f"expected a manifest of at most {MAX_MANIFEST_BYTES:,} bytes "
-                        f"(got {size:,} bytes)",
-                        code="file-too-large",
-                        hint=TOO_LARGE_HINT,
-                    )
-                ],
-            )
+            return too_large(name, size)
         raw = path.read_bytes()
     except OSError as exc:
         return ParsedFile(

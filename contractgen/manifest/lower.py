@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from ..runtime.codes import TRANSIENT_CODES
@@ -23,15 +22,6 @@ from ..runtime.contract import (
 
 def _pairs(mapping: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
     return tuple((mapping or {}).items())
-
-
-def _frozen(value: Any) -> Any:
-    """Read-only view of a JSON value, so a shared contract cannot be mutated by a caller."""
-    if isinstance(value, dict):
-        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    return value
 
 
 def default_retryable_codes(data: Mapping[str, Any]) -> list[str]:

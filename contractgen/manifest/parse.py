@@ -93,21 +93,18 @@ def escape_pointer_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+def too_large(path: str, size: int) -> ParsedFile:
+    """The result for a file over the size cap, which is never read or parsed."""
+    message = f"expected a manifest of at most {MAX_MANIFEST_BYTES:,} bytes (got {size:,} bytes)"
+    diagnostic = Diagnostic(path, "", message, code="file-too-large", hint=TOO_LARGE_HINT)
+    return ParsedFile(path, diagnostics=[diagnostic])
+
+
 def parse_manifest_text(path: str, raw: bytes, *, fast: bool | None = None) -> ParsedFile:
     """Parse one file; ``fast=False`` skips libyaml (default: ``USE_LIBYAML``)."""
-    result = ParsedFile(path)
     if len(raw) > MAX_MANIFEST_BYTES:
-        result.diagnostics.append(
-            Diagnostic(
-                path,
-                "",
-                f"expected a manifest of at most {MAX_MANIFEST_BYTES:,} bytes "
-                f"(got {len(raw):,} bytes)",
-                code="file-too-large",
-                hint=TOO_LARGE_HINT,
-            )
-        )
-        return result
+        return too_large(path, len(raw))
+    result = ParsedFile(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -23,7 +23,7 @@ from .describe import (
     pointer_of,
     show,
 )
-from .fast_validate import fast_validator
+from .fast_validate import STANDARD_FORMATS, fast_validator
 from .report import Reporter
 from .schema_keywords import LEGACY_KEYWORDS, check_keywords
 from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
@@ -43,28 +43,6 @@ SENSITIVE_KEYWORD = "x-sensitive"
 DIALECTS_2020_12 = (
     "https://json-schema.org/draft/2020-12/schema",
     "http://json-schema.org/draft/2020-12/schema",
-)
-#: The formats JSON Schema 2020-12 defines; others (OpenAPI's int32, password ...) are annotations.
-KNOWN_FORMATS = (
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
 )
 
 
@@ -232,9 +210,9 @@ def _check_refs(
 def _check_format(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
     """A misspelt format (``datetime``) silently checks nothing; a close match gets a warning."""
     value = sub.get("format")
-    if not isinstance(value, str) or value in KNOWN_FORMATS:
+    if not isinstance(value, str) or value in STANDARD_FORMATS:
         return
-    close = did_you_mean(value.replace("_", "-"), KNOWN_FORMATS, cutoff=0.75)
+    close = did_you_mean(value.replace("_", "-"), STANDARD_FORMATS, cutoff=0.75)
     if close:
         report.warning(
             f"{pointer}/format",

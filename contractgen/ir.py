@@ -6,8 +6,8 @@ diagnostics can point at the manifest's file and line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from .naming import class_prefix, module_name, python_identifier
 from .runtime.contract import Contract

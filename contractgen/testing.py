@@ -24,6 +24,7 @@ from .runtime.envelope import (
     error_size,
 )
 from .runtime.guard import compiled_for
+from .runtime.pointer import unescape_token
 
 __all__ = [
     "FORBIDDEN_PATTERNS",
@@ -58,7 +59,7 @@ def _caller_tokens(error: Mapping[str, Any]) -> list[str]:
     for ptr in pointers:
         if isinstance(ptr, str):
             for part in ptr.lstrip("/").split("/"):
-                segment = part.replace("~1", "/").replace("~0", "~")
+                segment = unescape_token(part)
                 tokens.update({segment, segment[:59] + "…"})
             tokens.update({ptr.lstrip("/"), ptr.lstrip("/")[:59] + "…"})
     return sorted((t for t in tokens if t), key=len, reverse=True)

@@ -10,7 +10,7 @@ from build_support import build, imported_package, make_project
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contractgen.build.pyliteral import py_literal, py_text_block
+from contractgen.compiler.pyliteral import py_literal, py_text_block
 
 CASES = Path(__file__).resolve().parent / "cases" / "build"
 MANIFEST = CASES / "hostile" / "contracts" / "hostile_strings" / "1.0.0.json"

@@ -53,8 +53,8 @@ def test_cached_loading_gives_exactly_what_load_contracts_gives(tmp_path) -> Non
     bundled contracts and on every check case (valid and invalid manifests alike)."""
     from pathlib import Path
 
-    from contractgen.build.cache import BuildCache
-    from contractgen.build.load_cache import load_for_build
+    from contractgen.compiler.cache import BuildCache
+    from contractgen.compiler.load_cache import load_for_build
     from contractgen.manifest import load_contracts
 
     root = Path(__file__).resolve().parents[1]
@@ -81,7 +81,7 @@ def test_imports_follow_code_not_text() -> None:
 
 
 def test_openai_strict_mode_is_offered_only_when_the_schema_already_qualifies() -> None:
-    from contractgen.build.exports import strict_problem
+    from contractgen.compiler.exports import strict_problem
 
     closed = {"type": "object", "additionalProperties": False, "required": ["a"],
               "properties": {"a": {"type": "string", "examples": ["x"], "pattern": "^x$"}}}

@@ -268,7 +268,7 @@ def test_server_module_imports_no_compiler_code() -> None:
 
     probe = ("import sys, contractgen.runtime.mcp_server\n"
              "print(sorted(m for m in ('jinja2', 'typer', 'datamodel_code_generator', 'contractgen.manifest',"
-             " 'contractgen.build', 'contractgen.cli', 'contractgen.importer') if m in sys.modules))")
+             " 'contractgen.compiler', 'contractgen.cli', 'contractgen.importer') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

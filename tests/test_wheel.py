@@ -39,7 +39,7 @@ _DEBRIS = shutil.ignore_patterns(
 
 def _ignore_build_debris(folder: str, names: list[str]) -> set[str]:
     ignored = set(_DEBRIS(folder, names))
-    if Path(folder) == ROOT:  # only the top-level build outputs; contractgen/build is a package
+    if Path(folder) == ROOT:  # only the top-level outputs: tests/cases hold generated/ trees of their own
         ignored |= {"dist", "build", "generated"} & set(names)
     return ignored
 

@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
-from ..build.cache import CACHE_DIR_NAME, BuildCache, tree_key, tree_matches
-from ..build.pipeline import Progress, cache_root, display_source, manifest_files
+from ..compiler.cache import CACHE_DIR_NAME, BuildCache, tree_key, tree_matches
+from ..compiler.pipeline import Progress, cache_root, display_source, manifest_files
 from ..config import load_config
 from .output import EXIT_FINDINGS, EXIT_INVALID, EXIT_OK, exit_code_for, print_diagnostics
 
@@ -37,9 +37,9 @@ def build(
         typer.echo(f"{out}: up to date ({len(files)} manifest{'s' if len(files) != 1 else ''}, no changes)", err=True)
         raise typer.Exit(EXIT_OK)
 
-    from ..build.pipeline import render_tree
-    from ..build.write import UnsafePathError, read_tree, tree_diff, write_tree
-    from ..build.load_cache import load_for_build
+    from ..compiler.load_cache import load_for_build
+    from ..compiler.pipeline import render_tree
+    from ..compiler.write import UnsafePathError, read_tree, tree_diff, write_tree
 
     with _progress_display() as progress:
         if progress is not None:

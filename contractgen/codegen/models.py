@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..runtime.pointer import unescape_token
+
 #: Options passed on every call, explicitly, so output does not drift with the library's defaults.
 GENERATE_OPTIONS: Mapping[str, Any] = {
     "output_model_type": "pydantic_v2.BaseModel",
@@ -124,9 +126,9 @@ def hoist_schema(schema: Mapping[str, Any], root_key: str, owner: str = "") -> d
         if not ref.startswith("#"):
             raise ModelsError(f"expected a local $ref starting with '#' (got '{ref}')", owner)
         tokens = ref[1:].split("/")[1:] if ref not in ("#", "#/") else []
-        if len(tokens) >= 2 and (tokens[0], _unescape(tokens[1])) in names:
+        if len(tokens) >= 2 and (tokens[0], unescape_token(tokens[1])) in names:
             rest = tokens[2:]
-            return "#/$defs/" + "/".join([names[(tokens[0], _unescape(tokens[1]))], *rest])
+            return "#/$defs/" + "/".join([names[(tokens[0], unescape_token(tokens[1]))], *rest])
         return "#/$defs/" + "/".join([root_key, *tokens])
 
     def walk(node: Any) -> Any:
@@ -155,10 +157,6 @@ def _pascal(name: str) -> str:
     parts = [p for p in re.split(r"[^0-9A-Za-z]+", name) if p]
     text = "".join(p[:1].upper() + p[1:] for p in parts)
     return text or "Def"
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 def _run_generator(schema: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:

@@ -10,6 +10,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..runtime.jsonvalue import MISSING
+from ..runtime.pointer import escape_token, resolve_pointer
+
 #: Keywords that never change which values validate; edits to them are not changes.
 ANNOTATIONS = frozenset({
     "description", "title", "$comment", "$schema", "$id", "$anchor", "$dynamicAnchor", "$defs",
@@ -34,24 +37,10 @@ class Node(dict):  # type: ignore[type-arg]
         return id(self)
 
 
-def unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
-def escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 def pointer_get(document: Any, pointer: str) -> Any:
-    node = document
-    for token in pointer.split("/")[1:] if pointer else []:
-        token = unescape(token)
-        if isinstance(node, Mapping):
-            node = node[token]
-        elif isinstance(node, (list, tuple)):
-            node = node[int(token)]
-        else:
-            raise KeyError(token)
+    node = resolve_pointer(document, pointer)
+    if node is MISSING:
+        raise KeyError(pointer)
     return node
 
 
@@ -80,9 +69,9 @@ class Normalizer:
         for key, value in schema.items():
             if key in ANNOTATIONS:
                 continue
-            child = f"{source}/{escape(key)}"
+            child = f"{source}/{escape_token(key)}"
             if key in _SCHEMA_MAPS and isinstance(value, Mapping):
-                out[key] = {k: self.node(v, f"{child}/{escape(k)}") for k, v in value.items()}
+                out[key] = {k: self.node(v, f"{child}/{escape_token(k)}") for k, v in value.items()}
             elif key in _SCHEMA_LISTS and isinstance(value, (list, tuple)):
                 out[key] = [self.node(v, f"{child}/{i}") for i, v in enumerate(value)]
             elif key in _SCHEMA_VALUES and isinstance(value, (Mapping, bool)):

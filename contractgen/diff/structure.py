@@ -13,8 +13,9 @@ from functools import cached_property
 from typing import Any
 
 from ..ir import ToolVersion
+from ..runtime.pointer import escape_token
 from .model import ITEM, Direction, Step
-from .normalize import Node, Normalizer, canonical, escape, types_of
+from .normalize import Node, Normalizer, canonical, types_of
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,7 +131,7 @@ def _walk(pair: SchemaPair) -> Iterator[SchemaPair]:
     new_props: Mapping[str, Node] = new.get("properties", {}) if object_shared else {}
     for name in sorted(set(old_props) | set(new_props)):
         child_old, child_new = old_props.get(name), new_props.get(name)
-        child = SchemaPair(pair.direction, f"{pair.pointer}/properties/{escape(name)}", child_old, child_new,
+        child = SchemaPair(pair.direction, f"{pair.pointer}/properties/{escape_token(name)}", child_old, child_new,
                            pair.child_steps(name, child_old if child_old is not None else child_new),
                            name=name, parent=pair)
         if child_old is None or child_new is None:

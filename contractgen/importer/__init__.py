@@ -20,8 +20,9 @@ from jsonschema.exceptions import SchemaError
 from ..diagnostics import Diagnostic, Level, has_errors
 from ..manifest.load import load_parsed
 from ..manifest.meta import manifest_meta_schema
-from ..manifest.parse import MAX_MANIFEST_BYTES, escape_pointer_token, parse_manifest_text
+from ..manifest.parse import MAX_MANIFEST_BYTES, parse_manifest_text
 from ..naming import python_identifier
+from ..runtime.pointer import pointer as json_pointer
 from .formats import FORMATS, ImportedTool, extract_tools
 from .manifest import build_manifest, is_portable, portable_name, render_manifest
 
@@ -231,7 +232,7 @@ def _check_schemas(tool: ImportedTool, locate: _Locator) -> list[Diagnostic]:
         try:
             jsonschema.Draft202012Validator.check_schema(schema)
         except SchemaError as exc:
-            problems.append(locate(pointer + "".join("/" + escape_pointer_token(str(p)) for p in exc.absolute_path),
+            problems.append(locate(pointer + json_pointer(exc.absolute_path),
                                    f"expected valid JSON Schema 2020-12 ({_short(exc.message)})", "invalid-schema"))
             continue
         declared = schema.get("type", "object")

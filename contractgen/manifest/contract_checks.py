@@ -9,8 +9,9 @@ import jsonschema
 from jsonschema.exceptions import best_match
 from referencing.exceptions import Unresolvable
 
-from .describe import describe_validation_error, did_you_mean, pointer_of, show
-from .parse import escape_pointer_token
+from ..runtime.pointer import escape_token
+from ..runtime.pointer import pointer as json_pointer
+from .describe import describe_validation_error, did_you_mean, show
 from .report import Reporter
 from .schema_walk import lookup_argument
 
@@ -71,12 +72,12 @@ def check_examples(
             continue
         for error in errors:
             chosen = best_match([error]) or error
-            where = base + pointer_of(chosen.absolute_path)
+            where = base + json_pointer(chosen.absolute_path)
             if chosen.validator == "additionalProperties" and isinstance(chosen.instance, dict):
                 allowed = sorted(chosen.schema.get("properties", {}))
                 for extra in sorted(set(chosen.instance) - set(allowed)):
                     report.error(
-                        f"{where}/{escape_pointer_token(extra)}",
+                        f"{where}/{escape_token(extra)}",
                         f"example does not match the input schema: "
                         f"unknown argument {extra!r} "
                         f"(expected one of: {', '.join(allowed) or 'none'})",

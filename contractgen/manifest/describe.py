@@ -8,8 +8,6 @@ from typing import Any
 
 import jsonschema
 
-from .parse import escape_pointer_token
-
 _MAX_SHOWN = 60
 
 #: Words authors reach for instead of JSON Schema type names.
@@ -31,10 +29,6 @@ TYPE_SYNONYMS = {
     "none": "null",
 }
 TYPE_NAMES = ("array", "boolean", "integer", "null", "number", "object", "string")
-
-
-def pointer_of(path: Iterable[Any]) -> str:
-    return "".join("/" + escape_pointer_token(str(p)) for p in path)
 
 
 def json_type(value: Any) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..naming import class_prefix, error_class_problem
 from ..runtime.codes import CODES
+from ..runtime.pointer import escape_token
 from .describe import did_you_mean, show
 from .leaks import find_leaks
 from .report import Reporter
@@ -177,7 +178,7 @@ def check_messages(report: Reporter, data: dict[str, Any]) -> None:
         for part in ("removed", "changed"):
             for key, text in (migration.get(part) or {}).items():
                 texts.append(
-                    (f"/migrations/{i}/{part}/{key.replace('~', '~0').replace('/', '~1')}", text)
+                    (f"/migrations/{i}/{part}/{escape_token(key)}", text)
                 )
         texts.append((f"/migrations/{i}/notes", migration.get("notes")))
     for pointer, text in texts:

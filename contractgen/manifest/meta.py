@@ -12,9 +12,10 @@ from typing import Any
 import jsonschema
 
 from ..runtime.codes import CODES
-from .describe import describe_validation_error, did_you_mean, pointer_of, show
+from ..runtime.pointer import escape_token
+from ..runtime.pointer import pointer as json_pointer
+from .describe import describe_validation_error, did_you_mean, show
 from .fast_validate import fast_validator
-from .parse import escape_pointer_token
 from .report import Reporter
 
 #: Codes from other vocabularies (gRPC, HTTP) and the closed-set code that replaces each.
@@ -77,7 +78,7 @@ def check_meta(report: Reporter, value: dict[str, Any]) -> set[str]:
             bad.add(f"{path[0]}/{path[1]}")
         else:
             bad.add(str(path[0]) if path else "")
-        _report(report, error, pointer_of(path))
+        _report(report, error, json_pointer(path))
     return bad
 
 
@@ -92,7 +93,7 @@ def _report(report: Reporter, error: jsonschema.ValidationError, pointer: str) -
         ]
         for key in sorted(extras):
             report.error(
-                f"{pointer}/{escape_pointer_token(key)}",
+                f"{pointer}/{escape_token(key)}",
                 f"unknown key {show(key)} (expected one of: {', '.join(allowed)})",
                 "unknown-key",
                 hint=did_you_mean(key, allowed) or _unknown_key_hint(key),

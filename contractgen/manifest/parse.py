@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Diagnostic
+from ..runtime.pointer import escape_token
 
 MAX_MANIFEST_BYTES = 1_000_000
 #: values in one manifest after alias expansion; real manifests hold a few thousand
@@ -87,10 +88,6 @@ class ParsedFile:
     key_positions: dict[str, tuple[int, int]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     _budget: int = MAX_VALUES
-
-
-def escape_pointer_token(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def too_large(path: str, size: int) -> ParsedFile:
@@ -285,7 +282,7 @@ def _fast_parse(text: str, result: ParsedFile) -> bool:
                 child = (
                     f"{pointer}/{key}"
                     if "~" not in key and "/" not in key
-                    else f"{pointer}/{escape_pointer_token(key)}"
+                    else f"{pointer}/{escape_token(key)}"
                 )
                 if child not in key_positions:
                     key_mark = key_node.start_mark
@@ -361,7 +358,7 @@ def _construct(
             key = _scalar(key_node)
             if not isinstance(key, str):
                 key = json.dumps(key) if key is not None else "null"
-            child = f"{pointer}/{escape_pointer_token(key)}"
+            child = f"{pointer}/{escape_token(key)}"
             if key in mapping:
                 out.diagnostics.append(
                     Diagnostic(

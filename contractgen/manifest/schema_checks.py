@@ -14,13 +14,14 @@ import jsonschema
 from jsonschema.exceptions import best_match
 from referencing.exceptions import Unresolvable
 
+from ..runtime.pointer import escape_token
+from ..runtime.pointer import pointer as json_pointer
 from .describe import (
     TYPE_NAMES,
     TYPE_SYNONYMS,
     describe_validation_error,
     did_you_mean,
     json_type,
-    pointer_of,
     show,
 )
 from .fast_validate import STANDARD_FORMATS, fast_validator
@@ -119,7 +120,7 @@ def _meta_problems(report: Reporter, base: str, schema: Any) -> bool:
     errors = meta_schema_errors(schema)
     seen: set[str] = set()
     for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
-        pointer = base + pointer_of(error.absolute_path)
+        pointer = base + json_pointer(error.absolute_path)
         if pointer in seen:
             continue
         seen.add(pointer)
@@ -286,7 +287,7 @@ def _check_instances(
             if errors:
                 first = best_match(errors) or errors[0]
                 message, hint = describe_validation_error(first)
-                inner = pointer_of(first.absolute_path)
+                inner = json_pointer(first.absolute_path)
                 kind = "default" if where.endswith("/default") else "example"
                 report.error(
                     base + where + inner,
@@ -308,7 +309,7 @@ def check_input_descriptions(report: Reporter, schema: dict[str, Any]) -> None:
             target = deref(schema, prop)
             if "description" in prop or isinstance(target, dict) and "description" in target:
                 continue
-            where = f"/input{pointer}/properties/{name.replace('~', '~0').replace('/', '~1')}"
+            where = f"/input{pointer}/properties/{escape_token(name)}"
             report.warning(
                 where,
                 f"expected a description of argument {name!r} for the model (got none)",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from ..runtime.pointer import escape_token
 from .describe import did_you_mean
-from .parse import escape_pointer_token
 from .report import Reporter
 
 #: Every keyword of the standard 2020-12 vocabularies: core, applicator, unevaluated, validation,
@@ -142,7 +142,7 @@ def check_keywords(report: Reporter, pointer: str, schema: dict[str, Any]) -> No
     yaml_source = not report.item.path.endswith(".json")
     previous: str | None = None
     for key, value in schema.items():
-        where = f"{pointer}/{escape_pointer_token(key)}"
+        where = f"{pointer}/{escape_token(key)}"
         if not is_keyword(key):
             if key in LEGACY_KEYWORDS:
                 legacy = LEGACY_KEYWORDS[key]

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-from .parse import escape_pointer_token
+from ..runtime.pointer import escape_token, unescape_token
 
 #: keywords whose value maps names (never keywords) to schemas
 NAMED_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -62,7 +62,7 @@ def _collect(schema: Any, pointer: str, found: list[tuple[str, dict[str, Any]]])
         if keyword in _NAMED_MAPS:
             if isinstance(children, dict):
                 for name, child in children.items():
-                    _collect(child, f"{pointer}/{keyword}/{escape_pointer_token(name)}", found)
+                    _collect(child, f"{pointer}/{keyword}/{escape_token(name)}", found)
         elif keyword in _LISTS or keyword == "items" and isinstance(children, list):
             if isinstance(children, list):  # "items" as a list is draft-07's tuple form
                 for i, child in enumerate(children):
@@ -77,10 +77,6 @@ class RefTarget(NamedTuple):
     problem: str = ""  # why it does not resolve
 
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
 def resolve_json_pointer(document: Any, pointer: str) -> RefTarget:
     if pointer == "":
         return RefTarget(True, document)
@@ -89,7 +85,7 @@ def resolve_json_pointer(document: Any, pointer: str) -> RefTarget:
     current = document
     walked = ""
     for raw in pointer[1:].split("/"):
-        token = _unescape(raw)
+        token = unescape_token(raw)
         if isinstance(current, dict) and token in current:
             current = current[token]
         elif (
@@ -132,7 +128,7 @@ def definition_refs(root: Any) -> list[str]:
     if isinstance(root, dict):
         for keyword in ("$defs", "definitions"):
             if isinstance(root.get(keyword), dict):
-                refs.extend(f"#/{keyword}/{escape_pointer_token(name)}" for name in root[keyword])
+                refs.extend(f"#/{keyword}/{escape_token(name)}" for name in root[keyword])
     return refs
 
 
@@ -175,7 +171,7 @@ def lookup_argument(root: Any, pointer: str) -> ArgumentLookup:
     current: Any = root
     walked = ""
     for raw in pointer[1:].split("/"):
-        token = _unescape(raw)
+        token = unescape_token(raw)
         options = (
             [b for b in _branches(root, deref(root, current))]
             if isinstance(deref(root, current), dict)
@@ -214,7 +210,7 @@ def lookup_argument(root: Any, pointer: str) -> ArgumentLookup:
             return ArgumentLookup(
                 False,
                 f"{walked}/{raw}",
-                tuple(f"{walked}/{escape_pointer_token(n)}" for n in dict.fromkeys(names)),
+                tuple(f"{walked}/{escape_token(n)}" for n in dict.fromkeys(names)),
             )
         current = nxt
         walked += "/" + raw

@@ -11,8 +11,8 @@ from packaging.version import InvalidVersion, Version
 from ..diagnostics import Diagnostic, Level
 from ..ir import ToolVersion
 from ..naming import class_prefix, python_identifier
+from ..runtime.pointer import escape_token
 from .describe import did_you_mean
-from .parse import escape_pointer_token
 from .schema_walk import top_level_properties
 
 
@@ -109,7 +109,7 @@ def _migrations(
                 problems.append(
                     _at(
                         tool,
-                        f"{base}/changed/{escape_pointer_token(new)}",
+                        f"{base}/changed/{escape_token(new)}",
                         f"expected an argument of {tool.name} {tool.version} (got {new!r})",
                         "unknown-migration-parameter",
                         hint=did_you_mean(new, current),
@@ -120,7 +120,7 @@ def _migrations(
                 problems.append(
                     _at(
                         tool,
-                        f"{base}/renamed/{escape_pointer_token(old)}",
+                        f"{base}/renamed/{escape_token(old)}",
                         f"expected the new name to be an argument of {tool.name} {tool.version} "
                         f"(got {new!r})",
                         "unknown-migration-parameter",
@@ -131,7 +131,7 @@ def _migrations(
                 problems.append(
                     _at(
                         tool,
-                        f"{base}/renamed/{escape_pointer_token(old)}",
+                        f"{base}/renamed/{escape_token(old)}",
                         f"expected {old!r} to be gone in {tool.version} (it is still an argument)",
                         "renamed-parameter-still-present",
                         level=Level.WARNING,
@@ -144,7 +144,7 @@ def _migrations(
                 problems.append(
                     _at(
                         tool,
-                        f"{base}/removed/{escape_pointer_token(old)}",
+                        f"{base}/removed/{escape_token(old)}",
                         f"expected {old!r} to be gone in {tool.version} (it is still an argument)",
                         "removed-parameter-still-present",
                         hint="drop the entry, or remove the argument from `input`",
@@ -173,7 +173,7 @@ def _migrations(
                     problems.append(
                         _at(
                             tool,
-                            f"{base}/{kind}/{escape_pointer_token(old)}",
+                            f"{base}/{kind}/{escape_token(old)}",
                             f"expected an argument of {tool.name} {shown} (got {old!r})",
                             "unknown-migration-parameter",
                             hint=did_you_mean(old, before),

@@ -7,9 +7,9 @@ model calling a tool can act on.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 #: What the model should do next. Defined once for all tools (see the agent-instruction snippet).
 ACTIONS: Mapping[str, str] = MappingProxyType(

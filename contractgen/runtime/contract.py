@@ -6,8 +6,9 @@ used without the code generator. Nothing here imports the compiler.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from .codes import CODES
 

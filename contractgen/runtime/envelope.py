@@ -14,7 +14,8 @@ from typing import Any
 
 from .codes import ACTIONS, CODES
 from .contract import Contract
-from .jsonvalue import MISSING, cap_pointer, resolve_pointer
+from .jsonvalue import MISSING
+from .pointer import cap_pointer, escape_token, resolve_pointer
 from .redaction import cap_value
 
 MESSAGE_CAP = 300
@@ -94,7 +95,7 @@ def _as_pointer(value: Any) -> str:
     """A JSON pointer (authors may write 'date' for '/date'), capped like every echoed value."""
     text = str(value)
     if text != "" and not text.startswith("/"):
-        text = "/" + text.replace("~", "~0").replace("/", "~1")
+        text = "/" + escape_token(text)
     return cap_pointer(text)
 
 

@@ -33,8 +33,9 @@ from .deadlines import (
 )
 from .envelope import error_envelope, new_ref, ok_envelope, untrusted
 from .errors import ToolError, VersionMismatchError
-from .jsonvalue import MISSING, cap_pointer, pointer, resolve_pointer
+from .jsonvalue import MISSING
 from .observe import CallRecord, call_logger, emit, logger
+from .pointer import cap_pointer, pointer, resolve_pointer
 from .redaction import REDACTED, cap_value, redact
 from .schema_check import SchemaCheck
 from .schema_walk import child_nodes, expand

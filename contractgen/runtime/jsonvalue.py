@@ -1,8 +1,8 @@
-"""JSON values and JSON pointers: the MISSING marker, plain copies of read-only values, pointers."""
+"""JSON values: the MISSING marker, plain copies of read-only values, where a value stops being JSON."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 MISSING: Any = object()
@@ -18,37 +18,6 @@ def thaw(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [thaw(v) for v in value]
     return value
-
-
-POINTER_CAP = 200
-
-
-def cap_pointer(ptr: str) -> str:
-    """Pointers echo caller-chosen key names: keep them short enough to show."""
-    return ptr if len(ptr) <= POINTER_CAP else ptr[: POINTER_CAP - 1] + "…"
-
-
-def pointer(parts: Iterable[Any]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-def pointer_parts(ptr: str) -> list[str]:
-    if not ptr:
-        return []
-    return [p.replace("~1", "/").replace("~0", "~") for p in ptr.lstrip("/").split("/")]
-
-
-def resolve_pointer(document: Any, ptr: str) -> Any:
-    """The value at ``ptr`` in ``document``, or MISSING."""
-    node = document
-    for part in pointer_parts(ptr):
-        if isinstance(node, Mapping) and part in node:
-            node = node[part]
-        elif isinstance(node, (list, tuple)) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return MISSING
-    return node
 
 
 def non_json_path(value: Any, path: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], str] | None:

@@ -12,16 +12,8 @@ import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .jsonvalue import (
-    MISSING,
-    cap_pointer,
-    json_type,
-    non_json_path,
-    pointer,
-    pointer_parts,
-    resolve_pointer,
-    thaw,
-)
+from .jsonvalue import MISSING, json_type, non_json_path, thaw
+from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redact
 from .schema_walk import child_nodes, expand, extra_keys, is_marked, known_properties, property_node
 from .wording import (

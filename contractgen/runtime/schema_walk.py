@@ -6,7 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .jsonvalue import MISSING, resolve_pointer
+from .jsonvalue import MISSING
+from .pointer import resolve_pointer
 
 
 def is_marked(node: Any) -> bool:

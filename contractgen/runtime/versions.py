@@ -13,7 +13,7 @@ from typing import Any
 
 from .contract import Contract, Migration
 from .errors import VersionMismatchError
-from .jsonvalue import pointer
+from .pointer import pointer
 
 STEP_CAP = 200
 

@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .jsonvalue import MISSING, cap_pointer, json_type
+from .jsonvalue import MISSING, json_type
+from .pointer import cap_pointer
 from .schema_walk import expand, is_marked
 
 EXPECTED_CAP = 240

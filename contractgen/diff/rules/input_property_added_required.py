@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...runtime.pointer import escape_token
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..normalize import escape
 from ..structure import SchemaPair
 
 ID = "input-property-added-required"
@@ -28,7 +28,7 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     for name in pair.new.get("required", ()):
         if name in old_required or name in old_properties:
             continue
-        pointer = f"{pair.pointer}/properties/{escape(name)}"
+        pointer = f"{pair.pointer}/properties/{escape_token(name)}"
         source = pair.new.get("properties", {}).get(name)
         yield Hit(f"new input property '{name}' is required: callers that do not send it are rejected",
                   pointer=pointer, source=source.source if source is not None else pair.new.source + "/required",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...runtime.pointer import escape_token
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..normalize import escape
 from ..structure import SchemaPair
 
 ID = "input-property-became-required"
@@ -29,6 +29,6 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
             continue
         source = pair.new.get("properties", {}).get(name)
         yield Hit(f"input property '{name}' became required: callers that omit it are rejected",
-                  pointer=f"{pair.pointer}/properties/{escape(name)}",
+                  pointer=f"{pair.pointer}/properties/{escape_token(name)}",
                   source=source.source if source is not None else pair.new.source + "/required", side="new",
                   mutations=(Mutation(pair.child_steps(name, old_properties[name]), "delete"),))

@@ -6,8 +6,8 @@ from collections.abc import Iterator, Sequence
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from ...runtime.pointer import escape_token
 from ..model import Context, Direction, Finding, Hit, Level, Scope
-from ..normalize import escape
 from ..structure import ToolPair
 from ._versions import is_major_bump, parse
 
@@ -47,4 +47,4 @@ def check(pair: ToolPair, findings: Sequence[Finding], context: Context) -> Iter
             continue
         yield Hit(f"input parameter '{name}' was removed or renamed in {pair.new.version} but no migrations "
                   f"entry covering {pair.old.version} lists it under renamed or removed",
-                  pointer=f"/input/properties/{escape(name)}", source=source, side="new")
+                  pointer=f"/input/properties/{escape_token(name)}", source=source, side="new")

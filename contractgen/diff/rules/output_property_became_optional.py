@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...runtime.pointer import escape_token
 from ..model import Context, Direction, Hit, Level, Scope
-from ..normalize import escape
 from ..structure import SchemaPair
 
 ID = "output-property-became-optional"
@@ -27,4 +27,4 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         if name in new_required or name not in new_properties:
             continue
         yield Hit(f"output property '{name}' is no longer required: results may omit it",
-                  pointer=f"{pair.pointer}/properties/{escape(name)}", source=new_properties[name].source, side="new")
+                  pointer=f"{pair.pointer}/properties/{escape_token(name)}", source=new_properties[name].source, side="new")

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..runtime.codes import ACTIONS, CODES
 from ..runtime.contract import Contract
+from ..runtime.pointer import unescape_token
 
 _MAX_ENUM = 8
 
@@ -77,7 +78,7 @@ def _resolve(sub: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, An
     if isinstance(ref, str) and ref.startswith("#/"):
         node: Any = root
         for token in ref[2:].split("/"):
-            token = token.replace("~1", "/").replace("~0", "~")
+            token = unescape_token(token)
             if not isinstance(node, Mapping) or token not in node:
                 return sub
             node = node[token]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic, has_errors
 from ..ir import ContractSet, ToolVersion
+from ..runtime.pointer import escape_token
 from .cache import BuildCache, sha256
 
 #: Progress callback: (stage, done, total).
@@ -156,7 +157,7 @@ def _non_json_numbers(tool: ToolVersion) -> list[Diagnostic]:
                                 hint="JSON has no infinity or NaN; use a finite bound or leave the keyword out"))
         elif isinstance(node, Mapping):
             for key, value in node.items():
-                walk(value, f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}")
+                walk(value, f"{pointer}/{escape_token(str(key))}")
         elif isinstance(node, (list, tuple)):
             for index, value in enumerate(node):
                 walk(value, f"{pointer}/{index}")

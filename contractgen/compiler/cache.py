@@ -22,7 +22,7 @@ import contractgen
 CACHE_DIR_NAME = ".contractgen-cache"
 # the manifest package lowers manifests into the contract values the templates render
 _OWN_SOURCES = (
-    "build", "codegen", "manifest", "runtime/contract.py", "runtime/codes.py", "naming.py", "ir.py",
+    "compiler", "codegen", "manifest", "runtime/contract.py", "runtime/codes.py", "naming.py", "ir.py",
 )
 
 

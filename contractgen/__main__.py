@@ -1,3 +1,3 @@
-from contractgen.cli import main
+from contractgen.launcher import main
 
 main()

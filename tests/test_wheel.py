@@ -1,63 +1,20 @@
 """The built wheel carries everything `contractgen` needs at run time (meta-schema, templates):
-build it, install it into a fresh virtual environment, and run `contractgen check` there."""
+build it, install it with the compiler extra into a fresh virtual environment, run `contractgen check`."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
-import venv
 import zipfile
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _run(
-    *args: str | Path, cwd: Path | None = None, timeout: float = 600
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return subprocess.run(
-        [str(a) for a in args],
-        check=False,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
-
-
-_DEBRIS = shutil.ignore_patterns(
-    ".venv", ".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis",
-    "*.egg-info", ".contractgen-cache",
-)
-
-
-def _ignore_build_debris(folder: str, names: list[str]) -> set[str]:
-    ignored = set(_DEBRIS(folder, names))
-    if Path(folder) == ROOT:  # only the top-level outputs: tests/cases hold generated/ trees of their own
-        ignored |= {"dist", "build", "generated"} & set(names)
-    return ignored
+from wheel_support import ROOT, build_wheel, fresh_venv
+from wheel_support import run as _run
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    # build from a copy so no build/ folder or egg-info lands in the working tree
-    source = tmp_path_factory.mktemp("src") / "contractgen"
-    shutil.copytree(
-        ROOT,
-        source,
-        ignore=_ignore_build_debris,
-    )
-    result = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, source)
-    assert result.returncode == 0, result.stderr
-    (built,) = out.glob("contractgen-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def test_wheel_contains_meta_schema_and_templates(wheel: Path) -> None:
@@ -76,13 +33,8 @@ def test_wheel_contains_meta_schema_and_templates(wheel: Path) -> None:
 
 def test_installed_wheel_checks_the_bundled_contracts(wheel: Path, tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=False).create(env_dir)
-    python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
-    # the outer pip installs into the fresh environment: no second pip bootstrap, same cache
-    result = _run(
-        sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile", wheel
-    )
-    assert result.returncode == 0, result.stderr
+    # the command line needs the compiler extra; a plain install is the runtime (test_runtime_deploy)
+    python = fresh_venv(env_dir, f"{wheel}[compiler]")
     project = tmp_path / "project"
     shutil.copytree(ROOT / "contracts", project / "contracts")
     script = env_dir / "bin" / "contractgen"

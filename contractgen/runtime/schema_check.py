@@ -1,6 +1,7 @@
 """JSON Schema 2020-12 checks for one contract schema: a fast yes/no, then rich, ranked violations.
 
-The fast path is jsonschema-rs (the ``fast`` extra) when installed, else the ``jsonschema`` package.
+The fast path is jsonschema-rs; the ``jsonschema`` package (compiler extra) serves only a schema
+that jsonschema-rs cannot compile.
 Both run the same 2020-12 semantics (no coercion: "5" is not 5; ``format`` is an annotation unless
 asked for). Violations are computed only when a value is invalid, so the happy path costs one
 ``is_valid`` call.
@@ -101,7 +102,11 @@ class SchemaCheck:
         raise ValueError("remote references are not fetched; pass them as resources")
 
     def _python_validator(self) -> Any:
-        import jsonschema  # type: ignore[import-untyped]
+        try:
+            import jsonschema  # type: ignore[import-untyped]
+        except ImportError as exc:  # a runtime-only install: jsonschema comes with the compiler extra
+            raise ImportError("jsonschema-rs cannot compile this schema and the reference validator "
+                              "is not installed: pip install 'contractgen[compiler]'") from exc
         import referencing
         import referencing.exceptions
         from referencing.jsonschema import DRAFT202012

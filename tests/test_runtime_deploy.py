@@ -1,0 +1,115 @@
+"""A runtime-only install serves generated tools without the compiler.
+
+The built wheel goes into a fresh virtual environment without the compiler extra: first plain
+(plus ``email``, which the bundled contracts' ``format: email`` fields need), where every module of
+generated/ imports and the command line answers with one line naming the extra to install; then
+with the ``mcp`` extra, where the example server serves generated/ over stdio to the SDK client.
+Neither install holds a package of the compiler.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from wheel_support import ROOT, build_wheel, fresh_venv, install, run
+
+#: distributions only the compiler extra brings (with their own dependencies that nothing else needs)
+COMPILER_ONLY = {"datamodel-code-generator", "jinja2", "typer", "ruff", "pyyaml", "black", "isort",
+                 "genson", "inflect", "markupsafe"}  # not click: the MCP SDK's uvicorn needs it
+#: the compiler also needs these; the mcp extra brings jsonschema itself (the MCP SDK depends on it)
+COMPILER_SHARED = {"jsonschema", "referencing", "jsonschema-specifications"}
+
+INSTALLED = ("import importlib.metadata as m, json; "
+             "print(json.dumps(sorted({d.metadata['Name'].lower().replace('_', '-') for d in m.distributions()})))")
+
+
+def installed(python: Path) -> set[str]:
+    result = run(python, "-c", INSTALLED)
+    assert result.returncode == 0, result.stderr
+    return set(json.loads(result.stdout))
+
+
+@pytest.fixture(scope="module")
+def runtime_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    work = tmp_path_factory.mktemp("deploy")
+    wheel = build_wheel(work)
+    python = fresh_venv(work / "venv", f"{wheel}[email]")
+    return python, wheel
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A service checkout: the generated package and the example server, no contracts, no compiler."""
+    shutil.copytree(ROOT / "generated", tmp_path / "generated",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "examples").mkdir()
+    shutil.copy2(ROOT / "examples" / "mcp_server.py", tmp_path / "examples" / "mcp_server.py")
+    return tmp_path
+
+
+def test_runtime_install_imports_every_generated_module(runtime_env: tuple[Path, Path],
+                                                        project: Path) -> None:
+    python, _ = runtime_env
+    dists = installed(python)
+    assert "contractgen" in dists and "pydantic" in dists and "jsonschema-rs" in dists
+    assert dists & (COMPILER_ONLY | COMPILER_SHARED) == set()
+    code = ("import importlib, json, generated; "
+            "mods = [importlib.import_module('generated.' + n) for n in generated.MODULES]; "
+            "print(json.dumps([m.CONTRACT.name + ' ' + m.CONTRACT.version for m in mods]))")
+    result = run(python, "-c", code, cwd=project)
+    assert result.returncode == 0, result.stderr
+    import generated
+
+    expected = [f"{generated.CONTRACTS[n].name} {generated.CONTRACTS[n].version}" for n in generated.MODULES]
+    assert json.loads(result.stdout) == expected and len(expected) == 5
+    # the guard runs there too: a real call with a bad argument names the field
+    call = ("import json; from generated import get_exchange_rate_v1 as m; "
+            "tool = m.get_exchange_rate.implement(lambda a: {'base': a.base.root, 'quote': a.quote.root, "
+            "'rate': 1.1, 'date': '2026-11-27'}); "
+            "print(json.dumps([tool({'base': 'EUR', 'quote': 'USD'}), tool({'base': 'euro', 'quote': 'USD'})]))")
+    result = run(python, "-c", call, cwd=project)
+    assert result.returncode == 0, result.stderr
+    ok, bad = json.loads(result.stdout)
+    assert ok["status"] == "ok" and ok["output"]["rate"] == 1.1
+    assert bad["error"]["code"] == "INVALID_ARGUMENT" and bad["error"]["field"] == "/base"
+
+
+def test_runtime_install_cli_names_the_compiler_extra(runtime_env: tuple[Path, Path]) -> None:
+    python, _ = runtime_env
+    result = run(python.parent / "contractgen", "check")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr  # one line, no traceback
+    assert "pip install 'contractgen[compiler]'" in lines[0] and "typer" in lines[0]
+
+
+def test_runtime_install_with_mcp_serves_generated_tools_over_stdio(runtime_env: tuple[Path, Path],
+                                                                    project: Path) -> None:
+    python, wheel = runtime_env
+    install(python, f"{wheel}[email,mcp]")
+    dists = installed(python)
+    assert "mcp" in dists and dists & COMPILER_ONLY == set()
+    seen: dict[str, Any] = {}
+
+    async def main() -> None:
+        params = StdioServerParameters(command=str(python), args=[str(project / "examples" / "mcp_server.py")],
+                                       cwd=str(project), env={"EXAMPLE_RATES_PROVIDER": "down"})
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            seen["tools"] = sorted(t.name for t in (await session.list_tools()).tools)
+            seen["calls"] = [await session.call_tool("get_exchange_rate", {"base": "EUR", "quote": "USD"})
+                             for _ in range(2)]
+            seen["search"] = await session.call_tool("search_documents", {"query": "travel policy"})
+
+    anyio.run(main)
+    assert seen["tools"] == ["book_meeting", "get_exchange_rate", "refund_payment", "search_documents"]
+    first, second = (json.loads(c.content[0].text) for c in seen["calls"])
+    assert first["error"]["action"] == "retry_later" and second["error"]["action"] == "stop_and_tell_user"
+    assert not seen["search"].is_error and seen["search"].structured_content["results"]

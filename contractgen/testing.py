@@ -243,15 +243,15 @@ def _wrong_type_value(schema: Any) -> Any:
     return None
 
 
-def check_contract(tool: GuardedTool | ToolStub, *, arguments: Mapping[str, Any] | None = None,
+def check_contract(tool: GuardedTool[Any, Any] | ToolStub[Any, Any], *, arguments: Mapping[str, Any] | None = None,
                    raise_on_failure: bool = True) -> ContractReport:
     """Prove a tool's contract through the real guard; raise AssertionError on any failure.
 
     ``arguments`` must be a valid call (defaults to the contract's first example).
     """
     contract = tool.contract
-    guarded = cast(GuardedTool, tool.implement(_raiser(lambda: ToolError("unused", code="INTERNAL")))
-                   if isinstance(tool, ToolStub) else tool)
+    guarded = (tool.implement(_raiser(lambda: ToolError("unused", code="INTERNAL")))
+               if isinstance(tool, ToolStub) else tool)
     report = ContractReport(contract.name, contract.version)
     if arguments is None and contract.examples:
         arguments = dict(contract.examples[0].arguments)
@@ -261,7 +261,8 @@ def check_contract(tool: GuardedTool | ToolStub, *, arguments: Mapping[str, Any]
             expect: Callable[[dict[str, Any]], list[str]], **call: Any) -> dict[str, Any] | None:
         candidate = guarded.with_implementation(implementation, state=InMemoryBudgetStore())
         try:
-            envelope = candidate(call_args, **call)
+            # a plain dict here: the checks below distrust every key the Envelope type promises
+            envelope = cast("dict[str, Any]", candidate(call_args, **call))
         except BaseException as exc:  # noqa: BLE001 - the guard must never raise: that is a failure to report
             report.checks[name] = [f"the guarded call raised {type(exc).__name__}"]
             return None
@@ -371,7 +372,7 @@ def _old_shapes(contract: Contract, arguments: Mapping[str, Any], run: Any) -> N
             run(f"old argument '{old}'", _raiser(lambda: AssertionError("reached")), call, expect)
 
 
-def _budget(base: GuardedTool, contract: Contract, arguments: Mapping[str, Any], run: Any) -> None:
+def _budget(base: GuardedTool[Any, Any], contract: Contract, arguments: Mapping[str, Any], run: Any) -> None:
     limit = contract.retry.failure_budget
     transient = [c for c in contract.retry.retryable_codes if c in CODES and CODES[c].action == "retry_later"]
     if limit is None or not transient:
@@ -381,7 +382,7 @@ def _budget(base: GuardedTool, contract: Contract, arguments: Mapping[str, Any],
         _raiser(lambda: ToolError("The backend is down.", code=code)), state=InMemoryBudgetStore())
     problems: list[str] = []
     for attempt in range(1, limit + 1):
-        env = tool(dict(arguments))
+        env = cast("dict[str, Any]", tool(dict(arguments)))
         problems += envelope_problems(env, contract)
         err = env.get("error", {})
         if attempt < limit and (err.get("action") != "retry_later" or err.get("retryable") is not True):
@@ -391,7 +392,7 @@ def _budget(base: GuardedTool, contract: Contract, arguments: Mapping[str, Any],
                 problems.append(f"attempt {limit} should stop the model (stop_and_tell_user, not retryable)")
             if f"{limit} times in a row" not in str(err.get("message")):
                 problems.append("the final message should say how many times in a row it failed")
-    invalid = tool({**dict(arguments), "zz_unknown": 1}) if contract.input_schema.get(
+    invalid = cast("dict[str, Any]", tool({**dict(arguments), "zz_unknown": 1})) if contract.input_schema.get(
         "additionalProperties") is False else None
     if invalid is not None and "budget" in invalid.get("error", {}):
         problems.append("a bad call was counted against the failure budget")

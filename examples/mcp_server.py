@@ -149,7 +149,7 @@ async def get_exchange_rate(args: get_exchange_rate_v1.GetExchangeRateV1Input) -
     return {"base": base, "quote": quote, "rate": rate, "date": day.isoformat(), "provider": "example"}
 
 
-TOOLS: tuple[GuardedTool, ...] = (book_meeting, search_documents, refund_payment, get_exchange_rate)
+TOOLS: tuple[GuardedTool[Any, Any], ...] = (book_meeting, search_documents, refund_payment, get_exchange_rate)
 
 
 def main() -> None:

@@ -54,7 +54,7 @@ LATEST: dict[str, str] = {
     "search_documents": "search_documents_v1",
 }
 
-STUBS: dict[str, ToolStub] = {
+STUBS: dict[str, ToolStub[Any, Any]] = {
     "book_meeting_v1": book_meeting_v1.book_meeting,
     "book_meeting_v2": book_meeting_v2.book_meeting,
     "get_exchange_rate_v1": get_exchange_rate_v1.get_exchange_rate,

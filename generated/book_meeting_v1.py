@@ -216,8 +216,9 @@ CONTRACT = Contract(
     ),
 )
 
-#: Implement with ``@book_meeting.implement``: the function takes BookMeetingV1Input and returns BookMeetingV1Output.
-book_meeting = ToolStub(
+#: Implement with ``@book_meeting.implement`` (sync or async): the function takes BookMeetingV1Input
+#: and returns BookMeetingV1Output (or its JSON form as a dict); mypy holds it to that.
+book_meeting: ToolStub[BookMeetingV1Input, BookMeetingV1Output] = ToolStub(
     CONTRACT,
     input_model=BookMeetingV1Input,
     output_model=BookMeetingV1Output,

@@ -291,8 +291,9 @@ CONTRACT = Contract(
     ),
 )
 
-#: Implement with ``@book_meeting.implement``: the function takes BookMeetingV2Input and returns BookMeetingV2Output.
-book_meeting = ToolStub(
+#: Implement with ``@book_meeting.implement`` (sync or async): the function takes BookMeetingV2Input
+#: and returns BookMeetingV2Output (or its JSON form as a dict); mypy holds it to that.
+book_meeting: ToolStub[BookMeetingV2Input, BookMeetingV2Output] = ToolStub(
     CONTRACT,
     input_model=BookMeetingV2Input,
     output_model=BookMeetingV2Output,

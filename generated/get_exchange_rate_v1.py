@@ -238,8 +238,9 @@ CONTRACT = Contract(
     ),
 )
 
-#: Implement with ``@get_exchange_rate.implement``: the function takes GetExchangeRateV1Input and returns GetExchangeRateV1Output.
-get_exchange_rate = ToolStub(
+#: Implement with ``@get_exchange_rate.implement`` (sync or async): the function takes GetExchangeRateV1Input
+#: and returns GetExchangeRateV1Output (or its JSON form as a dict); mypy holds it to that.
+get_exchange_rate: ToolStub[GetExchangeRateV1Input, GetExchangeRateV1Output] = ToolStub(
     CONTRACT,
     input_model=GetExchangeRateV1Input,
     output_model=GetExchangeRateV1Output,

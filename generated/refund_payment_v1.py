@@ -295,8 +295,9 @@ CONTRACT = Contract(
     ),
 )
 
-#: Implement with ``@refund_payment.implement``: the function takes RefundPaymentV1Input and returns RefundPaymentV1Output.
-refund_payment = ToolStub(
+#: Implement with ``@refund_payment.implement`` (sync or async): the function takes RefundPaymentV1Input
+#: and returns RefundPaymentV1Output (or its JSON form as a dict); mypy holds it to that.
+refund_payment: ToolStub[RefundPaymentV1Input, RefundPaymentV1Output] = ToolStub(
     CONTRACT,
     input_model=RefundPaymentV1Input,
     output_model=RefundPaymentV1Output,

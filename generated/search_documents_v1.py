@@ -338,8 +338,9 @@ CONTRACT = Contract(
     ),
 )
 
-#: Implement with ``@search_documents.implement``: the function takes SearchDocumentsV1Input and returns SearchDocumentsV1Output.
-search_documents = ToolStub(
+#: Implement with ``@search_documents.implement`` (sync or async): the function takes SearchDocumentsV1Input
+#: and returns SearchDocumentsV1Output (or its JSON form as a dict); mypy holds it to that.
+search_documents: ToolStub[SearchDocumentsV1Input, SearchDocumentsV1Output] = ToolStub(
     CONTRACT,
     input_model=SearchDocumentsV1Input,
     output_model=SearchDocumentsV1Output,

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
-from typing import Any
+from typing import Any, Generic, cast
 
 from .budget import BudgetStore, as_budget_store, budget_key
 from .codes import CODES
@@ -32,6 +32,15 @@ from .deadlines import (
     with_deadline,
 )
 from .envelope import error_envelope, new_ref, ok_envelope, untrusted
+from .envelope_types import (
+    AsyncImplementation,
+    Envelope,
+    InT,
+    JsonObject,
+    OkEnvelope,
+    OutT,
+    SyncImplementation,
+)
 from .errors import ToolError, VersionMismatchError
 from .jsonvalue import MISSING
 from .observe import CallRecord, call_logger, emit, logger
@@ -102,11 +111,15 @@ def exception_chain(exc: BaseException) -> Iterator[BaseException]:
                 todo.append(linked)
 
 
-class GuardedTool:
-    """A tool implementation behind the guard; call it with JSON arguments, get an envelope."""
+class GuardedTool(Generic[InT, OutT]):
+    """A tool implementation behind the guard; call it with JSON arguments, get an envelope.
 
-    def __init__(self, contract: Contract, implementation: Callable[..., Any], *,
-                 input_model: type | None = None, output_model: type | None = None,
+    Generic in the implementation's input and output models (``Any`` when there are none).
+    """
+
+    def __init__(self, contract: Contract,
+                 implementation: SyncImplementation[InT, OutT] | AsyncImplementation[InT, OutT], *,
+                 input_model: type[InT] | None = None, output_model: type[OutT] | None = None,
                  errors: Sequence[type[ToolError]] = (),
                  state: BudgetStore | MutableMapping[str, Any] | None = None,
                  on_call: Callable[[CallRecord], None] | None = None, description: str = "",
@@ -116,7 +129,8 @@ class GuardedTool:
         self.name = contract.name
         self.version = contract.version
         self.description = description or contract.description
-        self.implementation = implementation
+        # the guard treats results dynamically (a model, a dict, an awaitable): typed at the edges
+        self.implementation: Callable[[InT], Any] = implementation
         self.input_model = input_model
         self.output_model = output_model
         self.errors: tuple[type[ToolError], ...] = tuple(errors)
@@ -153,9 +167,10 @@ class GuardedTool:
     def output_schema(self) -> Any:
         return self._compiled.output.schema
 
-    def with_implementation(self, implementation: Callable[..., Any], *,
+    def with_implementation(self, implementation: SyncImplementation[InT, OutT]
+                            | AsyncImplementation[InT, OutT], *,
                             state: BudgetStore | MutableMapping[str, Any] | None = None,
-                            on_call: Callable[[CallRecord], None] | None = None) -> GuardedTool:
+                            on_call: Callable[[CallRecord], None] | None = None) -> GuardedTool[InT, OutT]:
         """The same contract, models, errors and options around another implementation."""
         return type(self)(self.contract, implementation, input_model=self.input_model,
                            output_model=self.output_model, errors=self.errors, state=state,
@@ -164,8 +179,8 @@ class GuardedTool:
                            invalid_output_code=self.invalid_output_code,
                            resources=self._resources, formats=self._formats)
 
-    def __call__(self, arguments: Any, *, contract_version: str | None = None,
-                 session: str = "default") -> dict[str, Any]:
+    def __call__(self, arguments: JsonObject, *, contract_version: str | None = None,
+                 session: str = "default") -> Envelope:
         observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
         if self._inline and not observed and contract_version is None and type(arguments) is dict:
             # the common case with fewer calls; the same steps as _call_sync. Anything unusual
@@ -197,8 +212,8 @@ class GuardedTool:
             envelope = self._internal(exc, "guard")
         return self._finish(envelope, session, start, observed)
 
-    async def acall(self, arguments: Any, *, contract_version: str | None = None,
-                    session: str = "default") -> dict[str, Any]:
+    async def acall(self, arguments: JsonObject, *, contract_version: str | None = None,
+                    session: str = "default") -> Envelope:
         observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
         start = time.perf_counter() if observed else 0.0
         try:
@@ -208,6 +223,12 @@ class GuardedTool:
         except BaseException as exc:  # noqa: BLE001
             envelope = self._internal(exc, "guard")
         return self._finish(envelope, session, start, observed)
+
+    def parse_output(self, envelope: OkEnvelope[JsonObject]) -> OutT:
+        """The output model built from an ok envelope's ``output`` (which is its JSON form)."""
+        if self.output_model is None:
+            return cast(OutT, envelope["output"])
+        return cast(OutT, _model_builder(self.output_model)(envelope["output"]))
 
     def __repr__(self) -> str:
         return f"<GuardedTool {self.name} {self.version}>"
@@ -539,7 +560,7 @@ class GuardedTool:
         return key
 
     def _finish(self, envelope: dict[str, Any], session: str, start: float,
-                observed: bool = True) -> dict[str, Any]:
+                observed: bool = True) -> Envelope:
         limit = self._limit
         failures: int | None = None
         exhausted = False
@@ -573,7 +594,7 @@ class GuardedTool:
             record = CallRecord(self.name, self.version, code, time.perf_counter() - start, session,
                                 ref, failures, limit, exhausted)
             emit(record, self.on_call)
-        return envelope
+        return cast("Envelope", envelope)  # every envelope above is built to the Envelope shape
 
 
 def _model_builder(model: Any) -> Callable[[Any], Any]:
@@ -607,12 +628,12 @@ def _schema_node(schema: Any, loc: list[Any]) -> Any:
     return nodes[0]
 
 
-def guard(contract: Contract, implementation: Callable[..., Any], *,
-          input_model: type | None = None, output_model: type | None = None,
+def guard(contract: Contract, implementation: SyncImplementation[InT, OutT] | AsyncImplementation[InT, OutT],
+          *, input_model: type[InT] | None = None, output_model: type[OutT] | None = None,
           errors: Sequence[type[ToolError]] = (),
           state: BudgetStore | MutableMapping[str, Any] | None = None,
           on_call: Callable[[CallRecord], None] | None = None, description: str = "",
-          mapper: Mapper | None = None, **options: Any) -> GuardedTool:
+          mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT]:
     """Put ``implementation`` behind the guard for ``contract``."""
     return GuardedTool(contract, implementation, input_model=input_model, output_model=output_model,
                        errors=errors, state=state, on_call=on_call, description=description,

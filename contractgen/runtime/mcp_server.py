@@ -48,7 +48,7 @@ _CONNECTION_STATE_KEY = "contractgen/session"
 SessionKey = Callable[[Any], str]
 
 
-def build_server(tools: Iterable[GuardedTool], *, name: str = "contractgen", version: str = "",
+def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contractgen", version: str = "",
                  instructions: str | None = None, session: SessionKey | None = None) -> Server[Any]:
     """An MCP low-level ``Server`` that lists ``tools`` and routes ``tools/call`` through their guards.
 
@@ -57,7 +57,7 @@ def build_server(tools: Iterable[GuardedTool], *, name: str = "contractgen", ver
     (arguments shaped like it, or ``_meta["contractgen/version"]`` naming it) gets VERSION_MISMATCH
     with the migration steps from that guard.
     """
-    listed: dict[str, GuardedTool] = {}
+    listed: dict[str, GuardedTool[Any, Any]] = {}
     for tool in tools:
         if tool.name in listed:
             raise ValueError(f"two versions of tool {tool.name!r} ({listed[tool.name].contract.version} and "
@@ -91,7 +91,7 @@ def build_server(tools: Iterable[GuardedTool], *, name: str = "contractgen", ver
                   on_call_tool=call_tool, get_tool_input_schema=input_schema)
 
 
-def tool_definition(tool: GuardedTool) -> types.Tool:
+def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
     """The MCP ``Tool`` for a guarded tool: the contract's own schemas, description and hints."""
     contract = tool.contract
     hints = contract.annotations
@@ -136,7 +136,7 @@ def session_key(ctx: Any) -> str:
     return "process"
 
 
-def serve_stdio(tools: Iterable[GuardedTool], *, name: str = "contractgen", version: str = "",
+def serve_stdio(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contractgen", version: str = "",
                 instructions: str | None = None) -> None:
     """Serve ``tools`` over stdin/stdout until the client disconnects (blocking)."""
     server = build_server(tools, name=name, version=version, instructions=instructions)

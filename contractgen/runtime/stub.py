@@ -1,22 +1,42 @@
-"""``ToolStub``: what generated code instantiates per tool version; ``implement`` attaches your code."""
+"""``ToolStub``: what generated code instantiates per tool version; ``implement`` attaches your code.
+
+Generic in the input and output models, so a type checker holds the implementation to the contract.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, MutableMapping, Sequence
-from typing import Any
+from typing import Any, Generic, Protocol, overload
 
 from .budget import BudgetStore
 from .contract import Contract
+from .envelope_types import AsyncImplementation, InT, OutT, SyncImplementation
 from .errors import ToolError
 from .guard import GuardedTool, Mapper, guard
 from .observe import CallRecord
 
 
-class ToolStub:
+class Implementer(Protocol[InT, OutT]):
+    """What ``implement(...)`` with options returns: a decorator for a sync or async function."""
+
+    @overload
+    def __call__(self, fn: SyncImplementation[InT, OutT], /) -> GuardedTool[InT, OutT]: ...
+    @overload
+    def __call__(self, fn: AsyncImplementation[InT, OutT], /) -> GuardedTool[InT, OutT]: ...
+
+
+class ToolStub(Generic[InT, OutT]):
     """What generated code instantiates per tool version; ``implement`` attaches the code."""
 
-    def __init__(self, contract: Contract, *, input_model: type | None = None,
-                 output_model: type | None = None, errors: Sequence[type[ToolError]] = (),
+    @overload
+    def __init__(self, contract: Contract, *, input_model: type[InT], output_model: type[OutT],
+                 errors: Sequence[type[ToolError]] = (), description: str = "") -> None: ...
+    @overload
+    def __init__(self: ToolStub[Any, Any], contract: Contract, *, input_model: None = None,
+                 output_model: None = None, errors: Sequence[type[ToolError]] = (),
+                 description: str = "") -> None: ...
+    def __init__(self, contract: Contract, *, input_model: type[InT] | None = None,
+                 output_model: type[OutT] | None = None, errors: Sequence[type[ToolError]] = (),
                  description: str = "") -> None:
         self.contract = contract
         self.name = contract.name
@@ -26,13 +46,30 @@ class ToolStub:
         self.errors = tuple(errors)
         self.description = description or contract.description
 
-    def implement(self, fn: Callable[..., Any] | None = None, *,
+    # a typed function matches at most one form (a coroutine is not an output), so the order only
+    # picks which expectation mypy quotes when neither matches: the sync one, the common case
+    @overload
+    def implement(self, fn: SyncImplementation[InT, OutT], /, *,
+                  state: BudgetStore | MutableMapping[str, Any] | None = None,
+                  on_call: Callable[[CallRecord], None] | None = None,
+                  mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT]: ...
+    @overload
+    def implement(self, fn: AsyncImplementation[InT, OutT], /, *,
+                  state: BudgetStore | MutableMapping[str, Any] | None = None,
+                  on_call: Callable[[CallRecord], None] | None = None,
+                  mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT]: ...
+    @overload
+    def implement(self, fn: None = None, /, *,
+                  state: BudgetStore | MutableMapping[str, Any] | None = None,
+                  on_call: Callable[[CallRecord], None] | None = None,
+                  mapper: Mapper | None = None, **options: Any) -> Implementer[InT, OutT]: ...
+    def implement(self, fn: Callable[[InT], Any] | None = None, /, *,
                   state: BudgetStore | MutableMapping[str, Any] | None = None,
                   on_call: Callable[[CallRecord], None] | None = None,
                   mapper: Mapper | None = None, **options: Any) -> Any:
         """Decorator (bare or with options): returns the GuardedTool for ``fn``."""
 
-        def attach(f: Callable[..., Any]) -> GuardedTool:
+        def attach(f: Callable[[InT], Any]) -> GuardedTool[InT, OutT]:
             return guard(self.contract, f, input_model=self.input_model,
                          output_model=self.output_model, errors=self.errors, state=state,
                          on_call=on_call, description=self.description, mapper=mapper, **options)

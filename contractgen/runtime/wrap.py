@@ -55,7 +55,7 @@ def wrap_tool(contract: Contract, fn: Callable[..., Any], *, mapper: Mapper | No
               errors: Sequence[type[ToolError]] = (),
               state: BudgetStore | MutableMapping[str, Any] | None = None,
               on_call: Callable[[CallRecord], None] | None = None, description: str = "",
-              invalid_output_code: str = "UNAVAILABLE", **options: Any) -> GuardedTool:
+              invalid_output_code: str = "UNAVAILABLE", **options: Any) -> GuardedTool[Any, Any]:
     """Guard a tool you do not own. Exceptions are mapped by ``mapper`` (walking the cause chain);
     a result that breaks the output schema is UNAVAILABLE by default (the fault is upstream and
     often passing; the failure budget bounds the retries)."""

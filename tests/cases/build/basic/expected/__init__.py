@@ -35,7 +35,7 @@ LATEST: dict[str, str] = {
     "get_weather": "get_weather_v1",
 }
 
-STUBS: dict[str, ToolStub] = {
+STUBS: dict[str, ToolStub[Any, Any]] = {
     "get_weather_v1": get_weather_v1.get_weather,
 }
 

@@ -132,8 +132,9 @@ CONTRACT = Contract(
     annotations=Annotations(read_only=True, open_world=True),
 )
 
-#: Implement with ``@get_weather.implement``: the function takes GetWeatherV1Input and returns GetWeatherV1Output.
-get_weather = ToolStub(
+#: Implement with ``@get_weather.implement`` (sync or async): the function takes GetWeatherV1Input
+#: and returns GetWeatherV1Output (or its JSON form as a dict); mypy holds it to that.
+get_weather: ToolStub[GetWeatherV1Input, GetWeatherV1Output] = ToolStub(
     CONTRACT,
     input_model=GetWeatherV1Input,
     output_model=GetWeatherV1Output,

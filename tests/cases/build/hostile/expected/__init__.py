@@ -35,7 +35,7 @@ LATEST: dict[str, str] = {
     "hostile_strings": "hostile_strings_v1",
 }
 
-STUBS: dict[str, ToolStub] = {
+STUBS: dict[str, ToolStub[Any, Any]] = {
     "hostile_strings_v1": hostile_strings_v1.hostile_strings,
 }
 

@@ -195,8 +195,9 @@ CONTRACT = Contract(
     ),
 )
 
-#: Implement with ``@hostile_strings.implement``: the function takes HostileStringsV1Input and returns HostileStringsV1Output.
-hostile_strings = ToolStub(
+#: Implement with ``@hostile_strings.implement`` (sync or async): the function takes HostileStringsV1Input
+#: and returns HostileStringsV1Output (or its JSON form as a dict); mypy holds it to that.
+hostile_strings: ToolStub[HostileStringsV1Input, HostileStringsV1Output] = ToolStub(
     CONTRACT,
     input_model=HostileStringsV1Input,
     output_model=HostileStringsV1Output,

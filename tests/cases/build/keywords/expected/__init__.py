@@ -35,7 +35,7 @@ LATEST: dict[str, str] = {
     "odd_names": "odd_names_v1",
 }
 
-STUBS: dict[str, ToolStub] = {
+STUBS: dict[str, ToolStub[Any, Any]] = {
     "odd_names_v1": odd_names_v1.odd_names,
 }
 

@@ -162,8 +162,9 @@ CONTRACT = Contract(
     retry=RetryPolicy(retryable_codes=("RATE_LIMITED", "TIMEOUT", "UNAVAILABLE")),
 )
 
-#: Implement with ``@odd_names.implement``: the function takes OddNamesV1Input and returns OddNamesV1Output.
-odd_names = ToolStub(
+#: Implement with ``@odd_names.implement`` (sync or async): the function takes OddNamesV1Input
+#: and returns OddNamesV1Output (or its JSON form as a dict); mypy holds it to that.
+odd_names: ToolStub[OddNamesV1Input, OddNamesV1Output] = ToolStub(
     CONTRACT,
     input_model=OddNamesV1Input,
     output_model=OddNamesV1Output,

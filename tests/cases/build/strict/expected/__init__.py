@@ -35,7 +35,7 @@ LATEST: dict[str, str] = {
     "add_numbers": "add_numbers_v1",
 }
 
-STUBS: dict[str, ToolStub] = {
+STUBS: dict[str, ToolStub[Any, Any]] = {
     "add_numbers_v1": add_numbers_v1.add_numbers,
 }
 

@@ -99,8 +99,9 @@ CONTRACT = Contract(
     annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=False),
 )
 
-#: Implement with ``@add_numbers.implement``: the function takes AddNumbersV1Input and returns AddNumbersV1Output.
-add_numbers = ToolStub(
+#: Implement with ``@add_numbers.implement`` (sync or async): the function takes AddNumbersV1Input
+#: and returns AddNumbersV1Output (or its JSON form as a dict); mypy holds it to that.
+add_numbers: ToolStub[AddNumbersV1Input, AddNumbersV1Output] = ToolStub(
     CONTRACT,
     input_model=AddNumbersV1Input,
     output_model=AddNumbersV1Output,

@@ -39,7 +39,7 @@ LATEST: dict[str, str] = {
     "lookup_order": "lookup_order_v2",
 }
 
-STUBS: dict[str, ToolStub] = {
+STUBS: dict[str, ToolStub[Any, Any]] = {
     "lookup_order_v1": lookup_order_v1.lookup_order,
     "lookup_order_v2": lookup_order_v2.lookup_order,
 }

@@ -93,8 +93,9 @@ CONTRACT = Contract(
     retry=RetryPolicy(retryable_codes=("RATE_LIMITED", "TIMEOUT", "UNAVAILABLE")),
 )
 
-#: Implement with ``@lookup_order.implement``: the function takes LookupOrderV1Input and returns LookupOrderV1Output.
-lookup_order = ToolStub(
+#: Implement with ``@lookup_order.implement`` (sync or async): the function takes LookupOrderV1Input
+#: and returns LookupOrderV1Output (or its JSON form as a dict); mypy holds it to that.
+lookup_order: ToolStub[LookupOrderV1Input, LookupOrderV1Output] = ToolStub(
     CONTRACT,
     input_model=LookupOrderV1Input,
     output_model=LookupOrderV1Output,

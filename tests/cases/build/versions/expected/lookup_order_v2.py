@@ -104,8 +104,9 @@ CONTRACT = Contract(
     ),
 )
 
-#: Implement with ``@lookup_order.implement``: the function takes LookupOrderV2Input and returns LookupOrderV2Output.
-lookup_order = ToolStub(
+#: Implement with ``@lookup_order.implement`` (sync or async): the function takes LookupOrderV2Input
+#: and returns LookupOrderV2Output (or its JSON form as a dict); mypy holds it to that.
+lookup_order: ToolStub[LookupOrderV2Input, LookupOrderV2Output] = ToolStub(
     CONTRACT,
     input_model=LookupOrderV2Input,
     output_model=LookupOrderV2Output,

@@ -1,0 +1,82 @@
+"""Static types of the envelope (TypedDicts for ok and error) and of implementations (sync or async).
+
+Types only: at run time an envelope is a plain dict, built by ``envelope.py`` and the guard.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, Literal, TypeVar
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired, TypedDict
+else:  # generic TypedDicts need typing_extensions before 3.11 (pydantic depends on it)
+    from typing_extensions import NotRequired, TypedDict
+
+#: The input model an implementation takes and the output model it returns.
+InT = TypeVar("InT")
+OutT = TypeVar("OutT")
+OutT_co = TypeVar("OutT_co", covariant=True)
+
+#: A JSON object as it crosses the wire (what the guard puts in ``output``).
+JsonObject = dict[str, Any]
+
+Code = Literal["INVALID_ARGUMENT", "VERSION_MISMATCH", "NOT_FOUND", "CONFLICT", "FAILED_PRECONDITION",
+               "PERMISSION_DENIED", "RATE_LIMITED", "UNAVAILABLE", "TIMEOUT", "INTERNAL"]
+Action = Literal["fix_arguments", "retry_later", "stop_and_tell_user", "escalate"]
+Category = Literal["validation", "business", "permission", "transient", "internal"]
+
+#: A sync implementation of a tool: takes the input model and returns the output model (checked
+#: statically) or a JSON object (checked by the guard at run time against the output schema).
+SyncImplementation = Callable[[InT], OutT | JsonObject]
+#: An async implementation (``async def``): the same, awaited.
+AsyncImplementation = Callable[[InT], Awaitable[OutT | JsonObject]]
+
+
+class ErrorBody(TypedDict):
+    """The ``error`` object of an error envelope; docs/runtime.md describes every key."""
+
+    code: Code
+    category: Category
+    message: str
+    action: Action
+    retryable: bool
+    retry_after: NotRequired[float]
+    field: NotRequired[str]
+    constraint: NotRequired[str]
+    expected: NotRequired[str]
+    attempted: NotRequired[Any]
+    violations: NotRequired[list[dict[str, Any]]]
+    violations_omitted: NotRequired[int]
+    partial_results: NotRequired[Any]
+    ref: NotRequired[str]
+    expected_version: NotRequired[str]
+    received_version: NotRequired[str]
+    migration: NotRequired[list[Any]]
+    budget: NotRequired[dict[str, Any]]
+    upstream: NotRequired[dict[str, Any]]
+
+
+class OkEnvelope(TypedDict, Generic[OutT_co]):
+    """A success: ``output`` is the result in its wire (JSON) form, checked against the output schema."""
+
+    status: Literal["ok"]
+    tool: str
+    version: str
+    output: OutT_co
+    empty: bool
+    empty_meaning: NotRequired[str]
+
+
+class ErrorEnvelope(TypedDict):
+    """A failure: one closed-set code, its action, and a message the model can act on."""
+
+    status: Literal["error"]
+    tool: str
+    version: str
+    error: ErrorBody
+
+
+#: What a guarded call answers; narrow it with ``if envelope["status"] == "ok":``.
+Envelope = OkEnvelope[JsonObject] | ErrorEnvelope

@@ -183,8 +183,9 @@ def _error_problems(envelope: Mapping[str, Any]) -> list[str]:
         problems.append("'upstream' must be marked untrusted")
     budget = error.get("budget")
     if budget is not None:
-        if not (isinstance(budget, Mapping) and isinstance(budget.get("consecutive_failures"), int)):
-            problems.append("'budget' must carry consecutive_failures")
+        uncounted = isinstance(budget, Mapping) and budget.get("store") == "unreachable"
+        if not (isinstance(budget, Mapping) and (uncounted or isinstance(budget.get("consecutive_failures"), int))):
+            problems.append("'budget' must carry consecutive_failures (or store: unreachable)")
         elif budget.get("exhausted") and (error.get("retryable") or error.get("action") != "stop_and_tell_user"):
             problems.append("an exhausted budget must stop the model (retryable false, stop_and_tell_user)")
     for where, text in _model_facing_text(error):

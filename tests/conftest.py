@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,3 +37,27 @@ def run_cli(*args: str, cwd: Path | str = ROOT, input: str | None = None,
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, "-m", "contractgen", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A real Redis server for the whole session (see tests/redis_support.py)."""
+    pytest.importorskip("redis")
+    from redis_support import redis_binary, redis_server
+
+    binary = redis_binary()
+    if binary is None:
+        pytest.skip("no redis-server (install the test extra, or set REDIS_SERVER_BIN)")
+    with redis_server(binary, tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+@pytest.fixture
+def redis_db(redis_url: str) -> Any:
+    """The session's server, emptied before the test."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    client.close()
+    return redis_url

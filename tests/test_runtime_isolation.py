@@ -12,12 +12,13 @@ from contractgen import runtime
 from contractgen.runtime import RUNTIME_VERSION, require_runtime
 
 FORBIDDEN = ("jinja2", "typer", "datamodel_code_generator", "contractgen.manifest", "contractgen.cli",
-             "contractgen.ir", "mcp", "httpx", "requests")
+             "contractgen.ir", "mcp", "httpx", "requests", "redis", "opentelemetry")
 
 
 def test_fresh_interpreter_imports_no_compiler_modules() -> None:
     code = ("import json, sys, contractgen.runtime, contractgen.testing, contractgen.runtime.mcp, "
-            "contractgen.runtime.transport; print(json.dumps(sorted(sys.modules)))")
+            "contractgen.runtime.transport, contractgen.runtime.hooks, contractgen.runtime.breaker; "
+            "print(json.dumps(sorted(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = json.loads(out.stdout)
     bad = [m for m in loaded if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)]

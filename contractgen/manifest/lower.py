@@ -9,7 +9,9 @@ from ..runtime.codes import TRANSIENT_CODES
 from ..runtime.contract import (
     Annotations,
     Backoff,
+    Breaker,
     Contract,
+    Dependency,
     Deprecation,
     EmptyResult,
     ErrorSpec,
@@ -97,4 +99,16 @@ def lower_manifest(data: Mapping[str, Any]) -> Contract:
             Example(summary=x.get("summary", ""), arguments=x["arguments"])
             for x in data.get("examples", ())
         ),
+        dependency=_dependency(data.get("dependency")),
+        state_unreachable=data.get("state_unreachable", "allow"),
     )
+
+
+def _dependency(data: Mapping[str, Any] | None) -> Dependency | None:
+    if data is None:
+        return None
+    breaker = data.get("breaker", {})
+    return Dependency(data["name"], Breaker(
+        failures=breaker.get("failures", Breaker.failures),
+        window=breaker.get("window", Breaker.window),
+        open_for=breaker.get("open_for", Breaker.open_for)))

@@ -3,7 +3,9 @@
 A store only needs three atomic operations. ``InMemoryBudgetStore`` is the default; any
 ``MutableMapping`` (an agent framework's session state, a dict shared by workers) can back one
 through ``MappingBudgetStore``. Both take a lock around each read-modify-write, so they are exact
-under threads and under asyncio (no operation awaits while holding it).
+under threads and under asyncio (no operation awaits while holding it). A store shared by processes
+(``contractgen.runtime.stores.redis``) raises ``StateUnavailable`` when it cannot be reached; the
+contract's ``state_unreachable`` then decides what the model is told (``note_unreachable``).
 """
 
 from __future__ import annotations
@@ -12,11 +14,17 @@ import threading
 from collections.abc import MutableMapping
 from typing import Any, Protocol, runtime_checkable
 
+from .observe import logger
+
 KEY_PREFIX = "contractgen.budget"
 
 
 def budget_key(tool: str, session: str) -> str:
     return f"{KEY_PREFIX}:{session}:{tool}"
+
+
+class StateUnavailable(RuntimeError):
+    """Shared state (a Redis server, say) could not be read or written for this call."""
 
 
 @runtime_checkable
@@ -88,3 +96,56 @@ def as_budget_store(state: Any) -> BudgetStore:
     if isinstance(state, BudgetStore):
         return state
     raise TypeError("state must be a BudgetStore, a mutable mapping or None")
+
+
+def note_unreachable(envelope: dict[str, Any], name: str, limit: int | None, policy: str,
+                     exc: BaseException) -> None:
+    """A call the store could not count: log it, and say so in an error envelope.
+
+    ``allow`` (fail open) keeps the error's own action: the model may retry, uncounted.
+    ``refuse`` (fail closed) treats a retry_later failure as the budget spent: it tells the model
+    to stop, since nothing could stop a retry loop otherwise.
+    """
+    if isinstance(exc, StateUnavailable):
+        logger.warning("failure budget of %s not counted (store unreachable, policy %s): %s",
+                       name, policy, exc)
+    else:
+        logger.exception("failure budget store failed for %s", name)
+    error = envelope.get("error")
+    if not isinstance(error, dict) or limit is None or error.get("action") != "retry_later":
+        return
+    refuse = policy == "refuse"
+    error["budget"] = {"store": "unreachable", "policy": policy, "limit": limit, "exhausted": refuse}
+    if refuse:
+        error["retryable"] = False
+        error["action"] = "stop_and_tell_user"
+        error.pop("retry_after", None)
+        error["message"] = (f"{name} failed ({error.get('code')}) and its failure count cannot be "
+                            "checked right now. Do not call it again for this request; tell the "
+                            "user it is not working right now.")
+
+
+#: ``GuardedTool._finish`` counts with the sync store itself (no asyncio client counted first)
+COUNT_HERE: Any = object()
+
+
+async def count_async(store: BudgetStore, key: str, envelope: dict[str, Any],
+                      limit: int | None) -> Any:
+    """Count a call with the store's asyncio client when it has one (``arecord_failure``).
+
+    Returns the new count, None (nothing to count), the exception the store raised (the guard
+    applies ``state_unreachable`` to it), or ``COUNT_HERE`` for a store without asyncio methods.
+    """
+    record = getattr(store, "arecord_failure", None)
+    reset = getattr(store, "areset", None)
+    if record is None or reset is None:
+        return COUNT_HERE
+    try:
+        if envelope.get("status") == "ok":
+            await reset(key)
+            return None
+        if limit is not None and envelope["error"].get("action") == "retry_later":
+            return await record(key)
+        return None
+    except Exception as exc:  # noqa: BLE001 - handed to the guard's unreachable policy
+        return exc

@@ -70,6 +70,23 @@ class Timeout:
 
 
 @dataclass(frozen=True)
+class Breaker:
+    """When the circuit breaker of a dependency opens, and for how long (shared by every caller)."""
+
+    failures: int = 5  # consecutive retry_later failures, across all sessions, that open it
+    window: float = 60.0  # seconds: a failure older than this no longer counts as consecutive
+    open_for: float = 30.0  # seconds the breaker stays open before one half-open probe
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """The upstream service a tool calls; tools naming the same dependency share one breaker."""
+
+    name: str
+    breaker: Breaker = field(default_factory=Breaker)
+
+
+@dataclass(frozen=True)
 class Migration:
     """How a caller of earlier versions (``from_versions``, a PEP 440 specifier) moves to this one."""
 
@@ -134,6 +151,9 @@ class Contract:
     empty_result: EmptyResult | None = None
     partial_results: bool = False  # the tool may return partial_results alongside an error
     examples: tuple[Example, ...] = ()
+    dependency: Dependency | None = None
+    #: when shared state (budget, breaker) cannot be reached: "allow" (fail open) or "refuse"
+    state_unreachable: str = "allow"
 
     @property
     def major(self) -> int:

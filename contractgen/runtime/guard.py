@@ -19,7 +19,14 @@ from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
 from typing import Any, Generic, cast
 
-from .budget import BudgetStore, as_budget_store, budget_key
+from .budget import (
+    COUNT_HERE,
+    BudgetStore,
+    as_budget_store,
+    budget_key,
+    count_async,
+    note_unreachable,
+)
 from .codes import CODES
 from .contract import Contract
 from .deadlines import (
@@ -124,8 +131,10 @@ class GuardedTool(Generic[InT, OutT]):
                  state: BudgetStore | MutableMapping[str, Any] | None = None,
                  on_call: Callable[[CallRecord], None] | None = None, description: str = "",
                  mapper: Mapper | None = None, invalid_output_code: str = "INTERNAL",
-                 resources: Any = None, formats: bool = False) -> None:
+                 resources: Any = None, formats: bool = False, hooks: Any = None) -> None:
         self.contract = contract
+        #: around every call when set: breaker and telemetry (``contractgen.runtime.hooks.CallHooks``)
+        self.hooks = hooks
         self.name = contract.name
         self.version = contract.version
         self.description = description or contract.description
@@ -177,10 +186,13 @@ class GuardedTool(Generic[InT, OutT]):
                            on_call=on_call if on_call is not None else self.on_call,
                            description=self.description, mapper=self.mapper,
                            invalid_output_code=self.invalid_output_code,
-                           resources=self._resources, formats=self._formats)
+                           resources=self._resources, formats=self._formats, hooks=self.hooks)
 
     def __call__(self, arguments: JsonObject, *, contract_version: str | None = None,
-                 session: str = "default") -> Envelope:
+                 session: str = "default", call_id: str | None = None,
+                 caller: str | None = None) -> Envelope:
+        if self.hooks is not None:
+            return self.hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
         observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
         if self._inline and not observed and contract_version is None and type(arguments) is dict:
             # the common case with fewer calls; the same steps as _call_sync. Anything unusual
@@ -204,25 +216,41 @@ class GuardedTool(Generic[InT, OutT]):
                     envelope = self._internal(exc, "guard")
                 return self._finish(envelope, session, 0.0, False)
         start = time.perf_counter() if observed else 0.0
+        return self._finish(self.run_checked(arguments, contract_version), session, start, observed)
+
+    async def acall(self, arguments: JsonObject, *, contract_version: str | None = None,
+                    session: str = "default", call_id: str | None = None,
+                    caller: str | None = None) -> Envelope:
+        if self.hooks is not None:
+            return await self.hooks.acall(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
+        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
+        start = time.perf_counter() if observed else 0.0
+        envelope = await self.arun_checked(arguments, contract_version)
+        return await self.afinish(envelope, session, start, observed)
+
+    def run_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
+        """The call's envelope before the failure budget sees it."""
         try:
-            envelope = self._call_sync(arguments, contract_version)
+            return self._call_sync(arguments, contract_version)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself still answers with an envelope
-            envelope = self._internal(exc, "guard")
-        return self._finish(envelope, session, start, observed)
+            return self._internal(exc, "guard")
 
-    async def acall(self, arguments: JsonObject, *, contract_version: str | None = None,
-                    session: str = "default") -> Envelope:
-        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
-        start = time.perf_counter() if observed else 0.0
+    async def arun_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
         try:
-            envelope = await self._call_async(arguments, contract_version)
+            return await self._call_async(arguments, contract_version)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001
-            envelope = self._internal(exc, "guard")
-        return self._finish(envelope, session, start, observed)
+            return self._internal(exc, "guard")
+
+    async def afinish(self, envelope: dict[str, Any], session: str, start: float,
+                      observed: bool) -> Envelope:
+        """``_finish``, counting with the store's asyncio client when it has one."""
+        key = self._keys.get(session) or self._key(session)
+        counted = await count_async(self.budget, key, envelope, self._limit)
+        return self._finish(envelope, session, start, observed, counted)
 
     def parse_output(self, envelope: OkEnvelope[JsonObject]) -> OutT:
         """The output model built from an ok envelope's ``output`` (which is its JSON form)."""
@@ -560,21 +588,24 @@ class GuardedTool(Generic[InT, OutT]):
         return key
 
     def _finish(self, envelope: dict[str, Any], session: str, start: float,
-                observed: bool = True) -> Envelope:
+                observed: bool = True, counted: Any = COUNT_HERE) -> Envelope:
         limit = self._limit
         failures: int | None = None
         exhausted = False
         ref = None
         try:
             key = self._keys.get(session) or self._key(session)
+            if isinstance(counted, BaseException):
+                raise counted
             if envelope["status"] == "ok":
-                self.budget.reset(key)
+                if counted is COUNT_HERE:
+                    self.budget.reset(key)
                 code = "OK"
             else:
                 error = envelope["error"]
                 code, ref = error["code"], error.get("ref")
                 if limit is not None and error["action"] == "retry_later":
-                    failures = self.budget.record_failure(key)
+                    failures = self.budget.record_failure(key) if counted is COUNT_HERE else counted
                     exhausted = failures >= limit
                     error["budget"] = {"consecutive_failures": failures, "limit": limit,
                                        "exhausted": exhausted}
@@ -586,8 +617,8 @@ class GuardedTool(Generic[InT, OutT]):
                             f"{self.name} has failed {failures} times in a row ({code}). Do not "
                             "call it again for this request; tell the user it is not working "
                             "right now.")
-        except Exception:  # noqa: BLE001 - a broken store must not turn into an exception for the model
-            logger.exception("failure budget store failed for %s", self.name)
+        except Exception as exc:  # noqa: BLE001 - a broken store must not turn into an exception for the model
+            note_unreachable(envelope, self.name, limit, self.contract.state_unreachable, exc)
             code = envelope.get("error", {}).get("code", "OK")
         # the record is built only when someone can observe it (a hook or an enabled logger)
         if observed:

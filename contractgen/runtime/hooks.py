@@ -1,0 +1,152 @@
+"""What runs around a guarded call when the guard has ``hooks``: the dependency's circuit breaker
+and the call's telemetry span, around the guard's own steps and failure budget.
+
+``guard(contract, impl, hooks=CallHooks(breakers=RedisBreakerStore(url), telemetry=Telemetry()))``.
+Order: span starts -> breaker admits (or answers UNAVAILABLE at once) -> the guarded call ->
+breaker records the outcome -> failure budget -> span ends with the final envelope.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any
+
+from .breaker import (
+    PROBING,
+    Admission,
+    BreakerStore,
+    counts_as_failure,
+    open_envelope,
+    unreachable_envelope,
+)
+from .budget import StateUnavailable
+from .observe import logger
+
+__all__ = ["CallHooks"]
+
+
+class _NoSpan(contextlib.nullcontext):  # type: ignore[type-arg]
+    """Stands in for a telemetry span when there is no telemetry."""
+
+    def __init__(self) -> None:
+        super().__init__(self)
+        self.start = time.perf_counter()
+
+    def done(self, envelope: dict[str, Any], arguments: Any, breaker: dict[str, str]) -> None:
+        pass
+
+
+class CallHooks:
+    """A breaker store (shared per dependency) and a ``Telemetry``; either may be None."""
+
+    def __init__(self, *, breakers: BreakerStore | None = None, telemetry: Any = None) -> None:
+        self.breakers = breakers
+        self.telemetry = telemetry
+
+    def _span(self, tool: Any, call_id: str | None, caller: str | None) -> Any:
+        return _NoSpan() if self.telemetry is None else self.telemetry.start(tool, call_id, caller)
+
+    def call(self, tool: Any, arguments: Any, contract_version: str | None, session: str,
+             call_id: str | None, caller: str | None) -> dict[str, Any]:
+        with self._span(tool, call_id, caller) as span:
+            admission, facts, envelope = self._admit(tool)
+            if envelope is None:
+                envelope = tool.run_checked(arguments, contract_version)
+                self._settle(tool, admission, envelope, facts)
+            envelope = tool._finish(envelope, session, span.start, True)
+            span.done(envelope, arguments, facts)
+        return envelope  # type: ignore[no-any-return]
+
+    async def acall(self, tool: Any, arguments: Any, contract_version: str | None, session: str,
+                    call_id: str | None, caller: str | None) -> dict[str, Any]:
+        with self._span(tool, call_id, caller) as span:
+            admission, facts, envelope = await self._aadmit(tool)
+            if envelope is None:
+                envelope = await tool.arun_checked(arguments, contract_version)
+                await self._asettle(tool, admission, envelope, facts)
+            envelope = await tool.afinish(envelope, session, span.start, True)
+            span.done(envelope, arguments, facts)
+        return envelope  # type: ignore[no-any-return]
+
+    # -- the breaker ------------------------------------------------------------------------
+    def _admit(self, tool: Any) -> tuple[Admission | None, dict[str, str], dict[str, Any] | None]:
+        dependency = tool.contract.dependency
+        if self.breakers is None or dependency is None:
+            return None, {}, None
+        try:
+            admission = self.breakers.admit(dependency.name, dependency.breaker)
+        except Exception as exc:  # noqa: BLE001 - the contract's policy decides
+            return self._unreachable(tool, exc)
+        return self._admitted(tool, admission)
+
+    async def _aadmit(self, tool: Any) -> tuple[Admission | None, dict[str, str], dict[str, Any] | None]:
+        dependency = tool.contract.dependency
+        admit = getattr(self.breakers, "aadmit", None)
+        if admit is None or dependency is None:
+            return self._admit(tool)
+        try:
+            admission = await admit(dependency.name, dependency.breaker)
+        except Exception as exc:  # noqa: BLE001
+            return self._unreachable(tool, exc)
+        return self._admitted(tool, admission)
+
+    def _admitted(self, tool: Any, admission: Admission) -> tuple[Admission, dict[str, str], dict[str, Any] | None]:
+        name = tool.contract.dependency.name
+        facts = {"dependency": name, "state": admission.state}
+        if admission.probe is not None:
+            facts["transition"] = PROBING
+            self._transition(tool, PROBING)
+        if admission.allowed:
+            return admission, facts, None
+        return admission, facts, open_envelope(tool.contract, admission)
+
+    def _unreachable(self, tool: Any, exc: Exception) -> tuple[None, dict[str, str], dict[str, Any] | None]:
+        policy = tool.contract.state_unreachable
+        name = tool.contract.dependency.name
+        if isinstance(exc, StateUnavailable):
+            logger.warning("breaker of %s not checked (store unreachable, policy %s): %s", name, policy, exc)
+        else:
+            logger.exception("breaker store failed for %s", name)
+        facts = {"dependency": name, "state": "unreachable"}
+        return None, facts, unreachable_envelope(tool.contract) if policy == "refuse" else None
+
+    def _settle(self, tool: Any, admission: Admission | None, envelope: dict[str, Any],
+                facts: dict[str, str]) -> None:
+        failed = counts_as_failure(envelope)
+        if admission is None or self.breakers is None or (failed is None and admission.probe is None):
+            return
+        dependency = tool.contract.dependency
+        try:
+            transition = self.breakers.record(dependency.name, dependency.breaker, failed,
+                                              admission.probe)
+        except Exception:  # noqa: BLE001 - an outcome that cannot be recorded is only logged
+            logger.warning("breaker of %s could not record an outcome", dependency.name, exc_info=True)
+            return
+        self._note(tool, transition, facts)
+
+    async def _asettle(self, tool: Any, admission: Admission | None, envelope: dict[str, Any],
+                       facts: dict[str, str]) -> None:
+        record = getattr(self.breakers, "arecord", None)
+        failed = counts_as_failure(envelope)
+        if record is None or admission is None or (failed is None and admission.probe is None):
+            self._settle(tool, admission, envelope, facts)
+            return
+        dependency = tool.contract.dependency
+        try:
+            transition = await record(dependency.name, dependency.breaker, failed, admission.probe)
+        except Exception:  # noqa: BLE001
+            logger.warning("breaker of %s could not record an outcome", dependency.name, exc_info=True)
+            return
+        self._note(tool, transition, facts)
+
+    def _note(self, tool: Any, transition: str | None, facts: dict[str, str]) -> None:
+        if transition:
+            facts["transition"] = transition
+            self._transition(tool, transition)
+
+    def _transition(self, tool: Any, transition: str) -> None:
+        name = tool.contract.dependency.name
+        logger.warning("circuit breaker of %s: %s (after a call of %s)", name, transition, tool.name)
+        if self.telemetry is not None:
+            self.telemetry.transition(name, transition)

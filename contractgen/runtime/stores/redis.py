@@ -1,0 +1,233 @@
+"""Failure budgets and circuit breakers on Redis, shared by every worker process (``redis`` extra).
+
+Every operation is one server-side Lua script, so it is atomic across processes. Budget keys are
+``<prefix>budget:<session>:<tool>`` with a TTL (abandoned sessions expire); breaker keys hold the
+dependency in a hash tag (``<prefix>breaker:{name}:open``) so one script's keys share a cluster
+slot. Both a sync client and asyncio clients (one per event loop) are used: ``record_failure`` for
+sync calls, ``arecord_failure`` for ``GuardedTool.acall``. Any Redis error (down, timeout, pool
+exhausted) raises ``StateUnavailable``; the contract's ``state_unreachable`` decides what then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import weakref
+from typing import Any
+
+try:
+    import redis
+    import redis.asyncio as aioredis
+except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
+    raise ImportError("contractgen.runtime.stores.redis needs redis-py: pip install 'contractgen[redis]'") from exc
+
+from ..breaker import CLOSED, HALF_OPEN, OPEN, Admission
+from ..budget import StateUnavailable
+from ..contract import Breaker
+
+__all__ = ["RedisBreakerStore", "RedisBudgetStore", "RedisState"]
+
+DEFAULT_PREFIX = "cg:"
+#: abandoned sessions' counts expire after this many seconds without a failure
+DEFAULT_BUDGET_TTL = 3600.0
+#: a half-open marker outlives its open period by this much; after it, the breaker is closed
+_HALF_OPEN_GRACE_MS = 3_600_000
+
+_INCR = "local n = redis.call('INCR', KEYS[1]) redis.call('PEXPIRE', KEYS[1], ARGV[1]) return n"
+
+# KEYS: open, half, probe   ARGV: token, probe ttl ms  ->  {state, wait ms}
+_ADMIT = """
+local open = redis.call('PTTL', KEYS[1])
+if open > 0 then return {'open', open} end
+if redis.call('EXISTS', KEYS[2]) == 0 then return {'closed', 0} end
+if redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'probe', 0} end
+return {'half_open', redis.call('PTTL', KEYS[3])}
+"""
+
+# KEYS: failures, open, half, probe   ARGV: failed, token, threshold, window ms, open ms
+_RECORD = """
+if ARGV[2] ~= '' and redis.call('GET', KEYS[4]) == ARGV[2] then
+  redis.call('DEL', KEYS[4])
+  if ARGV[1] == 'n' then return '' end
+  if ARGV[1] == '1' then
+    redis.call('SET', KEYS[2], '1', 'PX', ARGV[5])
+    redis.call('SET', KEYS[3], '1', 'PX', tonumber(ARGV[5]) + GRACE)
+    return 'reopened'
+  end
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+  return 'closed'
+end
+if ARGV[1] == 'n' or redis.call('EXISTS', KEYS[3]) == 1 then return '' end
+if ARGV[1] ~= '1' then redis.call('DEL', KEYS[1]) return '' end
+local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if n < tonumber(ARGV[3]) then return '' end
+redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[5])
+redis.call('SET', KEYS[3], '1', 'PX', tonumber(ARGV[5]) + GRACE)
+return 'opened'
+""".replace("GRACE", str(_HALF_OPEN_GRACE_MS))
+
+_STATE = """
+if redis.call('PTTL', KEYS[1]) > 0 then return 'open' end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 'half_open' end
+return 'closed'
+"""
+
+_SCRIPTS = (("incr", _INCR), ("admit", _ADMIT), ("record", _RECORD), ("state", _STATE))
+
+
+class RedisState:
+    """The connections: one sync client and one asyncio client per event loop, bounded pools.
+
+    redis-py's default pool refuses connection 101 outright; a blocking pool waits up to
+    ``timeout`` seconds for a free connection instead, so a burst of calls queues, not fails.
+    """
+
+    def __init__(self, url: str = "redis://127.0.0.1:6379/0", *, max_connections: int = 20,
+                 timeout: float = 2.0, prefix: str = DEFAULT_PREFIX) -> None:
+        self.url = url
+        self.prefix = prefix
+        self._options = {"max_connections": max_connections, "timeout": timeout,
+                         "socket_timeout": timeout, "socket_connect_timeout": timeout}
+        self.client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(url, **self._options))
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._scripts = {name: self.client.register_script(body) for name, body in _SCRIPTS}
+        self._async_scripts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = \
+            weakref.WeakKeyDictionary()
+
+    def run(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return self._scripts[name](keys=keys, args=args)
+        except redis.RedisError as exc:
+            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+
+    async def arun(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return await self._async_script(name)(keys=keys, args=args)
+        except redis.RedisError as exc:
+            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+
+    def delete(self, key: str) -> None:
+        try:
+            self.client.delete(key)
+        except redis.RedisError as exc:
+            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+
+    async def adelete(self, key: str) -> None:
+        try:
+            await self._async_client().delete(key)
+        except redis.RedisError as exc:
+            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+
+    def get(self, key: str) -> Any:
+        try:
+            return self.client.get(key)
+        except redis.RedisError as exc:
+            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _async_client(self) -> Any:
+        loop = asyncio.get_running_loop()  # asyncio connections belong to the loop that made them
+        client = self._async.get(loop)
+        if client is None:
+            pool = aioredis.BlockingConnectionPool.from_url(self.url, **self._options)
+            client = self._async[loop] = aioredis.Redis.from_pool(pool)
+        return client
+
+    def _async_script(self, name: str) -> Any:
+        loop = asyncio.get_running_loop()
+        scripts = self._async_scripts.get(loop)
+        if scripts is None:
+            client = self._async_client()
+            scripts = self._async_scripts[loop] = {
+                key: client.register_script(body) for key, body in _SCRIPTS}
+        return scripts[name]
+
+    def _safe_url(self) -> str:
+        return self.url.split("@")[-1]  # never log a password
+
+
+class RedisBudgetStore:
+    """A ``BudgetStore`` whose counts every process shares; ``ttl`` seconds after the last failure
+    a session's count expires."""
+
+    def __init__(self, redis_state: RedisState | str, *, ttl: float = DEFAULT_BUDGET_TTL) -> None:
+        self.redis = redis_state if isinstance(redis_state, RedisState) else RedisState(redis_state)
+        self._ttl_ms = int(ttl * 1000)
+
+    def _key(self, key: str) -> str:
+        return self.redis.prefix + key
+
+    def record_failure(self, key: str) -> int:
+        return int(self.redis.run("incr", [self._key(key)], [self._ttl_ms]))
+
+    def reset(self, key: str) -> None:
+        self.redis.delete(self._key(key))
+
+    def failures(self, key: str) -> int:
+        return int(self.redis.get(self._key(key)) or 0)
+
+    async def arecord_failure(self, key: str) -> int:
+        return int(await self.redis.arun("incr", [self._key(key)], [self._ttl_ms]))
+
+    async def areset(self, key: str) -> None:
+        await self.redis.adelete(self._key(key))
+
+
+class RedisBreakerStore:
+    """A ``BreakerStore`` whose breakers every process shares."""
+
+    def __init__(self, redis_state: RedisState | str) -> None:
+        self.redis = redis_state if isinstance(redis_state, RedisState) else RedisState(redis_state)
+
+    def _keys(self, dependency: str) -> list[str]:
+        base = f"{self.redis.prefix}breaker:{{{dependency}}}:"
+        return [base + "failures", base + "open", base + "half", base + "probe"]
+
+    def admit(self, dependency: str, breaker: Breaker) -> Admission:
+        token = secrets.token_hex(8)
+        answer = self.redis.run("admit", self._keys(dependency)[1:], [token, _ms(breaker.open_for)])
+        return _admission(answer, token)
+
+    async def aadmit(self, dependency: str, breaker: Breaker) -> Admission:
+        token = secrets.token_hex(8)
+        answer = await self.redis.arun("admit", self._keys(dependency)[1:], [token, _ms(breaker.open_for)])
+        return _admission(answer, token)
+
+    def record(self, dependency: str, breaker: Breaker, failed: bool | None,
+               probe: str | None) -> str | None:
+        answer = self.redis.run("record", self._keys(dependency), _record_args(breaker, failed, probe))
+        return _text(answer) or None
+
+    async def arecord(self, dependency: str, breaker: Breaker, failed: bool | None,
+                      probe: str | None) -> str | None:
+        answer = await self.redis.arun("record", self._keys(dependency), _record_args(breaker, failed, probe))
+        return _text(answer) or None
+
+    def state(self, dependency: str) -> str:
+        return _text(self.redis.run("state", self._keys(dependency)[1:3], []))
+
+
+def _ms(seconds: float) -> int:
+    return max(int(seconds * 1000), 1)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value or "")
+
+
+def _record_args(breaker: Breaker, failed: bool | None, probe: str | None) -> list[Any]:
+    return ["n" if failed is None else "1" if failed else "0", probe or "", breaker.failures, _ms(breaker.window),
+            _ms(breaker.open_for)]
+
+
+def _admission(answer: Any, token: str) -> Admission:
+    state, wait = _text(answer[0]), int(answer[1])
+    if state == "probe":
+        return Admission(HALF_OPEN, True, probe=token)
+    if state == "closed":
+        return Admission(CLOSED, True)
+    return Admission(OPEN if state == "open" else HALF_OPEN, False, retry_after=max(wait, 0) / 1000)

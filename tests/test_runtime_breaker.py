@@ -1,0 +1,149 @@
+"""Circuit breakers per dependency, shared by every session: in memory and on a real Redis server.
+
+Many sessions fail together and open the breaker; while open, calls fail fast with UNAVAILABLE and
+retry_after; after open_for exactly one half-open probe reaches the dependency, however many
+sessions (threads and asyncio tasks) call at once; its success closes the breaker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from contractgen.runtime import Breaker, Contract, Dependency, RetryPolicy, ToolError, guard
+from contractgen.runtime.breaker import CLOSED, HALF_OPEN, OPEN, InMemoryBreakerStore
+from contractgen.runtime.hooks import CallHooks
+from contractgen.testing import assert_valid_envelope
+
+
+def contract(name: str = "lookup", open_for: float = 0.4, policy: str = "allow") -> Contract:
+    return Contract(name=name, version="1.0.0", summary="s", description="d",
+                    input_schema={"type": "object", "properties": {"q": {"type": "string"}}},
+                    output_schema={"type": "object"}, retry=RetryPolicy(failure_budget=None),
+                    dependency=Dependency("geo-api", Breaker(failures=5, window=60, open_for=open_for)),
+                    state_unreachable=policy)
+
+
+class Upstream:
+    """The dependency: down, or up but slow until released; counts the calls that reached it."""
+
+    def __init__(self) -> None:
+        self.down = True
+        self.calls = 0
+        self.lock = threading.Lock()
+        self.release = threading.Event()
+
+    def __call__(self, _: Any) -> Any:
+        with self.lock:
+            self.calls += 1
+        if self.down:
+            raise ToolError("geo-api is down", code="UNAVAILABLE")
+        self.release.wait(10)
+        return {"ok": True}
+
+
+@pytest.fixture(params=["memory", "redis"])
+def breakers(request: pytest.FixtureRequest) -> Any:
+    if request.param == "memory":
+        return InMemoryBreakerStore()
+    pytest.importorskip("redis")
+    from contractgen.runtime.stores.redis import RedisBreakerStore
+
+    return RedisBreakerStore(request.getfixturevalue("redis_db"))
+
+
+def test_sessions_open_it_together_and_exactly_one_probe_goes_out(breakers: Any) -> None:
+    upstream = Upstream()
+    c = contract()
+    tool = guard(c, upstream, hooks=CallHooks(breakers=breakers))
+    other = guard(contract("reverse_lookup"), upstream, hooks=CallHooks(breakers=breakers))
+    # five sessions, one failure each: consecutive across users, so the breaker opens
+    first = [tool({"q": "x"}, session=f"user-{i}") for i in range(5)]
+    assert all(e["error"]["code"] == "UNAVAILABLE" for e in first) and upstream.calls == 5
+    assert breakers.state("geo-api") == OPEN
+    # open: every session and every tool on the dependency fails fast, without calling it
+    fast = [(t, t({"q": "x"}, session=f"user-{i}")) for i, t in enumerate([tool, other] * 10)]
+    assert upstream.calls == 5
+    for guarded, envelope in fast:
+        error = envelope["error"]
+        assert error["code"] == "UNAVAILABLE" and error["action"] == "retry_later"
+        assert 0 < error["retry_after"] <= 0.4 and "geo-api" in error["message"]
+        assert_valid_envelope(envelope, guarded.contract)
+    # half-open: the dependency is back but slow; 60 callers at once, one probe
+    upstream.down = False
+    deadline = threading.Event()
+    while breakers.state("geo-api") == OPEN:
+        deadline.wait(0.02)
+    assert breakers.state("geo-api") == HALF_OPEN
+    start = threading.Barrier(21)
+
+    def sync_call(i: int) -> dict[str, Any]:
+        start.wait()
+        return tool({"q": "x"}, session=f"thread-{i}")
+
+    async def async_calls() -> list[dict[str, Any]]:
+        return await asyncio.gather(*(other.acall({"q": "x"}, session=f"task-{i}") for i in range(40)))
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        threads = [pool.submit(sync_call, i) for i in range(20)]
+        start.wait()
+        refused = asyncio.run(async_calls())
+        while upstream.calls < 6:  # the probe is in flight, holding the half-open slot
+            deadline.wait(0.01)
+        upstream.release.set()
+        answers = refused + [f.result(timeout=20) for f in threads]
+    assert upstream.calls == 6  # exactly one probe reached the dependency
+    assert sum(e["status"] == "ok" for e in answers) == 1
+    for envelope in answers:
+        if envelope["status"] == "error":
+            assert envelope["error"]["code"] == "UNAVAILABLE" and envelope["error"]["retry_after"] >= 0
+    assert breakers.state("geo-api") == CLOSED
+    assert tool({"q": "y"}, session="later")["status"] == "ok" and upstream.calls == 7
+
+
+def test_a_failed_probe_opens_it_again_and_a_bad_call_holds_no_probe(breakers: Any) -> None:
+    upstream = Upstream()
+    tool = guard(contract(open_for=0.2), upstream, hooks=CallHooks(breakers=breakers))
+    for i in range(5):
+        tool({}, session=f"s{i}")
+    assert breakers.state("geo-api") == OPEN
+    while breakers.state("geo-api") == OPEN:
+        threading.Event().wait(0.02)
+    bad = tool({"q": 3}, session="s")  # never reaches the dependency: releases the probe slot
+    assert bad["error"]["code"] == "INVALID_ARGUMENT" and breakers.state("geo-api") == HALF_OPEN
+    probe = tool({}, session="s")
+    assert probe["error"]["code"] == "UNAVAILABLE" and upstream.calls == 6
+    assert breakers.state("geo-api") == OPEN
+
+
+def test_non_consecutive_failures_do_not_open_it(breakers: Any) -> None:
+    upstream = Upstream()
+    tool = guard(contract(), upstream, hooks=CallHooks(breakers=breakers))
+    healthy = guard(contract("reverse_lookup"), lambda _: {}, hooks=CallHooks(breakers=breakers))
+    for _ in range(3):
+        for i in range(4):
+            tool({}, session=f"s{i}")
+        healthy({}, session="x")  # the dependency answered: the run of failures is broken
+    assert breakers.state("geo-api") == CLOSED and upstream.calls == 12
+
+
+def test_unreachable_breaker_store_follows_the_contract_policy() -> None:
+    pytest.importorskip("redis")
+    from redis_support import free_port
+
+    from contractgen.runtime.stores.redis import RedisBreakerStore, RedisState
+
+    dead = RedisBreakerStore(RedisState(f"redis://127.0.0.1:{free_port()}/0", timeout=0.2))
+    calls = []
+    allow = guard(contract(policy="allow"), lambda _: calls.append(1) or {}, hooks=CallHooks(breakers=dead))
+    assert allow({}, session="s")["status"] == "ok" and calls == [1]
+    refuse = guard(contract(policy="refuse"), lambda _: calls.append(1) or {}, hooks=CallHooks(breakers=dead))
+    envelope = refuse({}, session="s")
+    assert envelope["error"]["code"] == "UNAVAILABLE" and envelope["error"]["action"] == "stop_and_tell_user"
+    assert calls == [1]
+    envelope = asyncio.run(refuse.acall({}, session="s"))
+    assert envelope["error"]["code"] == "UNAVAILABLE" and calls == [1]

@@ -8,8 +8,11 @@ sessions (threads and asyncio tasks) call at once; its success closes the breake
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -147,3 +150,25 @@ def test_unreachable_breaker_store_follows_the_contract_policy() -> None:
     assert calls == [1]
     envelope = asyncio.run(refuse.acall({}, session="s"))
     assert envelope["error"]["code"] == "UNAVAILABLE" and calls == [1]
+
+
+def test_manifest_dependency_and_policy_reach_the_generated_contract(tmp_path: Path) -> None:
+    from conftest import ROOT, run_cli
+
+    source = ROOT / "tests" / "cases" / "diff" / "dependency-breaker-changed" / "new" / "demo.yaml"
+    (tmp_path / "contracts" / "demo").mkdir(parents=True)
+    (tmp_path / "contracts" / "demo" / "1.1.0.yaml").write_text(
+        source.read_text("utf-8") + "state_unreachable: refuse\n", "utf-8")
+    done = run_cli("build", "--contracts", "contracts", "--output", "gen", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    probe = ("import sys; sys.path.insert(0, '.'); import gen.demo_v1 as m; "
+             "c = [v for v in vars(m).values() if type(v).__name__ == 'Contract'][0]; "
+             "print(c.dependency.name, c.dependency.breaker.failures, c.dependency.breaker.window, "
+             "c.dependency.breaker.open_for, c.state_unreachable)")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["search-api", "3", "60.0", "120", "refuse"]
+    bad = source.read_text("utf-8").replace("failures: 3", "failures: 0")
+    (tmp_path / "contracts" / "demo" / "1.1.0.yaml").write_text(bad, "utf-8")
+    rejected = run_cli("check", "contracts", cwd=tmp_path)
+    assert rejected.returncode == 2 and "/dependency/breaker/failures" in rejected.stderr + rejected.stdout

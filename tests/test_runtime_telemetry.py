@@ -12,17 +12,17 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk")
 
-from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
-from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind, StatusCode
 
-from contractgen.runtime import Breaker, Contract, Dependency, RetryPolicy, ToolError, guard  # noqa: E402
-from contractgen.runtime import telemetry as tm  # noqa: E402
-from contractgen.runtime.breaker import InMemoryBreakerStore  # noqa: E402
-from contractgen.runtime.hooks import CallHooks  # noqa: E402
+from contractgen.runtime import Breaker, Contract, Dependency, RetryPolicy, ToolError, guard
+from contractgen.runtime import telemetry as tm
+from contractgen.runtime.breaker import InMemoryBreakerStore
+from contractgen.runtime.hooks import CallHooks
 
 SECRET = "hunter2-very-secret"
 INPUT = {"type": "object", "additionalProperties": False, "required": ["city"],

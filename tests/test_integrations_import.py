@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import run_cli
+from corpus_support import corpus_groups
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,11 +37,6 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     return parsed.value
 
 
-def _corpus_groups(corpus: Path) -> list[Path]:
-    groups = sorted((corpus / "mcp_tools").iterdir()) + sorted((corpus / "function_calling" / "tau_bench").iterdir())
-    return [g for g in groups if g.is_dir()]
-
-
 def _strip_comments(text: str) -> str:
     return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("#"))
 
@@ -52,7 +48,7 @@ def test_every_corpus_tool_imports_and_passes_check_and_build(corpus: Path, tmp_
     servers, so each folder gets its own --prefix; then one `check` and one `build` over all of them."""
     counts: dict[str, int] = {}
     out = tmp_path / "contracts"
-    for index, group in enumerate(_corpus_groups(corpus)):
+    for index, group in enumerate(corpus_groups(corpus)):
         files = sorted(group.glob("*.json"))
         prefix = f"g{index}_"
         result = run_cli("import", str(group), "--out", str(out), "--prefix", prefix, cwd=tmp_path)

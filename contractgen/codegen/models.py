@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runtime.pointer import unescape_token
+from .defaults import type_defaults
 
 #: Options passed on every call, explicitly, so output does not drift with the library's defaults.
 GENERATE_OPTIONS: Mapping[str, Any] = {
@@ -107,6 +108,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 key_owner[key] = request.owner
         roots[request.owner] = (in_key, out_key)
     code, metadata = _run_generator({"$defs": bundle})
+    code = type_defaults(code)
     return _split(code, metadata, key_owner, roots)
 
 

@@ -1,0 +1,134 @@
+"""Typed defaults: a JSON default the field's type does not statically admit becomes a validated one.
+
+datamodel-code-generator writes a schema's ``default`` as the JSON literal (``= {"x": 1}`` on a
+model-typed field, ``= "2026-01-01"`` on a ``date``), which ``mypy --strict`` rejects. Such a default
+is rewritten to ``= Field(<literal>, validate_default=True)``: pydantic turns it into the field's type
+on every instance (the manifest checks made sure it matches its schema), and pydantic's own typing
+of that ``Field`` overload skips the static check of the literal. Defaults mypy accepts stay as written.
+"""
+
+from __future__ import annotations
+
+import ast
+
+#: Names whose values a JSON literal can be, as mypy sees them.
+_ANY = frozenset({"Any", "object"})
+_SCALARS = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
+
+
+def type_defaults(code: str) -> str:
+    """``code`` with every class-body default that mypy would reject rewritten to a validated Field."""
+    tree = ast.parse(code)
+    rejected = [statement.value for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+                for statement in node.body
+                if isinstance(statement, ast.AnnAssign) and statement.value is not None
+                and _is_literal(statement.value) and not _admits(statement.annotation, statement.value)]
+    if not rejected:
+        return code
+    # ast columns count UTF-8 bytes: splice the encoded text, last edit first
+    encoded = code.encode("utf-8")
+    line_starts = [0]
+    for line in encoded.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+    for value in sorted(rejected, key=lambda v: (v.lineno, v.col_offset), reverse=True):
+        assert value.end_lineno is not None and value.end_col_offset is not None
+        start = line_starts[value.lineno - 1] + value.col_offset
+        end = line_starts[value.end_lineno - 1] + value.end_col_offset
+        encoded = encoded[:start] + b"Field(" + encoded[start:end] + b", validate_default=True)" + encoded[end:]
+    text = encoded.decode("utf-8")
+    if not _imports_field(tree):
+        text = _add_field_import(text, tree)
+    return text
+
+
+def _is_literal(node: ast.expr) -> bool:
+    """A JSON literal as the generator writes it (not a call such as ``Field(...)``)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant)
+    if isinstance(node, ast.List):
+        return all(_is_literal(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _is_literal(k) for k in node.keys) and all(
+            _is_literal(v) for v in node.values)
+    return False
+
+
+def _alternatives(annotation: ast.expr) -> list[ast.expr]:
+    """The members of a union annotation, with ``Annotated[...]`` unwrapped."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _alternatives(annotation.left) + _alternatives(annotation.right)
+    if isinstance(annotation, ast.Subscript) and _name(annotation.value) == "Annotated":
+        inner = annotation.slice
+        first = inner.elts[0] if isinstance(inner, ast.Tuple) else inner
+        return _alternatives(first)
+    if isinstance(annotation, ast.Subscript) and _name(annotation.value) in ("Optional", "Union"):
+        inner = annotation.slice
+        members = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+        found = [a for m in members for a in _alternatives(m)]
+        return found + ([ast.Constant(None)] if _name(annotation.value) == "Optional" else [])
+    return [annotation]
+
+
+def _admits(annotation: ast.expr, value: ast.expr) -> bool:
+    """Whether mypy accepts the literal ``value`` for ``annotation``; False when unsure."""
+    return any(_member_admits(member, value) for member in _alternatives(annotation))
+
+
+def _member_admits(member: ast.expr, value: ast.expr) -> bool:
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    name = _name(member)
+    if name in _ANY:
+        return True
+    if isinstance(member, ast.Constant) and member.value is None:
+        return isinstance(value, ast.Constant) and value.value is None
+    if isinstance(value, ast.Constant):
+        if value.value is None:
+            return False
+        if name in _SCALARS:
+            return isinstance(value.value, _SCALARS[name])
+        if isinstance(member, ast.Subscript) and _name(member.value) == "Literal":
+            inner = member.slice
+            options = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            return any(isinstance(o, ast.Constant) and o.value == value.value
+                       and type(o.value) is type(value.value) for o in options)
+        return False
+    if isinstance(value, ast.List):
+        if name == "list":
+            return True
+        if isinstance(member, ast.Subscript) and _name(member.value) == "list":
+            return all(_admits(member.slice, item) for item in value.elts)
+        return False
+    if isinstance(value, ast.Dict):
+        if name == "dict":
+            return True
+        if (isinstance(member, ast.Subscript) and _name(member.value) == "dict"
+                and isinstance(member.slice, ast.Tuple) and len(member.slice.elts) == 2):
+            key_type, value_type = member.slice.elts
+            return all(k is not None and _admits(key_type, k) for k in value.keys) and all(
+                _admits(value_type, v) for v in value.values)
+    return False
+
+
+def _name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _imports_field(tree: ast.Module) -> bool:
+    return any(isinstance(n, ast.ImportFrom) and n.module == "pydantic"
+               and any(a.name == "Field" and a.asname in (None, "Field") for a in n.names)
+               for n in tree.body)
+
+
+def _add_field_import(text: str, tree: ast.Module) -> str:
+    """Add ``from pydantic import Field`` after the last top-level import."""
+    last = max((n.end_lineno or n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))),
+               default=0)
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:last]) + "from pydantic import Field\n" + "".join(lines[last:])

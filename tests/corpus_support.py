@@ -1,0 +1,33 @@
+"""The shared corpus imported the way a user would: one `contractgen import` per source folder (each
+with its own --prefix, since tool names repeat across servers), then one `contractgen build`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from build_support import build, make_project
+from conftest import run_cli
+
+
+def corpus_groups(corpus: Path) -> list[Path]:
+    """Every source folder: an MCP server's tool list or a tau-bench domain."""
+    groups = sorted((corpus / "mcp_tools").iterdir()) + sorted((corpus / "function_calling" / "tau_bench").iterdir())
+    return [g for g in groups if g.is_dir()]
+
+
+def import_corpus(corpus: Path, root: Path) -> dict[str, Path]:
+    """Import every corpus folder into ``root/contracts`` and build ``root/generated``.
+
+    Returns ``{manifest name: source folder}``.
+    """
+    make_project(root)
+    sources: dict[str, Path] = {}
+    for index, group in enumerate(corpus_groups(corpus)):
+        prefix = f"g{index}_"
+        result = run_cli("import", str(group), "--out", "contracts", "--prefix", prefix, cwd=root)
+        assert result.returncode == 0, result.stderr
+        for manifest in (root / "contracts").glob(f"{prefix}*/1.0.0.yaml"):
+            sources[manifest.parent.name] = group
+    result = build(root, "--no-cache")
+    assert result.returncode == 0, result.stderr
+    return sources

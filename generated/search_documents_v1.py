@@ -367,6 +367,7 @@ MCP_TOOL: dict[str, Any] = {
         "idempotentHint": True,
         "openWorldHint": False,
     },
+    "_meta": {"contractgen/long_running": True},
 }
 
 OPENAI_TOOL: dict[str, Any] = {

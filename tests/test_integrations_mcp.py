@@ -17,7 +17,7 @@ from conftest import ROOT
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
-from mcp.shared.memory import create_client_server_memory_streams
+from mcp_support import connected
 
 from contractgen.runtime import Contract, RetryPolicy, Timeout, ToolError, guard
 from contractgen.runtime.mcp_server import build_server
@@ -230,18 +230,12 @@ def test_budget_is_scoped_to_the_mcp_connection() -> None:
     counts: dict[str, list[int]] = {"a": [], "b": []}
 
     async def connect(label: str, calls: int, ready: anyio.Event, go: anyio.Event) -> None:
-        async with create_client_server_memory_streams() as (client_streams, server_streams), \
-                anyio.create_task_group() as group:
-            group.start_soon(lambda: server.run(server_streams[0], server_streams[1],
-                                                server.create_initialization_options()))
-            async with ClientSession(*client_streams) as session:
-                await session.initialize()
-                ready.set()
-                await go.wait()
-                for _ in range(calls):
-                    result = await session.call_tool("flaky", {})
-                    counts[label].append(result.structured_content["error"]["budget"]["consecutive_failures"])
-            group.cancel_scope.cancel()
+        async with connected(server) as session:
+            ready.set()
+            await go.wait()
+            for _ in range(calls):
+                result = await session.call_tool("flaky", {})
+                counts[label].append(result.structured_content["error"]["budget"]["consecutive_failures"])
 
     async def main() -> None:
         ready_a, ready_b, go = anyio.Event(), anyio.Event(), anyio.Event()

@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 import anyio
-from mcp import ClientSession, types
+from mcp import types
 from mcp.server.lowlevel import Server
-from mcp.shared.memory import create_client_server_memory_streams
+from mcp_support import connected
 
 from contractgen.runtime import contract_from_definition, wrap_tool
 from contractgen.runtime.mcp import call_mcp_tool
@@ -48,24 +48,18 @@ def test_wrapping_a_foreign_mcp_tool() -> None:
 
     async def main() -> None:
         server = foreign_server()
-        async with create_client_server_memory_streams() as (client_streams, server_streams), \
-                anyio.create_task_group() as group:
-            group.start_soon(lambda: server.run(server_streams[0], server_streams[1],
-                                                server.create_initialization_options()))
-            async with ClientSession(*client_streams) as session:
-                await session.initialize()
-                definition = (await session.list_tools()).tools[0]
-                contract = contract_from_definition(definition, version="1.0.0", timeout=5)
+        async with connected(server) as session:
+            definition = (await session.list_tools()).tools[0]
+            contract = contract_from_definition(definition, version="1.0.0", timeout=5)
 
-                async def call_remote(arguments: dict[str, Any]) -> Any:
-                    return await call_mcp_tool(session, "lookup_ticket", arguments)
+            async def call_remote(arguments: dict[str, Any]) -> Any:
+                return await call_mcp_tool(session, "lookup_ticket", arguments)
 
-                tool = wrap_tool(contract, call_remote)
-                assert tool.name == "lookup_ticket" and tool.description == FOREIGN_TOOL.description
-                assert tool.input_schema == FOREIGN_TOOL.input_schema
-                for number in (7, 404, 500, 0):
-                    envelopes[number] = await tool.acall({"number": number}, session=f"s{number}")
-            group.cancel_scope.cancel()
+            tool = wrap_tool(contract, call_remote)
+            assert tool.name == "lookup_ticket" and tool.description == FOREIGN_TOOL.description
+            assert tool.input_schema == FOREIGN_TOOL.input_schema
+            for number in (7, 404, 500, 0):
+                envelopes[number] = await tool.acall({"number": number}, session=f"s{number}")
 
     anyio.run(main)
     for envelope in envelopes.values():

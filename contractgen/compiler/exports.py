@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..runtime.contract import Contract
+from ..runtime.mcp import META_LONG_RUNNING
 from .pyliteral import Code, json_plain
 
 #: Module constants the exports refer to instead of repeating the data.
@@ -50,6 +51,8 @@ def mcp_tool(contract: Contract, description: str = DESCRIPTION) -> dict[str, An
             annotations[key] = value
     if annotations:
         tool["annotations"] = annotations
+    if contract.timeout.long_running:  # clients should wait and show progress, not give up early
+        tool["_meta"] = {META_LONG_RUNNING: True}
     return tool
 
 

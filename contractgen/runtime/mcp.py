@@ -19,6 +19,8 @@ from .errors import ToolError
 
 #: ``_meta`` key of a successful result's envelope fields (everything but the output)
 META_ENVELOPE = "contractgen/envelope"
+#: ``_meta`` key of a tool definition whose calls may take minutes and report progress.
+META_LONG_RUNNING = "contractgen/long_running"
 
 
 def to_call_tool_result(envelope: Mapping[str, Any]) -> Any:

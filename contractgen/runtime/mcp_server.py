@@ -13,12 +13,15 @@ Every call goes through the tool's guard; what the client receives:
 The failure budget is counted per MCP session: the HTTP ``Mcp-Session-Id`` when there is one, else
 one key per client connection (a stdio process serves one). A client may name its own session in
 the request's ``_meta["contractgen/session"]``, and declare the contract version it was written
-against in ``_meta["contractgen/version"]``.
+against in ``_meta["contractgen/version"]``. When the request carries ``_meta.progressToken``, the
+tool's ``report_progress`` calls become ``notifications/progress`` on that request.
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -31,8 +34,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("contractgen.runtime.mcp_server needs the MCP SDK: pip install 'contractgen[mcp]'") from exc
 
 from .guard import GuardedTool
-from .mcp import META_ENVELOPE, to_call_tool_result
+from .mcp import META_ENVELOPE, META_LONG_RUNNING, to_call_tool_result
 from .observe import logger
+from .progress import progress_listener
 
 __all__ = ["META_ENVELOPE", "META_SESSION", "META_VERSION", "build_server", "call_result",
            "serve_stdio", "session_key", "tool_definition"]
@@ -80,7 +84,13 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
         declared = meta.get(META_VERSION)
         declared = declared if isinstance(declared, str) and declared.strip() else None
         arguments = params.arguments if params.arguments is not None else {}
-        envelope = await tool.acall(arguments, contract_version=declared, session=key_for(ctx))
+        token = meta.get("progressToken", meta.get("progress_token"))
+        progress = _ProgressSender(ctx, token) if isinstance(token, (str, int)) else None
+        with progress_listener(progress.report if progress is not None else None):
+            envelope = await tool.acall(arguments, contract_version=declared, session=key_for(ctx),
+                                        call_id=_call_id(ctx))
+        if progress is not None:
+            await progress.flush()  # every notification goes out before the result
         return call_result(envelope)
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
@@ -99,6 +109,8 @@ def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
         title=contract.title, read_only_hint=hints.read_only, destructive_hint=hints.destructive,
         idempotent_hint=hints.idempotent, open_world_hint=hints.open_world)
     meta: dict[str, Any] = {META_VERSION: contract.version}
+    if contract.timeout.long_running:
+        meta[META_LONG_RUNNING] = True
     if contract.deprecation is not None:
         meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v is not None}
     return types.Tool(name=contract.name, title=contract.title, description=tool.description,
@@ -148,6 +160,49 @@ def serve_stdio(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contract
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     anyio.run(main)
+
+
+class _ProgressSender:
+    """Turns ``report_progress`` calls (from the loop or a worker thread) into MCP notifications.
+
+    MCP requires progress to increase, so a report that does not is dropped.
+    """
+
+    def __init__(self, ctx: Any, token: str | int) -> None:
+        self.ctx = ctx
+        self.token = token
+        self.loop = asyncio.get_running_loop()
+        self.sent: list[Any] = []
+        self.last: float | None = None
+        self.lock = threading.Lock()
+
+    def report(self, progress: float, total: float | None, message: str | None) -> None:
+        with self.lock:
+            if self.last is not None and progress <= self.last:
+                return
+            self.last = progress
+            coro = self.ctx.session.send_progress_notification(
+                self.token, progress, total, message, related_request_id=self.ctx.request_id)
+            try:
+                here = asyncio.get_running_loop() is self.loop
+            except RuntimeError:
+                here = False
+            self.sent.append(self.loop.create_task(coro) if here
+                             else asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    async def flush(self) -> None:
+        with self.lock:
+            sent, self.sent = self.sent, []
+        for item in sent:
+            try:
+                await (item if isinstance(item, asyncio.Future) else asyncio.wrap_future(item))
+            except Exception:  # noqa: BLE001 - a lost notification must not fail the call
+                logger.warning("progress notification not sent", exc_info=True)
+
+
+def _call_id(ctx: Any) -> str | None:
+    request_id = getattr(ctx, "request_id", None)
+    return None if request_id is None else str(request_id)
 
 
 def _request_meta(ctx: Any, params: Any) -> Mapping[str, Any]:

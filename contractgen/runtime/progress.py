@@ -1,0 +1,56 @@
+"""Progress for long-running tools: the implementation reports, the host decides where it goes.
+
+An implementation calls ``report_progress(done, total, message)`` from anywhere inside its call
+(sync or async, in the guard's worker threads too: the guard copies the caller's context). With
+nobody listening it does nothing and returns False. A host sets a listener for one call with
+``progress_listener(callback)``; the MCP server turns reports into ``notifications/progress`` when
+the client sent a ``progressToken``, so an agent can tell work from a hang.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+__all__ = ["ProgressListener", "progress_listener", "report_progress"]
+
+#: ``listener(progress, total, message)``
+ProgressListener = Callable[[float, "float | None", "str | None"], None]
+
+_LISTENER: ContextVar[ProgressListener | None] = ContextVar("contractgen_progress", default=None)
+MESSAGE_CAP = 200
+
+
+def report_progress(progress: float, total: float | None = None, message: str | None = None) -> bool:
+    """Tell the caller how far this call has got (``progress`` of ``total`` units, if known).
+
+    Returns whether anyone listens. Never raises: progress is advice, the call's result is what counts.
+    """
+    listener = _LISTENER.get()
+    if listener is None or not _finite(progress) or (total is not None and not _finite(total)):
+        return False
+    text = None if message is None else " ".join(str(message).split())[:MESSAGE_CAP]
+    try:
+        listener(float(progress), None if total is None else float(total), text)
+    except Exception:  # noqa: BLE001 - a broken listener must not fail the tool
+        from .observe import logger
+
+        logger.warning("progress listener failed", exc_info=True)
+        return False
+    return True
+
+
+@contextmanager
+def progress_listener(listener: ProgressListener | None) -> Iterator[None]:
+    """Send this context's ``report_progress`` calls to ``listener`` (None: to nobody)."""
+    token = _LISTENER.set(listener)
+    try:
+        yield
+    finally:
+        _LISTENER.reset(token)
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

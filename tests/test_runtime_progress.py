@@ -1,0 +1,89 @@
+"""Progress for long-running tools: report_progress from sync (worker thread) and async
+implementations becomes MCP progress notifications when the client sent a progressToken."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import anyio
+from mcp_support import connected
+
+from contractgen.runtime import Contract, Timeout, guard
+from contractgen.runtime.mcp_server import build_server
+from contractgen.runtime.progress import progress_listener, report_progress
+
+
+def contract(name: str) -> Contract:
+    return Contract(name=name, version="1.0.0", summary="s", description="d",
+                    input_schema={"type": "object"}, output_schema={"type": "object"},
+                    timeout=Timeout(seconds=60, long_running=True))
+
+
+def sync_job(_: Any) -> dict[str, Any]:
+    for step in range(1, 4):
+        report_progress(step, 3, f"step {step} of 3")
+    report_progress(2, 3, "going backwards is not progress")  # dropped: MCP wants increasing values
+    return {"done": True}
+
+
+async def async_job(_: Any) -> dict[str, Any]:
+    for step in range(1, 3):
+        await asyncio.sleep(0)
+        report_progress(step * 50, 100)
+    return {"done": True}
+
+
+def test_nobody_listening_is_a_cheap_no_op() -> None:
+    assert report_progress(1, 2) is False
+    seen: list[tuple[float, float | None, str | None]] = []
+    with progress_listener(lambda *report: seen.append(report)):
+        assert report_progress(1, 2, "a\nb") is True
+        assert report_progress(float("nan")) is False
+    assert seen == [(1.0, 2.0, "a b")]
+    assert report_progress(1, 2) is False
+
+
+def test_progress_reaches_the_guard_worker_thread() -> None:
+    seen: list[Any] = []
+    tool = guard(contract("sync_job"), sync_job)  # a deadline: runs on a worker thread
+    with progress_listener(lambda *report: seen.append(report)):
+        assert tool({})["status"] == "ok"
+    assert [r[0] for r in seen] == [1.0, 2.0, 3.0, 2.0]  # the listener sees all; MCP drops the last
+
+
+def test_mcp_progress_notifications_only_when_asked() -> None:
+    server = build_server([guard(contract("sync_job"), sync_job), guard(contract("async_job"), async_job)])
+    received: dict[str, list[tuple[float, float | None, str | None]]] = {"sync_job": [], "async_job": []}
+
+    async def main() -> None:
+        async with connected(server) as session:
+            for name, reports in received.items():
+                async def on_progress(progress: float, total: float | None, message: str | None,
+                                      reports: list[Any] = reports) -> None:
+                    reports.append((progress, total, message))
+                result = await session.call_tool(name, {}, progress_callback=on_progress)
+                assert result.is_error is False
+            plain = await session.call_tool("sync_job", {})  # no progressToken: no notifications
+            assert plain.is_error is False
+
+    anyio.run(main)
+    assert received["sync_job"] == [(1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]
+    assert received["async_job"] == [(50, 100, None), (100, 100, None)]
+
+
+def test_long_running_is_stated_in_the_exports_and_the_served_definition() -> None:
+    from mcp import types
+
+    import generated
+    from contractgen.runtime.mcp import META_LONG_RUNNING
+    from contractgen.runtime.mcp_server import tool_definition
+
+    search = generated.search_documents_v1
+    assert search.CONTRACT.timeout.long_running is True
+    assert search.MCP_TOOL["_meta"] == {META_LONG_RUNNING: True}
+    types.Tool.model_validate(search.MCP_TOOL)  # still a valid MCP Tool
+    assert "long-running" in search.DESCRIPTION
+    assert "_meta" not in generated.get_exchange_rate_v1.MCP_TOOL  # long_running: false
+    served = tool_definition(guard(contract("sync_job"), sync_job))
+    assert served.meta is not None and served.meta[META_LONG_RUNNING] is True

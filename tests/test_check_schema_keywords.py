@@ -1,5 +1,5 @@
 """Which keys of an embedded schema are checked as keywords: the walker's schema positions, the
-positions of the warnings, and that data (property names, defaults, enums ...) is never checked."""
+positions of the errors, and that data (property names, defaults, enums ...) is never checked."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import jsonschema_specifications  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contractgen.diagnostics import Level
 from contractgen.manifest.checks import check_file
 from contractgen.manifest.parse import ParsedFile, parse_manifest_text
 from contractgen.manifest.report import Reporter
@@ -86,13 +87,14 @@ def test_data_and_name_maps_are_not_schema_positions() -> None:
     assert [pointer for pointer, _ in subschemas(schema)] == ["", "/properties/p"]
 
 
-def _keyword_warnings(schema: dict[str, Any], path: str = "t/1.0.0.json") -> list[str]:
+def _keyword_errors(schema: dict[str, Any], path: str = "t/1.0.0.json") -> list[str]:
     report = Reporter(ParsedFile(path))
     check_embedded_schema(report, "input", schema)
     return sorted(
         d.pointer
         for d in report.diagnostics
         if d.code in ("unknown-schema-keyword", "legacy-schema-keyword")
+        and d.level is Level.ERROR
     )
 
 
@@ -119,7 +121,7 @@ def test_property_names_and_data_are_never_keywords(names: list[str], data: Any)
         "enum": [data],
         "examples": [data],
     }
-    assert _keyword_warnings(schema) == []
+    assert _keyword_errors(schema) == []
 
 
 def test_every_unknown_key_in_a_schema_position_is_reported_once() -> None:
@@ -136,7 +138,7 @@ def test_every_unknown_key_in_a_schema_position_is_reported_once() -> None:
         "allOf": [nested],
         "dependencies": {"bogus": ["a"]},
     }
-    assert _keyword_warnings(schema) == [
+    assert _keyword_errors(schema) == [
         "/input/allOf/0/bogus",
         "/input/bogus",
         "/input/definitions/d/bogus",
@@ -157,6 +159,21 @@ def test_keyword_table_is_the_2020_12_vocabularies() -> None:
     assert declared == KEYWORDS_2020_12
     assert is_keyword("x-anything") and not is_keyword("x-nullable")
     assert is_keyword("definitions") and not is_keyword("dependencies")
+    assert not is_keyword("x-python-type") and not is_keyword("customTypePath")
+
+
+def test_annotations_by_convention_are_not_errors() -> None:
+    schema = {
+        "type": "object",
+        "x-owner": "orders",
+        "markdownDescription": "**Look up** an order",
+        "properties": {"a": {"type": "string", "example": "x", "deprecationMessage": "old"}},
+    }
+    report = Reporter(ParsedFile("t/1.0.0.json"))
+    check_embedded_schema(report, "input", schema)
+    assert [(d.pointer, d.level, d.code) for d in report.diagnostics] == [
+        ("/input/properties/a/example", Level.WARNING, "foreign-annotation")
+    ]
 
 
 MANIFEST = """\
@@ -176,7 +193,7 @@ output:
 """
 
 
-def test_warning_sits_at_the_key_and_names_the_split_value() -> None:
+def test_error_sits_at_the_key_and_names_the_split_value() -> None:
     item = parse_manifest_text("refund_payment/1.0.0.yaml", MANIFEST.encode())
     warnings = [d for d in check_file(item) if d.code == "unknown-schema-keyword"]
     lines = MANIFEST.splitlines()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..manifest.generator_keys import generator_input
 from ..runtime.pointer import unescape_token
 from .defaults import type_defaults
 
@@ -104,7 +105,8 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
             for key, sub in hoist_schema(schema, root_key, owner=request.owner).items():
                 if key in bundle:
                     raise ModelsError(f"expected unique model names (got '{key}' twice)", request.owner)
-                bundle[key] = sub
+                # only 2020-12 keywords reach the generator: some other keys choose types and imports
+                bundle[key] = generator_input(sub)
                 key_owner[key] = request.owner
         roots[request.owner] = (in_key, out_key)
     code, metadata = _run_generator({"$defs": bundle})

@@ -26,7 +26,7 @@ from .describe import (
 )
 from .fast_validate import STANDARD_FORMATS, fast_validator
 from .report import Reporter
-from .schema_keywords import LEGACY_KEYWORDS, check_keywords
+from .schema_keywords import LEGACY_KEYWORDS, LEGACY_VALUE_HINTS, check_keywords
 from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
 
 _FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
@@ -155,6 +155,8 @@ def _meta_problems(report: Reporter, base: str, schema: Any) -> bool:
                     hint = TUPLE_ITEMS_HINT
                 elif keyword in LEGACY_KEYWORDS and LEGACY_KEYWORDS[keyword].hint:
                     hint = LEGACY_KEYWORDS[keyword].hint
+                elif keyword in LEGACY_VALUE_HINTS:
+                    hint = LEGACY_VALUE_HINTS[keyword]
         report.error(
             pointer, f"invalid JSON Schema 2020-12: {message}", "invalid-schema", hint=hint
         )

@@ -1,5 +1,6 @@
-"""Which keys of an embedded schema object are JSON Schema 2020-12 keywords, and what to tell the
-author about every other key (validators silently ignore unknown keywords, so nothing else would).
+"""Which keys of an embedded schema object are JSON Schema 2020-12 keywords, and the error for every
+other key: validators silently ignore a keyword they do not know, so the guard would check less than
+the author wrote. Annotations by convention (``x-`` extensions, a short documented list) are accepted.
 """
 
 from __future__ import annotations
@@ -90,7 +91,51 @@ FOREIGN_KEYWORDS = {
     "example": "use `examples: [...]` (a list) instead of `example`",
     "x-nullable": 'use `type: [..., "null"]` instead',
 }
+#: Annotations by convention outside 2020-12: they describe, never constrain, so no validator
+#: reading them or not changes what the guard accepts. ``example`` gets a style warning (its
+#: 2020-12 spelling is ``examples``); the editor annotations of VS Code are accepted as they are.
+ANNOTATION_KEYWORDS = frozenset(
+    {
+        "example",
+        "markdownDescription",
+        "enumDescriptions",
+        "markdownEnumDescriptions",
+        "deprecationMessage",
+    }
+)
 EXTENSION_PREFIX = "x-"
+#: Every schema key datamodel-code-generator 0.89 reads to choose a type, an import, a base class,
+#: a field or member name, or a class-level attribute (found in its parser and model sources). A
+#: contract's types come from its JSON Schema alone: one of these made a generated module import an
+#: arbitrary module. ``generator_keys`` finds and strips them.
+GENERATOR_STEERING_KEYS = frozenset(
+    {
+        "customTypePath",  # a dotted path imported as the field's type
+        "customBasePath",  # dotted paths imported as the model's base classes
+        "x-python-type",  # a Python type expression, imported
+        "x-python-import",  # a module + name to import for the type
+        "x-python-unserializable",
+        "x-python-union-branch",
+        "x-is-base-class",  # makes the model a base class
+        "x-is-classvar",  # makes a field a ClassVar (never validated)
+        "x-enum-varnames",  # enum member names
+        "x-enumNames",
+        "x-enum-descriptions",
+        "x-enum-field-as-literal",  # Literal or Enum class
+        "x-propertyNames",  # read as propertyNames
+        "x-datamodel-code-generator-read-as-const",
+        "x-datamodel-code-generator-field-name",
+        "default_factory",  # a callable written into the field
+        "discriminator",  # OpenAPI: changes how unions are typed
+    }
+)
+STEERING_HINT = (
+    "remove it: the generated types follow from the JSON Schema keywords alone "
+    "(a note for people can go under `$comment`)"
+)
+
+
+_IGNORED = "validators ignore it, so the guard would not check what it says"
 
 
 class LegacyKeyword(NamedTuple):
@@ -105,20 +150,38 @@ class LegacyKeyword(NamedTuple):
 LEGACY_KEYWORDS = {
     "dependencies": LegacyKeyword(
         "draft-07",
-        "validators disagree: some ignore it, some still apply it",
+        "validators disagree: some ignore it, some still apply it, so what the guard accepts "
+        "would depend on the backend",
         "",  # chosen from the value: see _dependencies_hint
     ),
     "additionalItems": LegacyKeyword(
         "draft 2019-09",
-        "validators ignore it",
+        _IGNORED,
         "rename it `items`: next to `prefixItems`, `items` says what may follow them",
     ),
     "$recursiveRef": LegacyKeyword(
-        "draft 2019-09", "validators ignore it", "use `$dynamicRef` with a `$dynamicAnchor`"
+        "draft 2019-09", _IGNORED, "use `$dynamicRef` with a `$dynamicAnchor`"
     ),
     "$recursiveAnchor": LegacyKeyword(
-        "draft 2019-09", "validators ignore it", "use `$dynamicAnchor: NAME` and `$dynamicRef`"
+        "draft 2019-09", _IGNORED, "use `$dynamicAnchor: NAME` and `$dynamicRef`"
     ),
+    "divisibleBy": LegacyKeyword("draft-03", _IGNORED, "rename it `multipleOf`"),
+    "disallow": LegacyKeyword(
+        "draft-03", _IGNORED, "write `not: {type: ...}` for the types to refuse"
+    ),
+    "extends": LegacyKeyword(
+        "draft-03", _IGNORED, "write `allOf: [...]` with the schemas it extends"
+    ),
+}
+#: Older-draft *values* of 2020-12 keywords, which the 2020-12 meta-schema rejects: the hint for the
+#: error names the 2020-12 form.
+LEGACY_VALUE_HINTS = {
+    "exclusiveMinimum": "draft-04 boolean form: write `exclusiveMinimum: <bound>` (a number) "
+    "in place of `minimum: <bound>` + `exclusiveMinimum: true`",
+    "exclusiveMaximum": "draft-04 boolean form: write `exclusiveMaximum: <bound>` (a number) "
+    "in place of `maximum: <bound>` + `exclusiveMaximum: true`",
+    "required": "draft-03 form `required: true` on a property: list its name in the parent "
+    "object's `required: [...]` instead",
 }
 FLOW_SPLIT_HINT = (
     "an unquoted comma or colon in a YAML flow mapping splits the value: quote the string before it"
@@ -128,40 +191,62 @@ _CANDIDATES = sorted(KEYWORDS_2020_12 | ACCEPTED_LEGACY_KEYWORDS)
 
 
 def is_keyword(key: str) -> bool:
-    """A key the 2020-12 vocabularies define, an accepted older one, or an ``x-`` extension."""
+    """A key the 2020-12 vocabularies define, an accepted older one, or an ``x-`` extension that
+    does not steer the code generator."""
     return (
         key in KEYWORDS_2020_12
         or key in ACCEPTED_LEGACY_KEYWORDS
         or key.startswith(EXTENSION_PREFIX)
         and key not in FOREIGN_KEYWORDS
+        and key not in GENERATOR_STEERING_KEYS
     )
 
 
 def check_keywords(report: Reporter, pointer: str, schema: dict[str, Any]) -> None:
-    """One warning per key of the schema object at ``pointer`` that no 2020-12 validator reads."""
+    """One error per key of the schema object at ``pointer`` that no 2020-12 validator reads (or
+    that steers the code generator); a style warning for annotations in a foreign spelling."""
     yaml_source = not report.item.path.endswith(".json")
     previous: str | None = None
     for key, value in schema.items():
         where = f"{pointer}/{escape_token(key)}"
-        if not is_keyword(key):
-            if key in LEGACY_KEYWORDS:
-                legacy = LEGACY_KEYWORDS[key]
-                report.warning(
-                    where,
-                    f"{legacy.draft} keyword {key!r} is not part of JSON Schema 2020-12 "
-                    f"({legacy.effect})",
-                    "legacy-schema-keyword",
-                    hint=legacy.hint or _dependencies_hint(value),
-                    key=True,
-                )
-            else:
-                report.warning(
-                    where,
-                    f"unknown JSON Schema keyword {key!r} (validators ignore it)",
-                    "unknown-schema-keyword",
-                    hint=_unknown_hint(key, value, previous, schema, yaml_source),
-                    key=True,
-                )
+        if is_keyword(key) or key in ANNOTATION_KEYWORDS and key not in FOREIGN_KEYWORDS:
+            pass
+        elif key in GENERATOR_STEERING_KEYS:
+            report.error(
+                where,
+                f"{key!r} steers the Python code generator (it chooses types, imports or base "
+                "classes outside the contract)",
+                "generator-steering-key",
+                hint=STEERING_HINT,
+                key=True,
+            )
+        elif key in ANNOTATION_KEYWORDS:
+            report.warning(
+                where,
+                f"{key!r} is not a JSON Schema 2020-12 keyword (an annotation: it changes nothing)",
+                "foreign-annotation",
+                hint=FOREIGN_KEYWORDS[key],
+                key=True,
+            )
+        elif key in LEGACY_KEYWORDS:
+            legacy = LEGACY_KEYWORDS[key]
+            report.error(
+                where,
+                f"{legacy.draft} keyword {key!r} is not part of JSON Schema 2020-12 "
+                f"({legacy.effect})",
+                "legacy-schema-keyword",
+                hint=legacy.hint or _dependencies_hint(value),
+                key=True,
+            )
+        else:
+            report.error(
+                where,
+                f"unknown JSON Schema keyword {key!r} "
+                f"({_IGNORED})",
+                "unknown-schema-keyword",
+                hint=_unknown_hint(key, value, previous, schema, yaml_source),
+                key=True,
+            )
         previous = key
 
 
@@ -196,9 +281,12 @@ def _dependencies_hint(value: Any) -> str:
 
 __all__ = [
     "ACCEPTED_LEGACY_KEYWORDS",
+    "ANNOTATION_KEYWORDS",
     "FOREIGN_KEYWORDS",
+    "GENERATOR_STEERING_KEYS",
     "KEYWORDS_2020_12",
     "LEGACY_KEYWORDS",
+    "LEGACY_VALUE_HINTS",
     "check_keywords",
     "is_keyword",
 ]

@@ -1,0 +1,152 @@
+"""What every adapter shares: one guarded call that never raises, session keys, the envelope as text,
+and a failure budget that can live in a framework's own per-session state for the length of a call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import copy
+import json
+import logging
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from contractgen.runtime import GuardedTool, error_envelope
+from contractgen.runtime.budget import BudgetStore
+from contractgen.runtime.jsonvalue import thaw
+
+logger = logging.getLogger("contractgen.adapters")
+
+
+
+class StateLike(Protocol):
+    """What a framework's state must offer to hold budget counts (ADK's ``State`` has no ``del``)."""
+
+    def get(self, key: str, /) -> Any: ...
+
+    def __setitem__(self, key: str, value: Any) -> None: ...
+
+
+#: the framework state a call counts its budget in (ADK's session state, an OpenAI run context)
+_CALL_STATE: contextvars.ContextVar[StateLike | None] = contextvars.ContextVar(
+    "contractgen_adapter_state", default=None)
+# one lock for every framework state: a read-modify-write never awaits, so it is short
+_STATE_LOCK = threading.Lock()
+_NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
+
+
+class StateBudgetStore:
+    """Counts in the framework state bound to the current call, else in the tool's own store.
+
+    Framework states need not support deletion (ADK's ``State`` does not), so a reset writes 0.
+    """
+
+    def __init__(self, fallback: BudgetStore) -> None:
+        self.fallback = fallback
+
+    def record_failure(self, key: str) -> int:
+        state = _CALL_STATE.get()
+        if state is None:
+            return self.fallback.record_failure(key)
+        with _STATE_LOCK:
+            count = int(state.get(key) or 0) + 1
+            state[key] = count
+            return count
+
+    def reset(self, key: str) -> None:
+        state = _CALL_STATE.get()
+        if state is None:
+            self.fallback.reset(key)
+            return
+        with _STATE_LOCK:
+            if state.get(key):
+                state[key] = 0
+
+    def failures(self, key: str) -> int:
+        state = _CALL_STATE.get()
+        if state is None:
+            return self.fallback.failures(key)
+        return int(state.get(key) or 0)
+
+
+def with_state_budget(tool: GuardedTool) -> GuardedTool:
+    """The same guarded tool, counting its budget in the state a call binds (see ``call_guarded``).
+
+    Calls that bind no state keep counting in the tool's own store, which the two share.
+    """
+    if isinstance(tool.budget, StateBudgetStore):
+        return tool
+    return tool.with_implementation(tool.implementation, state=StateBudgetStore(tool.budget))
+
+
+@contextmanager
+def _bound(state: StateLike | None) -> Iterator[None]:
+    token = _CALL_STATE.set(state)
+    try:
+        yield
+    finally:
+        _CALL_STATE.reset(token)
+
+
+async def call_guarded(tool: GuardedTool, arguments: Any, *, session: str,
+                       state: StateLike | None = None,
+                       contract_version: str | None = None) -> dict[str, Any]:
+    """The envelope of one call; never raises (cancellation and interpreter exit aside)."""
+    try:
+        with _bound(state):
+            return await tool.acall(arguments, contract_version=contract_version, session=session)
+    except _NEVER_SWALLOWED:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the framework's handler would leak or end the run
+        return adapter_failure(tool, exc)
+
+
+def call_guarded_sync(tool: GuardedTool, arguments: Any, *, session: str,
+                      state: StateLike | None = None) -> dict[str, Any]:
+    """``call_guarded`` for frameworks that call tools synchronously."""
+    try:
+        with _bound(state):
+            return tool(arguments, session=session)
+    except _NEVER_SWALLOWED:
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        return adapter_failure(tool, exc)
+
+
+def adapter_failure(tool: GuardedTool, exc: BaseException) -> dict[str, Any]:
+    """INTERNAL, with the traceback in the log only, for a failure around the guard."""
+    envelope = error_envelope(tool.contract, "INTERNAL", f"{tool.name} failed unexpectedly (internal "
+                              "error). Do not retry; tell the user the tool failed.")
+    logger.error("adapter failure around %s %s", tool.name, tool.version,
+                 exc_info=(type(exc), exc, exc.__traceback__))
+    return envelope
+
+
+def invalid_json_arguments(tool: GuardedTool) -> dict[str, Any]:
+    """INVALID_ARGUMENT for arguments that are not one JSON object (they never reach the guard)."""
+    return error_envelope(tool.contract, "INVALID_ARGUMENT",
+                          "Invalid arguments: they are not a valid JSON object. Send the arguments as "
+                          "one JSON object and call again.", constraint="type", expected="a JSON object")
+
+
+def envelope_text(envelope: Mapping[str, Any]) -> str:
+    """The envelope as the JSON text a model reads."""
+    return json.dumps(envelope, ensure_ascii=False)
+
+
+def plain_schema(schema: Any) -> dict[str, Any]:
+    """A private, mutable copy of a contract schema (frameworks may rewrite what they are given)."""
+    plain: dict[str, Any] = copy.deepcopy(thaw(schema))
+    return plain
+
+
+def session_from(source: Any, *names: str) -> str | None:
+    """The first non-empty string under one of ``names`` in a mapping or an object, or None."""
+    for name in names:
+        value = source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
+        if isinstance(value, str) and value:
+            return value[:200]
+    return None

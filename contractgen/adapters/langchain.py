@@ -1,0 +1,67 @@
+"""LangChain (``langchain-core`` 1.x): a ``BaseTool`` with the contract's schema, returning the envelope.
+
+The schema is the contract's JSON schema, which LangChain advertises but never validates, so the
+guard is the only gate. Arguments go to the guard positionally: a ``StructuredTool`` would silently
+drop model arguments named ``config`` or ``run_manager``. Called with a tool call, the tool answers
+a ``ToolMessage`` whose content is the envelope as JSON (``status="error"`` for error envelopes); with
+plain arguments, the envelope dict. The budget session is ``config["configurable"]["session_id"]``
+(or LangGraph's ``thread_id``). The tool never raises into LangChain (``invoke`` would).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    from langchain_core.messages import ToolMessage
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool
+    from pydantic import Field
+except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
+    raise ImportError("contractgen.adapters.langchain needs langchain-core: "
+                      "pip install 'contractgen[langchain]'") from exc
+
+from contractgen.runtime import GuardedTool
+
+from ._guarded import call_guarded, call_guarded_sync, envelope_text, plain_schema, session_from
+
+__all__ = ["GuardedLangChainTool", "langchain_tool"]
+
+
+class GuardedLangChainTool(BaseTool):
+    """A LangChain tool whose every call goes through a contractgen guard."""
+
+    guarded: Any = Field(default=None, exclude=True)
+
+    def _to_args_and_kwargs(self, tool_input: Any, tool_call_id: str | None) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        arguments = dict(tool_input) if isinstance(tool_input, dict) else tool_input
+        return (arguments, tool_call_id), {}
+
+    def _run(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
+             **_: Any) -> Any:
+        envelope = call_guarded_sync(self.guarded, arguments, session=_session(config))
+        return _answer(envelope, call_id)
+
+    async def _arun(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
+                    **_: Any) -> Any:
+        envelope = await call_guarded(self.guarded, arguments, session=_session(config))
+        return _answer(envelope, call_id)
+
+
+def langchain_tool(tool: GuardedTool) -> GuardedLangChainTool:
+    """The LangChain tool for a guarded tool."""
+    return GuardedLangChainTool(name=tool.name, description=tool.description,
+                                args_schema=plain_schema(tool.input_schema), guarded=tool)
+
+
+def _session(config: RunnableConfig | None) -> str:
+    configurable = (config or {}).get("configurable") or {}
+    named = session_from(configurable, "session_id", "thread_id")
+    return "session:" + named if named is not None else "default"
+
+
+def _answer(envelope: dict[str, Any], call_id: str | None) -> Any:
+    if call_id is None:
+        return envelope
+    return ToolMessage(envelope_text(envelope), tool_call_id=call_id,
+                       status="success" if envelope["status"] == "ok" else "error")

@@ -1,0 +1,77 @@
+"""The two agent-loop scenarios every framework adapter is tested with, framework-free.
+
+A scripted model reads only the tool results its framework put in front of it and reacts like a
+well-behaved model: it calls again unchanged on ``retry_later``, fixes the named field on
+``fix_arguments``, and stops on anything else (``stop_and_tell_user``, success). Tools are the
+bundled ``get_exchange_rate`` contract (failure budget 2) with an upstream that is down or up.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from contractgen.runtime import GuardedTool
+from generated import get_exchange_rate_v1 as rates
+
+#: the most tool calls a scripted model makes, so a missing stop cannot loop forever
+MAX_CALLS = 5
+FIRST_CALL = {"down": {"base": "EUR", "quote": "USD"}, "bad_argument": {"base": "euro", "quote": "USD"}}
+FIXED_CALL = {"base": "EUR", "quote": "USD"}
+RATE = {"base": "EUR", "quote": "USD", "rate": 1.08, "date": "2026-11-27"}
+
+
+def rates_tool(upstream: str) -> GuardedTool:
+    """A fresh guarded get_exchange_rate (fresh budget store) whose provider is ``down`` or ``up``."""
+
+    def lookup(args: rates.GetExchangeRateV1Input) -> dict[str, Any]:
+        if upstream == "down":
+            raise rates.ProviderUnavailable()
+        return {**RATE, "base": args.base.root, "quote": args.quote.root}
+
+    return rates.get_exchange_rate.implement(lookup)
+
+
+def next_arguments(scenario: str, received: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The scripted model's next call given the envelopes it has read so far, or None to answer."""
+    if not received:
+        return dict(FIRST_CALL[scenario])
+    if len(received) >= MAX_CALLS:
+        return None
+    last = received[-1]
+    if last.get("status") != "error":
+        return None
+    error = last["error"]
+    if error["action"] == "retry_later":
+        return dict(FIRST_CALL[scenario])  # unchanged, as the action says
+    if error["action"] == "fix_arguments" and error.get("field") == "/base":
+        return dict(FIXED_CALL)
+    return None
+
+
+def final_text(received: list[dict[str, Any]]) -> str:
+    last = received[-1] if received else {}
+    return "rate: " + str(last["output"]["rate"]) if last.get("status") == "ok" else "tool is not working"
+
+
+def as_envelope(content: Any) -> dict[str, Any]:
+    """A tool result as the model read it (JSON text or an already-decoded object)."""
+    return json.loads(content) if isinstance(content, str) else dict(content)
+
+
+def assert_down_scenario(received: list[dict[str, Any]], calls_made: int) -> None:
+    """The model got retry_later, then stop_and_tell_user at the budget, and made no further call."""
+    assert [e["error"]["action"] for e in received] == ["retry_later", "stop_and_tell_user"], received
+    assert [e["error"]["code"] for e in received] == ["UNAVAILABLE", "UNAVAILABLE"]
+    assert received[1]["error"]["budget"] == {"consecutive_failures": 2, "limit": 2, "exhausted": True}
+    assert received[1]["error"]["retryable"] is False
+    assert calls_made == 2
+
+
+def assert_bad_argument_scenario(received: list[dict[str, Any]], calls_made: int) -> None:
+    """The model got fix_arguments naming /base, fixed the call, and the fixed call succeeded."""
+    first, second = received
+    assert first["error"]["code"] == "INVALID_ARGUMENT" and first["error"]["action"] == "fix_arguments"
+    assert first["error"]["field"] == "/base" and first["error"]["constraint"] == "pattern"
+    assert second["status"] == "ok" and second["output"]["base"] == "EUR"
+    assert calls_made == 2

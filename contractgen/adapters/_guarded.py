@@ -12,10 +12,11 @@ import logging
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from contractgen.runtime import GuardedTool, error_envelope
 from contractgen.runtime.budget import BudgetStore
+from contractgen.runtime.envelope_types import Envelope, ErrorEnvelope
 from contractgen.runtime.jsonvalue import thaw
 
 logger = logging.getLogger("contractgen.adapters")
@@ -72,7 +73,7 @@ class StateBudgetStore:
         return int(state.get(key) or 0)
 
 
-def with_state_budget(tool: GuardedTool) -> GuardedTool:
+def with_state_budget(tool: GuardedTool[Any, Any]) -> GuardedTool[Any, Any]:
     """The same guarded tool, counting its budget in the state a call binds (see ``call_guarded``).
 
     Calls that bind no state keep counting in the tool's own store, which the two share.
@@ -91,9 +92,9 @@ def _bound(state: StateLike | None) -> Iterator[None]:
         _CALL_STATE.reset(token)
 
 
-async def call_guarded(tool: GuardedTool, arguments: Any, *, session: str,
+async def call_guarded(tool: GuardedTool[Any, Any], arguments: Any, *, session: str,
                        state: StateLike | None = None,
-                       contract_version: str | None = None) -> dict[str, Any]:
+                       contract_version: str | None = None) -> Envelope:
     """The envelope of one call; never raises (cancellation and interpreter exit aside)."""
     try:
         with _bound(state):
@@ -104,8 +105,8 @@ async def call_guarded(tool: GuardedTool, arguments: Any, *, session: str,
         return adapter_failure(tool, exc)
 
 
-def call_guarded_sync(tool: GuardedTool, arguments: Any, *, session: str,
-                      state: StateLike | None = None) -> dict[str, Any]:
+def call_guarded_sync(tool: GuardedTool[Any, Any], arguments: Any, *, session: str,
+                      state: StateLike | None = None) -> Envelope:
     """``call_guarded`` for frameworks that call tools synchronously."""
     try:
         with _bound(state):
@@ -116,20 +117,21 @@ def call_guarded_sync(tool: GuardedTool, arguments: Any, *, session: str,
         return adapter_failure(tool, exc)
 
 
-def adapter_failure(tool: GuardedTool, exc: BaseException) -> dict[str, Any]:
+def adapter_failure(tool: GuardedTool[Any, Any], exc: BaseException) -> Envelope:
     """INTERNAL, with the traceback in the log only, for a failure around the guard."""
     envelope = error_envelope(tool.contract, "INTERNAL", f"{tool.name} failed unexpectedly (internal "
                               "error). Do not retry; tell the user the tool failed.")
     logger.error("adapter failure around %s %s", tool.name, tool.version,
                  exc_info=(type(exc), exc, exc.__traceback__))
-    return envelope
+    return cast(ErrorEnvelope, envelope)
 
 
-def invalid_json_arguments(tool: GuardedTool) -> dict[str, Any]:
+def invalid_json_arguments(tool: GuardedTool[Any, Any]) -> Envelope:
     """INVALID_ARGUMENT for arguments that are not one JSON object (they never reach the guard)."""
-    return error_envelope(tool.contract, "INVALID_ARGUMENT",
-                          "Invalid arguments: they are not a valid JSON object. Send the arguments as "
-                          "one JSON object and call again.", constraint="type", expected="a JSON object")
+    envelope = error_envelope(tool.contract, "INVALID_ARGUMENT", "Invalid arguments: they are not a "
+                              "valid JSON object. Send the arguments as one JSON object and call again.",
+                              constraint="type", expected="a JSON object")
+    return cast(ErrorEnvelope, envelope)
 
 
 def envelope_text(envelope: Mapping[str, Any]) -> str:

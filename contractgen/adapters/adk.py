@@ -30,7 +30,7 @@ __all__ = ["GuardedAdkTool"]
 class GuardedAdkTool(BaseTool):
     """An ADK tool for a guarded tool: ``GuardedAdkTool(book_meeting)``."""
 
-    def __init__(self, tool: GuardedTool) -> None:
+    def __init__(self, tool: GuardedTool[Any, Any]) -> None:
         super().__init__(name=tool.name, description=tool.description)
         self.guarded = with_state_budget(tool)
 

@@ -34,7 +34,7 @@ class GuardedFastMCPTool(Tool):
     guarded: Any = Field(default=None, exclude=True)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
-        tool: GuardedTool = self.guarded
+        tool: GuardedTool[Any, Any] = self.guarded
         session, version = _request_session()
         envelope = await call_guarded(tool, arguments, session=session, contract_version=version)
         result = call_result(envelope)
@@ -42,7 +42,7 @@ class GuardedFastMCPTool(Tool):
                           meta=result.meta, is_error=result.is_error)
 
 
-def fastmcp_tool(tool: GuardedTool) -> GuardedFastMCPTool:
+def fastmcp_tool(tool: GuardedTool[Any, Any]) -> GuardedFastMCPTool:
     """The FastMCP tool for a guarded tool, declared exactly as the contract's MCP export."""
     definition = tool_definition(tool)
     return GuardedFastMCPTool(name=definition.name, title=definition.title,
@@ -51,7 +51,7 @@ def fastmcp_tool(tool: GuardedTool) -> GuardedFastMCPTool:
                               meta=definition.meta, guarded=tool)
 
 
-def add_guarded_tools(server: FastMCP, tools: GuardedTool | Iterable[GuardedTool]) -> list[GuardedFastMCPTool]:
+def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[GuardedTool[Any, Any]]) -> list[GuardedFastMCPTool]:
     """Register guarded tools (one, or every tool of a generated package you implemented) on ``server``."""
     batch = [tools] if isinstance(tools, GuardedTool) else list(tools)
     names = [t.name for t in batch]

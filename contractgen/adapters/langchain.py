@@ -10,6 +10,7 @@ plain arguments, the envelope dict. The budget session is ``config["configurable
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 try:
@@ -48,7 +49,7 @@ class GuardedLangChainTool(BaseTool):
         return _answer(envelope, call_id)
 
 
-def langchain_tool(tool: GuardedTool) -> GuardedLangChainTool:
+def langchain_tool(tool: GuardedTool[Any, Any]) -> GuardedLangChainTool:
     """The LangChain tool for a guarded tool."""
     return GuardedLangChainTool(name=tool.name, description=tool.description,
                                 args_schema=plain_schema(tool.input_schema), guarded=tool)
@@ -60,7 +61,7 @@ def _session(config: RunnableConfig | None) -> str:
     return "session:" + named if named is not None else "default"
 
 
-def _answer(envelope: dict[str, Any], call_id: str | None) -> Any:
+def _answer(envelope: Mapping[str, Any], call_id: str | None) -> Any:
     if call_id is None:
         return envelope
     return ToolMessage(envelope_text(envelope), tool_call_id=call_id,

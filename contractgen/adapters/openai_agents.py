@@ -40,7 +40,7 @@ __all__ = ["function_tool", "run_session", "strict_allowed"]
 SessionOf = Callable[[ToolContext[Any]], str]
 
 
-def function_tool(tool: GuardedTool, *, strict: bool | None = None,
+def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
                   session: SessionOf | None = None) -> FunctionTool:
     """The ``FunctionTool`` for a guarded tool. ``strict=None`` turns strict mode on only where the
     contract's schema is already in strict form; ``session`` overrides how a call's budget session

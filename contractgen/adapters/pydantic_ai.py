@@ -25,12 +25,12 @@ from ._guarded import call_guarded, plain_schema
 __all__ = ["pydantic_ai_tool"]
 
 
-def pydantic_ai_tool(tool: GuardedTool, *, max_retries: int = 2) -> Tool[Any]:
+def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> Tool[Any]:
     """The pydantic-ai ``Tool`` for a guarded tool."""
 
     async def call(ctx: RunContext[Any], /, **arguments: Any) -> dict[str, Any]:
         session = ctx.conversation_id or "default"
-        return await call_guarded(tool, arguments, session="conversation:" + str(session)[:200])
+        return dict(await call_guarded(tool, arguments, session="conversation:" + str(session)[:200]))
 
     made: Tool[Any] = Tool.from_schema(call, name=tool.name, description=tool.description,
                                        json_schema=plain_schema(tool.input_schema), takes_ctx=True)

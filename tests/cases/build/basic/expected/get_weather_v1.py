@@ -41,7 +41,9 @@ class GetWeatherV1Input(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    city: Annotated[str, Field(description="City name", examples=["Paris"], min_length=1)]
+    city: Annotated[
+        str, Field(description="City name, e.g. Paris.", examples=["Paris"], min_length=1)
+    ]
     units: Annotated[Literal["metric", "imperial"] | None, Field(description="Unit system.")] = (
         "metric"
     )
@@ -75,7 +77,7 @@ DESCRIPTION = (
     "Current weather for a city. Returns the current temperature and conditions for one city. Use it when the user asks about the weather now, not for forecasts.\n"
     "\n"
     "Parameters:\n"
-    '- city (string; required; >= 1 chars; e.g. "Paris"): City name\n'
+    '- city (string; required; >= 1 chars; e.g. "Paris"): City name, e.g. Paris.\n'
     '- units (one of "metric" | "imperial"; default "metric"): Unit system.\n'
     "No other parameters are accepted.\n"
     "\n"
@@ -97,8 +99,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         "city": {
             "type": "string",
             "minLength": 1,
-            "description": "City name",
-            "e.g. Paris.": None,
+            "description": "City name, e.g. Paris.",
             "examples": ["Paris"],
         },
         "units": {

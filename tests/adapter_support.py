@@ -21,7 +21,7 @@ FIXED_CALL = {"base": "EUR", "quote": "USD"}
 RATE = {"base": "EUR", "quote": "USD", "rate": 1.08, "date": "2026-11-27"}
 
 
-def rates_tool(upstream: str) -> GuardedTool:
+def rates_tool(upstream: str, **options: Any) -> GuardedTool[Any, Any]:
     """A fresh guarded get_exchange_rate (fresh budget store) whose provider is ``down`` or ``up``."""
 
     def lookup(args: rates.GetExchangeRateV1Input) -> dict[str, Any]:
@@ -29,7 +29,30 @@ def rates_tool(upstream: str) -> GuardedTool:
             raise rates.ProviderUnavailable()
         return {**RATE, "base": args.base.root, "quote": args.quote.root}
 
-    return rates.get_exchange_rate.implement(lookup)
+    return rates.get_exchange_rate.implement(lookup, **options)
+
+
+class Traced:
+    """A rates tool whose guard reports to a real OpenTelemetry SDK, spans kept in memory."""
+
+    def __init__(self, upstream: str) -> None:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        from contractgen.runtime.hooks import CallHooks
+        from contractgen.runtime.telemetry import Telemetry
+
+        self.spans = InMemorySpanExporter()
+        tracer_provider = TracerProvider()
+        tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans))
+        telemetry = Telemetry(tracer_provider, MeterProvider())
+        self.tool = rates_tool(upstream, hooks=CallHooks(telemetry=telemetry))
+
+    def attribute(self, name: str) -> list[Any]:
+        """One attribute of every finished span of the tool, in call order."""
+        return [span.attributes.get(name) for span in self.spans.get_finished_spans()]
 
 
 def next_arguments(scenario: str, received: list[dict[str, Any]]) -> dict[str, Any] | None:

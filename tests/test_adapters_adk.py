@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 import pytest
 from adapter_support import (
+    Traced,
     assert_bad_argument_scenario,
     assert_down_scenario,
     final_text,
@@ -130,3 +131,17 @@ def test_concurrent_same_turn_failures_are_all_counted() -> None:
     counts = sorted(r["error"]["budget"]["consecutive_failures"] for r in function_responses(llm.seen[-1]))
     assert counts == [1, 2, 3]
     assert session.state["contractgen.budget:s:get_exchange_rate"] == 3
+
+
+def test_tool_call_ids_and_the_agent_reach_the_guards_telemetry() -> None:
+    traced = Traced("down")
+    anyio.run(lambda: run(GuardedAdkTool(traced.tool), "down"))
+    assert traced.attribute("gen_ai.tool.call.id") == ["c0", "c1"]
+    assert traced.attribute("contractgen.caller") == ["fx", "fx"]
+
+
+def test_a_store_chosen_for_the_tool_keeps_the_counts() -> None:
+    shared: dict[str, Any] = {}
+    _, (_, session) = anyio.run(lambda: run(GuardedAdkTool(rates_tool("down", state=shared)), "down"))
+    assert shared == {"contractgen.budget:conv-1:get_exchange_rate": 2}
+    assert not any(key.startswith("contractgen.budget") for key in session.state)

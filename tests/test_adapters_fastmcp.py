@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from adapter_support import (
+    Traced,
     assert_bad_argument_scenario,
     assert_down_scenario,
     next_arguments,
@@ -105,3 +106,18 @@ def test_budget_session_from_the_clients_meta_on_a_stateless_connection() -> Non
 
     anyio.run(main)
     assert counts == [1, 2, 1]
+
+
+def test_request_ids_reach_the_guards_telemetry() -> None:
+    traced = Traced("down")
+    server = FastMCP("fx")
+    add_guarded_tools(server, traced.tool)
+
+    async def main() -> None:
+        async with Client(server) as client:
+            for _ in range(2):
+                await client.call_tool_mcp("get_exchange_rate", {"base": "EUR", "quote": "USD"})
+
+    anyio.run(main)
+    ids = traced.attribute("gen_ai.tool.call.id")
+    assert len(ids) == 2 and all(ids) and ids[0] != ids[1]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from adapter_support import (
+    Traced,
     assert_bad_argument_scenario,
     assert_down_scenario,
     final_text,
@@ -123,3 +124,12 @@ def test_arguments_named_like_langchain_plumbing_reach_the_guard() -> None:
     envelope = tool.invoke({"base": "EUR", "quote": "USD", "config": "x", "run_manager": 1})
     assert envelope["error"]["code"] == "INVALID_ARGUMENT"  # not silently dropped: the guard saw them
     assert {v["field"] for v in envelope["error"]["violations"]} == {"/config", "/run_manager"}
+
+
+def test_tool_call_ids_reach_the_guards_telemetry() -> None:
+    traced = Traced("down")
+    tool = langchain_tool(traced.tool)
+    for call_id in ("c0", "c1"):
+        tool.invoke({"name": "get_exchange_rate", "args": {"base": "EUR", "quote": "USD"}, "id": call_id,
+                     "type": "tool_call"}, {"configurable": {"session_id": "s"}})
+    assert traced.attribute("gen_ai.tool.call.id") == ["c0", "c1"]

@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 import pytest
 from adapter_support import (
+    Traced,
     assert_bad_argument_scenario,
     assert_down_scenario,
     final_text,
@@ -101,3 +102,11 @@ def test_invalid_json_and_the_budget_session_in_the_run_context() -> None:
     assert down["error"]["budget"]["consecutive_failures"] == 1
     # the run context (a mapping) holds the count, so it outlives the run with the context
     assert context["contractgen.budget:session:conv-9:get_exchange_rate"] == 1
+
+
+def test_tool_call_ids_and_the_agent_reach_the_guards_telemetry() -> None:
+    traced = Traced("down")
+    agent = Agent(name="fx", model=scripted("down"), tools=[function_tool(traced.tool)])
+    anyio.run(lambda: Runner.run(agent, "hi", context={"session_id": "s"}, run_config=NO_TRACING))
+    assert traced.attribute("gen_ai.tool.call.id") == ["c0", "c1"]
+    assert traced.attribute("contractgen.caller") == ["fx", "fx"]

@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 import pytest
 from adapter_support import (
+    Traced,
     assert_bad_argument_scenario,
     assert_down_scenario,
     final_text,
@@ -105,3 +106,10 @@ def test_budget_session_is_the_conversation_across_runs() -> None:
     counts = [tool_returns(m)[-1].content["error"]["budget"]["consecutive_failures"]
               for m in seen if isinstance(m[-1].parts[-1], ToolReturnPart)]
     assert counts == [1, 2, 1]
+
+
+def test_tool_call_ids_reach_the_guards_telemetry() -> None:
+    traced = Traced("down")
+    agent = Agent(scripted("down", []), tools=[pydantic_ai_tool(traced.tool)])
+    anyio.run(lambda: agent.run("hi"))
+    assert traced.attribute("gen_ai.tool.call.id") == ["c0", "c1"]

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol, cast
 
 from contractgen.runtime import GuardedTool, error_envelope
-from contractgen.runtime.budget import BudgetStore
+from contractgen.runtime.budget import BudgetStore, InMemoryBudgetStore
 from contractgen.runtime.envelope_types import Envelope, ErrorEnvelope
 from contractgen.runtime.jsonvalue import thaw
 
@@ -76,9 +76,10 @@ class StateBudgetStore:
 def with_state_budget(tool: GuardedTool[Any, Any]) -> GuardedTool[Any, Any]:
     """The same guarded tool, counting its budget in the state a call binds (see ``call_guarded``).
 
-    Calls that bind no state keep counting in the tool's own store, which the two share.
+    Only a tool on the default in-memory store changes: a store chosen on purpose (Redis, a shared
+    mapping) keeps the counts. Calls that bind no state keep counting in the tool's own store.
     """
-    if isinstance(tool.budget, StateBudgetStore):
+    if type(tool.budget) is not InMemoryBudgetStore:
         return tool
     return tool.with_implementation(tool.implementation, state=StateBudgetStore(tool.budget))
 
@@ -93,12 +94,16 @@ def _bound(state: StateLike | None) -> Iterator[None]:
 
 
 async def call_guarded(tool: GuardedTool[Any, Any], arguments: Any, *, session: str,
-                       state: StateLike | None = None,
-                       contract_version: str | None = None) -> Envelope:
-    """The envelope of one call; never raises (cancellation and interpreter exit aside)."""
+                       state: StateLike | None = None, contract_version: str | None = None,
+                       call_id: str | None = None, caller: str | None = None) -> Envelope:
+    """The envelope of one call; never raises (cancellation and interpreter exit aside).
+
+    ``call_id`` (the framework's tool-call id) and ``caller`` (the agent) go to the guard's telemetry.
+    """
     try:
         with _bound(state):
-            return await tool.acall(arguments, contract_version=contract_version, session=session)
+            return await tool.acall(arguments, contract_version=contract_version, session=session,
+                                    call_id=call_id, caller=caller)
     except _NEVER_SWALLOWED:
         raise
     except BaseException as exc:  # noqa: BLE001 - the framework's handler would leak or end the run
@@ -106,11 +111,11 @@ async def call_guarded(tool: GuardedTool[Any, Any], arguments: Any, *, session: 
 
 
 def call_guarded_sync(tool: GuardedTool[Any, Any], arguments: Any, *, session: str,
-                      state: StateLike | None = None) -> Envelope:
+                      state: StateLike | None = None, call_id: str | None = None) -> Envelope:
     """``call_guarded`` for frameworks that call tools synchronously."""
     try:
         with _bound(state):
-            return tool(arguments, session=session)
+            return tool(arguments, session=session, call_id=call_id)
     except _NEVER_SWALLOWED:
         raise
     except BaseException as exc:  # noqa: BLE001

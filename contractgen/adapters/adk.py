@@ -4,7 +4,7 @@ It overrides only ``_get_declaration`` and ``run_async``; ADK's defaults for the
 (``process_llm_request`` advertises the declaration and registers the tool by name,
 ``check_require_confirmation``) stay in place and delegate to them. The failure budget is counted
 in the session state ADK passes to tools (``tool_context.state``), so it is persisted with the
-session by whatever session service the runner uses; the count is updated without awaiting, so
+session by whatever session service the runner uses (unless the tool was given a store of its own); the count is updated without awaiting, so
 ADK's concurrent same-turn calls cannot lose an update. The model receives the envelope as the
 function response; the tool never raises into ADK (an exception there ends the invocation).
 """
@@ -45,4 +45,5 @@ class GuardedAdkTool(BaseTool):
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         session = tool_context.session.id if tool_context.session is not None else "default"
-        return await call_guarded(self.guarded, args, session=session, state=tool_context.state)
+        return await call_guarded(self.guarded, args, session=session, state=tool_context.state,
+                                  call_id=tool_context.function_call_id, caller=tool_context.agent_name)

@@ -35,8 +35,9 @@ class GuardedFastMCPTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         tool: GuardedTool[Any, Any] = self.guarded
-        session, version = _request_session()
-        envelope = await call_guarded(tool, arguments, session=session, contract_version=version)
+        session, version, request_id = _request_session()
+        envelope = await call_guarded(tool, arguments, session=session, contract_version=version,
+                                      call_id=request_id)
         result = call_result(envelope)
         return ToolResult(content=result.content, structured_content=result.structured_content,
                           meta=result.meta, is_error=result.is_error)
@@ -63,18 +64,20 @@ def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[G
     return registered
 
 
-def _request_session() -> tuple[str, str | None]:
-    """(budget session, declared contract version) of the current FastMCP request."""
+def _request_session() -> tuple[str, str | None, str | None]:
+    """(budget session, declared contract version, request id) of the current FastMCP request."""
     try:
         ctx = get_context()
     except RuntimeError:  # called outside a request (a direct ``run()`` in a test or script)
-        return "default", None
+        return "default", None, None
     request = getattr(ctx, "request_context", None)
     meta = getattr(request, "meta", None) or {}
     if not isinstance(meta, dict):
         meta = meta.model_dump(by_alias=True) if hasattr(meta, "model_dump") else {}
     named = session_from(meta, META_SESSION)
     version = session_from(meta, META_VERSION)
+    request_id = getattr(request, "request_id", None)
+    call_id = None if request_id is None else str(request_id)
     if named is not None:
-        return "client:" + named, version
-    return "mcp:" + str(ctx.session_id)[:200], version
+        return "client:" + named, version, call_id
+    return "mcp:" + str(ctx.session_id)[:200], version, call_id

@@ -40,12 +40,12 @@ class GuardedLangChainTool(BaseTool):
 
     def _run(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
              **_: Any) -> Any:
-        envelope = call_guarded_sync(self.guarded, arguments, session=_session(config))
+        envelope = call_guarded_sync(self.guarded, arguments, session=_session(config), call_id=call_id)
         return _answer(envelope, call_id)
 
     async def _arun(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
                     **_: Any) -> Any:
-        envelope = await call_guarded(self.guarded, arguments, session=_session(config))
+        envelope = await call_guarded(self.guarded, arguments, session=_session(config), call_id=call_id)
         return _answer(envelope, call_id)
 
 

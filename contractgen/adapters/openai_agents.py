@@ -57,7 +57,9 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
             return envelope_text(invalid_json_arguments(guarded))
         context = getattr(ctx, "context", None)
         state = context if isinstance(context, MutableMapping) else None
-        envelope = await call_guarded(guarded, arguments, session=session_of(ctx), state=state)
+        agent = getattr(ctx, "agent", None)
+        envelope = await call_guarded(guarded, arguments, session=session_of(ctx), state=state,
+                                      call_id=ctx.tool_call_id, caller=getattr(agent, "name", None))
         return envelope_text(envelope)
 
     return FunctionTool(name=guarded.name, description=guarded.description, params_json_schema=schema,

@@ -30,7 +30,9 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> To
 
     async def call(ctx: RunContext[Any], /, **arguments: Any) -> dict[str, Any]:
         session = ctx.conversation_id or "default"
-        return dict(await call_guarded(tool, arguments, session="conversation:" + str(session)[:200]))
+        envelope = await call_guarded(tool, arguments, session="conversation:" + str(session)[:200],
+                                      call_id=ctx.tool_call_id)
+        return dict(envelope)
 
     made: Tool[Any] = Tool.from_schema(call, name=tool.name, description=tool.description,
                                        json_schema=plain_schema(tool.input_schema), takes_ctx=True)

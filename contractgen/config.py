@@ -21,6 +21,9 @@ class Config:
     package: str = "generated"
     #: the [tool.contractgen.diff] table, read by the diff command
     diff: dict[str, Any] = field(default_factory=dict)
+    #: list each tool's parameters (and result fields) in its description, for hosts that drop the
+    #: input schema's descriptions; off by default, since every export carries the schema
+    describe_parameters: bool = False
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -52,6 +55,7 @@ def load_config(start: Path | None = None) -> Config:
         output=_relative_to_cwd(root / output, cwd),
         package=str(table.get("package", output.name)),
         diff=dict(table.get("diff", {})),
+        describe_parameters=table.get("describe_parameters") is True,
     )
 
 

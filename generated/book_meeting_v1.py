@@ -109,23 +109,11 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Book a meeting on the user's calendar. Books a meeting in the user's own calendar and invites the attendees. Use it once the user has confirmed the day, time and attendees; to look for free time, search the calendar first.\n"
-    "\n"
-    "Parameters:\n"
-    '- title (string; required; 1-120 chars; e.g. "Quarterly review"): Meeting title shown to attendees.\n'
-    '- date (string, date-time; required; e.g. "2026-12-01T15:00:00+01:00"): Start of the meeting, ISO 8601 with offset.\n'
-    "- duration_minutes (integer; required; 5-480): Length of the meeting in minutes.\n"
-    "- attendees (array of string, email; <= 50 items): Attendee e-mail addresses.\n"
-    "- notify (boolean; default true): Whether to e-mail the invitation to the attendees.\n"
-    "No other parameters are accepted.\n"
-    "\n"
-    "Returns: meeting_id (string), starts_at (string, date-time).\n"
-    "Version 1.2.0. Timeout 10 s. DEPRECATED since 2.0.0, removed after 2027-06-30. Use book_meeting 2.0.0 instead. Use version 2, which takes start_date instead of date.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
+    "DEPRECATED since 2.0.0, removed after 2027-06-30. Use book_meeting 2.0.0 instead. Use version 2, which takes start_date instead of date.\n"
+    "Errors:\n"
     "- CONFLICT [/date]: The slot is already booked. Pick another date from the user's free time and call again. -> fix_arguments\n"
     "- NOT_FOUND: The user has no calendar this tool can write to. Tell the user to connect a calendar. -> stop_and_tell_user\n"
-    "- Also: INVALID_ARGUMENT -> fix_arguments, TIMEOUT -> stop_and_tell_user, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 3 consecutive failures, stop and tell the user."
+    "Timeout 10 s. Retry RATE_LIMITED, UNAVAILABLE with backoff 0.5-30 s; stop after 3 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.

@@ -140,25 +140,12 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Book a meeting on the user's calendar, with an explicit time zone. Books a meeting in the user's own calendar and invites the attendees. Use it once the user has confirmed the day, time and attendees; to look for free time, search the calendar first.\n"
-    "\n"
-    "Parameters:\n"
-    '- title (string; required; 1-120 chars; e.g. "Quarterly review"): Meeting title shown to attendees.\n'
-    '- start_date (string, date-time; required; e.g. "2026-12-01T15:00:00"): Start of the meeting, ISO 8601 local time without offset.\n'
-    '- time_zone (string; required; pattern ^[A-Za-z_]+(/[A-Za-z0-9_+-]+)*$; e.g. "Europe/Paris"): IANA time zone of start_date.\n'
-    "- duration_minutes (integer; required; 5-480): Length of the meeting in minutes.\n"
-    "- attendees (array of object; <= 50 items): People to invite.\n"
-    "No other parameters are accepted.\n"
-    "\n"
-    'Returns: meeting_id (string), starts_at (string, date-time), status (one of "confirmed" | "tentative").\n'
-    "Version 2.0.0. Timeout 10 s.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
+    "Errors:\n"
     "- CONFLICT [/start_date]: The slot is already booked. Pick another start_date from the user's free time and call again. -> fix_arguments\n"
     "- NOT_FOUND: The user has no calendar this tool can write to. Tell the user to connect a calendar. -> stop_and_tell_user\n"
     "- INVALID_ARGUMENT [/time_zone]: time_zone is not a known IANA zone. Use a name like Europe/Paris or America/New_York. -> fix_arguments\n"
     "- VERSION_MISMATCH: the arguments match an older version of this tool; apply the migration in the error -> fix_arguments\n"
-    "- Also: TIMEOUT -> stop_and_tell_user, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 3 consecutive failures, stop and tell the user."
+    "Timeout 10 s. Retry RATE_LIMITED, UNAVAILABLE with backoff 0.5-30 s; stop after 3 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.

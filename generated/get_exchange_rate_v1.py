@@ -145,24 +145,10 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Look up a currency exchange rate from a remote rates provider. Returns the exchange rate between two currencies from a remote rates provider, for today or a past business day. Use it to convert amounts for the user; the provider limits how often it may be called, so reuse a rate you already fetched for the same day.\n"
-    "\n"
-    "Parameters:\n"
-    '- base (string; required; pattern ^[A-Z]{3}$; e.g. "EUR"): Currency to convert from.\n'
-    '- quote (string; required; pattern ^[A-Z]{3}$; e.g. "EUR"): Currency to convert to.\n'
-    '- date (string, date; e.g. "2026-11-27"): Business day of the rate (YYYY-MM-DD); today when omitted.\n'
-    "No other parameters are accepted.\n"
-    "\n"
-    "Returns: base (string), quote (string), rate (number), date (string, date), provider (string, optional).\n"
-    "Version 1.0.0. Timeout 8 s.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
+    "Errors:\n"
     "- INVALID_ARGUMENT [/base]: The provider does not know this currency code. Use an ISO 4217 code such as EUR, USD or JPY. -> fix_arguments\n"
     "- NOT_FOUND [/date]: No rate was published for this date (a weekend, holiday or future day). Ask the user for a past business day. -> fix_arguments\n"
-    "- RATE_LIMITED: The rates provider is throttling calls. Wait retry_after seconds, then call again with the same arguments. -> retry_later\n"
-    "- UNAVAILABLE: The rates provider is not answering. Call again later; if it keeps failing, tell the user rates are unavailable. -> retry_later\n"
-    "- TIMEOUT: The rates provider did not answer in time. Call again later with the same arguments. -> retry_later\n"
-    "- Also: INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, UNAVAILABLE, TIMEOUT: wait retry_after, else 1 s doubling up to 20 s. After 2 consecutive failures, stop and tell the user."
+    "Timeout 8 s. Retry RATE_LIMITED, UNAVAILABLE, TIMEOUT with backoff 1-20 s; stop after 2 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.

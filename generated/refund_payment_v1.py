@@ -163,27 +163,13 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Refund all or part of a customer's card payment. Refunds a captured card payment, fully or in part, back to the card it was paid with. Use it only after the user has confirmed the payment and the amount. Refunds cannot be undone, and refunds above the agent's limit need a supervisor.\n"
-    "\n"
-    "Parameters:\n"
-    '- payment_id (string; required; pattern ^pay_[A-Za-z0-9]{8,32}$; e.g. "pay_3KfT9aQx2L"): Identifier of the payment to refund, as shown on the receipt.\n'
-    "- amount_cents (integer; required; >= 1; e.g. 2500): Amount to refund in the smallest currency unit (cents).\n"
-    '- currency (one of "EUR" | "USD" | "GBP"; required): Currency of the payment; must match the original payment.\n'
-    '- reason (one of "duplicate" | "fraudulent" | "requested_by_customer" | "damaged_goods"; required): Why the refund is made; recorded for accounting.\n'
-    "- customer_email (string, email): Where to send the refund receipt; personal data, never logged.\n"
-    "- approval_code (string; pattern ^[0-9]{6}$): Six-digit supervisor code, needed for refunds above the agent limit.\n"
-    "No other parameters are accepted.\n"
-    "\n"
-    'Returns: refund_id (string), status (one of "pending" | "succeeded"), amount_cents (integer), currency (one of "EUR" | "USD" | "GBP").\n'
-    "Version 1.0.0. Timeout 20 s.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
+    "Errors:\n"
     "- NOT_FOUND [/payment_id]: No payment has this payment_id. Ask the user to check the receipt and give the identifier again. -> fix_arguments\n"
     "- FAILED_PRECONDITION [/amount_cents]: The amount is above the agent refund limit. Do not retry; tell the user a supervisor must approve it and call again with the supervisor's approval_code. -> escalate\n"
     "- CONFLICT [/amount_cents]: The amount is more than what is left to refund on this payment. Call again with a smaller amount_cents. -> fix_arguments\n"
     "- PERMISSION_DENIED: This agent may not refund payments for this merchant. Do not retry; tell the user to contact support. -> escalate\n"
     "- TIMEOUT: The card processor did not confirm in time and the refund may have gone through. Do not call again; tell the user to check the payment status in an hour. -> stop_and_tell_user\n"
-    "- Also: INVALID_ARGUMENT -> fix_arguments, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 1 consecutive failure, stop and tell the user."
+    "Timeout 20 s. Retry UNAVAILABLE with backoff 0.5-30 s; stop after 1 failure."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.

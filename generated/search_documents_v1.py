@@ -174,26 +174,12 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Full-text search over the team's document archive. Searches the team's document archive by keywords and returns the best matches with a short snippet each. Use it to find documents the user refers to; do not use it to read a whole document. An empty result list is a valid answer: nothing in the archive matches.\n"
-    "\n"
-    "Parameters:\n"
-    '- query (string; required; 2-200 chars; e.g. "quarterly review"): Keywords to search for; quote a phrase to match it exactly.\n'
-    "- filters (object): Optional restrictions on which documents match.\n"
-    "- limit (integer; 1-50; default 10): Maximum number of results to return.\n"
-    "- cursor (string): Opaque cursor from a previous call's next_cursor, to fetch the next page.\n"
-    "No other parameters are accepted.\n"
-    "\n"
-    "Returns: results (array of object), complete (boolean), next_cursor (string or null, optional).\n"
     "Empty result (/results empty): No document matches the query. Tell the user nothing was found; do not repeat the same search. Try broader keywords only if the user agrees.\n"
-    "Some errors carry partial_results: real but incomplete data; say it may be incomplete.\n"
-    "Version 1.0.0. Timeout 120 s (long-running).\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
+    "Some errors carry partial_results.\n"
+    "Errors:\n"
     "- INVALID_ARGUMENT [/query]: The query matches too many documents to rank. Add a more specific keyword or a filter and call again. -> fix_arguments\n"
-    "- UNAVAILABLE: Some archive shards did not answer; partial_results holds the matches found so far. Use them and tell the user the list may be incomplete, or call again later for the full list. -> retry_later\n"
-    "- TIMEOUT: The search did not finish in time; partial_results holds the matches found so far. Narrow the query or call again later. -> retry_later\n"
     "- FAILED_PRECONDITION [/cursor]: The cursor has expired. Call again without cursor to restart the search from the first page. -> fix_arguments\n"
-    "- Also: INTERNAL -> stop_and_tell_user.\n"
-    "Retry only UNAVAILABLE, TIMEOUT: wait retry_after, else 2 s doubling up to 30 s. After 2 consecutive failures, stop and tell the user."
+    "Timeout 120 s (long-running). Retry UNAVAILABLE, TIMEOUT with backoff 2-30 s; stop after 2 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.

@@ -31,7 +31,7 @@ def build(
     cache = BuildCache(None if no_cache else root)
 
     files = manifest_files(sources)
-    key = tree_key(files, out, label)
+    key = tree_key(files, out, label + ("\0parameters" if config.describe_parameters else ""))
     record = cache.tree_record()
     if record is not None and record.get("key") == key and tree_matches(out, record):
         typer.echo(f"{out}: up to date ({len(files)} manifest{'s' if len(files) != 1 else ''}, no changes)", err=True)
@@ -50,7 +50,7 @@ def build(
             if progress is not None:
                 progress("loading manifests", 1, 1)
             result = render_tree(loaded.contracts, root=config.root, contracts_label=label, cache=cache,
-                                 progress=progress)
+                                 progress=progress, describe_parameters=config.describe_parameters)
     print_diagnostics(loaded.diagnostics)
     if result is None:
         typer.echo(f"{out}: not written; fix the manifests above", err=True)

@@ -1,51 +1,95 @@
 """Model-facing text: one compact description per tool version and the shared agent-instruction snippet.
 
-Paid on every request, so every line earns its place: purpose first, then parameters, what success
-returns (and what an empty result means), version and timeout, and the error contract near the end,
-where the model looks once a call failed. The action vocabulary is defined once, in the snippet.
+Paid on every request, so every line earns its place. Per tool: the author's description, then only
+what is specific to this contract: what an empty result means, deprecation, the declared errors the
+model can plan for (with their action) and one line of timeout and retry facts. What every tool
+shares (the envelope, the action vocabulary, the generic codes) is in the snippet, once. The
+parameter listing is off by default: every export carries the input schema; hosts that drop schema
+descriptions turn it on (``describe_parameters``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..runtime.codes import ACTIONS, CODES
-from ..runtime.contract import Contract
+from ..runtime.contract import Contract, ErrorSpec
 from ..runtime.pointer import unescape_token
 
 _MAX_ENUM = 8
+#: Codes any tool may return for the same reasons; the snippet explains them once.
+GENERIC_CODES = ("INVALID_ARGUMENT", "VERSION_MISMATCH", "INTERNAL")
+#: A sentence that invites another call, unless negated before the invitation ("do not call again").
+_INVITES_RETRY = re.compile(r"\b(?:call|try|send)\b[^.;]*?\bagain\b|\bretry\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|no)\b|n't\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def describe_tool(contract: Contract) -> str:
-    lines = [_sentence(contract.summary) + " " + contract.description.strip()]
-    params = _parameters(contract.input_schema)
-    if params:
-        lines += ["", "Parameters:", *params]
-    lines += ["", "Returns: " + _returns(contract.output_schema)]
+def describe_tool(contract: Contract, *, parameters: bool = False) -> str:
+    """The model-facing description; ``parameters`` adds the argument list and the result's fields."""
+    lines = _purpose(contract)
+    if parameters:
+        listed = _parameters(contract.input_schema)
+        if listed:
+            lines += ["Parameters:", *listed]
+        lines.append("Returns: " + _returns(contract.output_schema))
     if contract.empty_result is not None:
         where = contract.empty_result.pointer or "the output"
         lines.append(f"Empty result ({where} empty): {contract.empty_result.meaning.strip()}")
     if contract.partial_results:
-        lines.append("Some errors carry partial_results: real but incomplete data; say it may be incomplete.")
-    lines.append(_version_line(contract))
-    lines += ["", "Errors (code: meaning -> action):", *_errors(contract), _retry(contract)]
+        lines.append("Some errors carry partial_results.")
+    deprecation = _deprecation(contract)
+    if deprecation:
+        lines.append(deprecation)
+    errors = _errors(contract)
+    if errors:
+        lines += ["Errors:", *errors]
+    facts = _facts(contract)
+    if facts:
+        lines.append(facts)
     return "\n".join(lines)
 
 
 def agent_instructions() -> str:
-    """The action vocabulary, once for all tools: what to do with each ``action`` in an error."""
+    """What every tool shares, once: the envelope, the action vocabulary and the generic codes."""
     lines = [
         ('Every tool returns {"status": "ok", "output": ...} or {"status": "error", "error": {"code", '
          '"message", "action", "retryable", ...}}. After an error, do what its "action" says:'),
     ]
     lines += [f"- {name}: {text}" for name, text in ACTIONS.items()]
-    lines.append(
-        "Never invent a result after an error. When the error carries a budget that is exhausted, stop "
-        "retrying. partial_results, when present, are real but incomplete."
-    )
+    lines += [
+        "Any tool may also return these codes:",
+        ("- INVALID_ARGUMENT: the arguments break the tool's input schema; field and expected say where "
+         "and what -> fix_arguments"),
+        ("- VERSION_MISMATCH: the call is shaped like another version of the tool; migration says how "
+         "to update it -> fix_arguments"),
+        "- INTERNAL: a defect in the tool; give the user the ref -> stop_and_tell_user",
+        ("- TIMEOUT or UNAVAILABLE: the tool missed its deadline or is overloaded -> the action in the "
+         "error (a tool's description lists the codes it retries)"),
+        ("Never invent a result after an error. When the error carries a budget that is exhausted, stop "
+         "retrying. partial_results, when present, are real but incomplete."),
+    ]
     return "\n".join(lines)
+
+
+def _purpose(contract: Contract) -> list[str]:
+    """The author's summary and description as lines, the summary left out when the description
+    already opens with it (a summary is usually the description's first sentence)."""
+    summary = " ".join(contract.summary.split())
+    description = [line.strip() for line in contract.description.strip().splitlines() if line.strip()]
+    if not description:
+        return [_sentence(summary)] if summary else []
+    opening = _SENTENCE_END.split(description[0], maxsplit=1)[0]
+    if not summary or _plain(description[0]).startswith(_plain(summary)) or _plain(opening) == _plain(summary):
+        return description
+    return [_sentence(summary) + " " + description[0], *description[1:]]
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).rstrip(".!?:; ").lower()
 
 
 def _sentence(text: str) -> str:
@@ -146,23 +190,20 @@ def _returns(schema: Mapping[str, Any]) -> str:
     return ", ".join(parts) + "."
 
 
-def _version_line(contract: Contract) -> str:
-    text = f"Version {contract.version}."
-    if contract.timeout.seconds is not None:
-        text += f" Timeout {_num(contract.timeout.seconds)} s"
-        text += " (long-running)." if contract.timeout.long_running else "."
+def _deprecation(contract: Contract) -> str:
     deprecation = contract.deprecation
-    if deprecation is not None:
-        text += " DEPRECATED"
-        if deprecation.since:
-            text += f" since {deprecation.since}"
-        if deprecation.sunset:
-            text += f", removed after {deprecation.sunset}"
-        text += "."
-        if deprecation.replacement:
-            text += f" Use {deprecation.replacement} instead."
-        if deprecation.message:
-            text += " " + _sentence(deprecation.message)
+    if deprecation is None:
+        return ""
+    text = "DEPRECATED"
+    if deprecation.since:
+        text += f" since {deprecation.since}"
+    if deprecation.sunset:
+        text += f", removed after {deprecation.sunset}"
+    text += "."
+    if deprecation.replacement:
+        text += f" Use {deprecation.replacement} instead."
+    if deprecation.message:
+        text += " " + _sentence(deprecation.message)
     return text
 
 
@@ -178,35 +219,67 @@ def effective_action(contract: Contract, code: str, action: str | None = None,
     return default
 
 
+def listed_errors(contract: Contract) -> list[ErrorSpec]:
+    """The declared errors the description lists: those the model can plan for. Left out: a generic
+    code (the snippet explains it) and a retried transient code (the facts line names it), unless
+    the error names a field or changes the code's usual action."""
+    listed = []
+    for spec in contract.errors:
+        action = effective_action(contract, spec.code, spec.action, spec.retryable)
+        usual = action == CODES[spec.code].action
+        covered = spec.code in GENERIC_CODES or (
+            action == "retry_later" and spec.code in contract.retry.retryable_codes)
+        if spec.field or not usual or not covered:
+            listed.append(spec)
+    return listed
+
+
 def _errors(contract: Contract) -> list[str]:
     lines = []
-    for spec in contract.errors:
+    for spec in listed_errors(contract):
         where = f" [{spec.field}]" if spec.field else ""
         action = effective_action(contract, spec.code, spec.action, spec.retryable)
-        lines.append(f"- {spec.code}{where}: {spec.message.strip()} -> {action}")
+        lines.append(f"- {spec.code}{where}: {agreeing_message(spec.message, action, spec.code)} -> {action}")
     if contract.migrations:
-        lines.append(f"- VERSION_MISMATCH: the arguments match an older version of this tool; "
-                     f"apply the migration in the error -> {CODES['VERSION_MISMATCH'].action}")
-    declared = {spec.code for spec in contract.errors}
-    generic = [code for code in ("INVALID_ARGUMENT", "TIMEOUT", "INTERNAL") if code not in declared]
-    lines.append("- Also: " + ", ".join(f"{code} -> {effective_action(contract, code)}" for code in generic) + ".")
+        lines.append("- VERSION_MISMATCH: the arguments match an older version of this tool; apply the "
+                     f"migration in the error -> {CODES['VERSION_MISMATCH'].action}")
     return lines
 
 
-def _retry(contract: Contract) -> str:
+def agreeing_message(message: str, action: str, code: str) -> str:
+    """``message`` without the sentences that contradict ``action``: a stop or escalate action never
+    comes with an invitation to call again (an author's retry advice for a code the contract does not
+    retry, say). Falls back to the code's meaning when nothing is left."""
+    sentences = [s for s in _SENTENCE_END.split(" ".join(message.split())) if s]
+    if action in ("stop_and_tell_user", "escalate"):
+        sentences = [s for s in sentences if not invites_retry(s)]
+    return " ".join(sentences) or CODES[code].meaning
+
+
+def invites_retry(sentence: str) -> bool:
+    """Whether a sentence tells the model to call again (and does not say not to)."""
+    match = _INVITES_RETRY.search(sentence)
+    return match is not None and not _NEGATION.search(sentence[: match.start()])
+
+
+def _facts(contract: Contract) -> str:
+    """Timeout and retry facts, one line."""
+    parts = []
+    if contract.timeout.seconds is not None:
+        parts.append(f"Timeout {_num(contract.timeout.seconds)} s"
+                     + (" (long-running)." if contract.timeout.long_running else "."))
     retry = contract.retry
     if not retry.retryable_codes:
-        return "Retry: never call again unchanged after an error."
-    backoff = retry.backoff
-    text = (f"Retry only {', '.join(retry.retryable_codes)}: wait retry_after, else {_num(backoff.initial)} s "
-            f"doubling" if backoff.multiplier == 2 else
-            f"Retry only {', '.join(retry.retryable_codes)}: wait retry_after, else {_num(backoff.initial)} s "
-            f"x{_num(backoff.multiplier)}")
-    text += f" up to {_num(backoff.maximum)} s."
-    if retry.failure_budget is not None:
-        text += (f" After {retry.failure_budget} consecutive failure{'s' if retry.failure_budget != 1 else ''}, "
-                 "stop and tell the user.")
-    return text
+        parts.append("No error is retried unchanged.")
+    else:
+        backoff = retry.backoff
+        text = (f"Retry {', '.join(retry.retryable_codes)} with backoff "
+                f"{_num(backoff.initial)}-{_num(backoff.maximum)} s")
+        if retry.failure_budget is not None:
+            text += (f"; stop after {retry.failure_budget} failures in a row" if retry.failure_budget != 1
+                     else "; stop after 1 failure")
+        parts.append(text + ".")
+    return " ".join(parts)
 
 
 def _num(value: Any) -> str:

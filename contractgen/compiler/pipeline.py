@@ -60,7 +60,7 @@ def display_source(source: str, root: Path) -> str:
 
 
 def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cache: BuildCache,
-                progress: Progress | None = None) -> RenderResult:
+                progress: Progress | None = None, describe_parameters: bool = False) -> RenderResult:
     """Every output file for ``contracts``, formatted, as ``{relative path: text}``."""
     from ..codegen.models import ModelRequest, ModelsError, generate_models
     from .cache import build_salt
@@ -79,7 +79,8 @@ def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cac
     texts: dict[str, str] = {}
     for tool in selected:
         source = display_source(tool.source, root)
-        keys[tool.module] = sha256(salt, "tool", source, Path(tool.source).read_bytes())
+        keys[tool.module] = sha256(salt, "tool", source, Path(tool.source).read_bytes(),
+                                   "parameters" if describe_parameters else "")
         hit = cache.get("tools", keys[tool.module])
         if hit is not None:
             texts[f"{tool.module}.py"] = hit
@@ -102,7 +103,8 @@ def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cac
         if clash:
             diagnostics.extend(clash)
             continue
-        raw[f"{tool.module}.py"] = render_tool_module(_with_display_source(tool, root), models[tool.module])
+        raw[f"{tool.module}.py"] = render_tool_module(_with_display_source(tool, root), models[tool.module],
+                                                      describe_parameters=describe_parameters)
         _report(progress, "rendering modules", index + 1, len(missing))
     if diagnostics:
         return RenderResult({}, tuple(diagnostics), stats)

@@ -93,9 +93,9 @@ def module_names(tool: ToolVersion, models: ModelCode) -> dict[str, str]:
     return names
 
 
-def render_tool_module(tool: ToolVersion, models: ModelCode) -> str:
+def render_tool_module(tool: ToolVersion, models: ModelCode, *, describe_parameters: bool = False) -> str:
     contract = tool.contract
-    description = describe_tool(contract)
+    description = describe_tool(contract, parameters=describe_parameters)
     used_types: set[str] = set()
     # The contract's errors are the error classes' specs, written once (on the classes).
     overrides = {"input_schema": "INPUT_SCHEMA", "output_schema": "OUTPUT_SCHEMA"}

@@ -41,9 +41,7 @@ class GetWeatherV1Input(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    city: Annotated[
-        str, Field(description="City name, e.g. Paris.", examples=["Paris"], min_length=1)
-    ]
+    city: Annotated[str, Field(description="City name", examples=["Paris"], min_length=1)]
     units: Annotated[Literal["metric", "imperial"] | None, Field(description="Unit system.")] = (
         "metric"
     )
@@ -75,19 +73,9 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Current weather for a city. Returns the current temperature and conditions for one city. Use it when the user asks about the weather now, not for forecasts.\n"
-    "\n"
-    "Parameters:\n"
-    '- city (string; required; >= 1 chars; e.g. "Paris"): City name, e.g. Paris.\n'
-    '- units (one of "metric" | "imperial"; default "metric"): Unit system.\n'
-    "No other parameters are accepted.\n"
-    "\n"
-    "Returns: temperature (number), conditions (string).\n"
-    "Version 1.0.0. Timeout 30 s.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
+    "Errors:\n"
     "- NOT_FOUND [/city]: No city has this name. Ask the user to spell it or name a nearby larger city. -> stop_and_tell_user\n"
-    "- Also: INVALID_ARGUMENT -> fix_arguments, TIMEOUT -> retry_later, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, TIMEOUT, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 2 consecutive failures, stop and tell the user."
+    "Timeout 30 s. Retry RATE_LIMITED, TIMEOUT, UNAVAILABLE with backoff 0.5-30 s; stop after 2 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.
@@ -99,7 +87,8 @@ INPUT_SCHEMA: dict[str, Any] = {
         "city": {
             "type": "string",
             "minLength": 1,
-            "description": "City name, e.g. Paris.",
+            "description": "City name",
+            "e.g. Paris.": None,
             "examples": ["Paris"],
         },
         "units": {

@@ -191,32 +191,7 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Echo arguments whose defaults are objects, arrays, dates and references. Every default here is a JSON literal that the generated field type must accept under mypy --strict.\n"
-    "\n"
-    "Parameters:\n"
-    "- options (object; default {}): The options argument.\n"
-    '- filled (object; default {"verbose": true, "tags": ["a"]}): The filled argument.\n'
-    '- origin (object; default {"x": 1}): The origin argument.\n'
-    '- points (array of object; default [{"x": 1, "y": 2}]): The points argument.\n'
-    "- empty_points (array of object; default []): The empty_points argument.\n"
-    '- nested (object; default {"inner": {"a": "q"}}): The nested argument.\n'
-    '- open_map (object; default {"k": 1}): The open_map argument.\n'
-    '- anything (any; default {"k": [1, 2]}): The anything argument.\n'
-    '- union (object or string; default {"a": 1}): The union argument.\n'
-    "- nullable_obj (object or null; default null): The nullable_obj argument.\n"
-    '- matrix (array of array of object; default [[{"v": 1}]]): The matrix argument.\n'
-    '- when (string, date; default "2026-01-01"): The when argument.\n'
-    '- stamp (string, date-time; default "2026-01-01T00:00:00Z"): The stamp argument.\n'
-    '- kind (one of "a" | "b"; default "a"): The kind argument.\n'
-    '- req_with_default (object; required; default {"q": 3}): The req_with_default argument.\n'
-    '- tuple_like (array; default [1, "x"]): The tuple_like argument.\n'
-    '- aliased (object; default {"class": 1, "a-b": "x"}): The aliased argument.\n'
-    "\n"
-    "Returns: result (object, optional), list (array of object, optional).\n"
-    "Version 1.0.0. Timeout 30 s.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
-    "- Also: INVALID_ARGUMENT -> fix_arguments, TIMEOUT -> retry_later, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, TIMEOUT, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 2 consecutive failures, stop and tell the user."
+    "Timeout 30 s. Retry RATE_LIMITED, TIMEOUT, UNAVAILABLE with backoff 0.5-30 s; stop after 2 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.

@@ -105,26 +105,11 @@ class VersionMismatch(VersionMismatchError):
 DESCRIPTION = (
     "Strings that try to break out of generated code: Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ bac. Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\n"
     "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا\n"
-    "\n"
-    "Parameters:\n"
-    '- mode (one of "Quote \\" and \' and \\"\\"\\"triple\\"\\"\\" and \'\'\'single triple\'\'\' \\\\ back\\\\slash \\\\n not-a-newline\\nreal newline {{ jinja }} {% block %} ${x} __import__(\'os\').system(\'echo pwned\') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا" | "plain" | "a\\"b" | "{{ x }}"; required): Quote " and \' and """triple""" and \'\'\'single triple\'\'\' \\ back\\slash \\n not-a-newline\n'
-    "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا\n"
-    "- note (string; pattern ^[^\"'\\\\]*$|.*; default \"Quote \\\" and ' and \\\"\\\"\\\"triple\\\"\\\"\\\" and '''single triple''' \\\\ back\\\\slash \\\\n not-a-newline\\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا\"; e.g. \"Quote \\\" and ' and \\\"\\\"\\\"triple\\\"\\\"\\\" and '''single triple''' \\\\ back\\\\slash \\\\n not-a-newline\\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا\"): Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\n"
-    "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا\n"
-    "- import (string): keyword property Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\n"
-    "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا\n"
-    "- with space (integer; default 3)\n"
-    "No other parameters are accepted.\n"
-    "\n"
-    "Returns: echo (string).\n"
-    'Version 1.0.0. Timeout 30 s. DEPRECATED. Use Quote " and \' and """triple""" and \'\'\'si instead. Quote " and \' and """triple""" and \'\'\'single triple\'\'\' \\ back\\slash \\n not-a-newline\n'
+    'DEPRECATED. Use Quote " and \' and """triple""" and \'\'\'si instead. Quote " and \' and """triple""" and \'\'\'single triple\'\'\' \\ back\\slash \\n not-a-newline\n'
     "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
-    "- INVALID_ARGUMENT [/mode]: Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\n"
-    "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا -> fix_arguments\n"
-    "- Also: TIMEOUT -> retry_later, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, TIMEOUT, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 2 consecutive failures, stop and tell the user."
+    "Errors:\n"
+    "- INVALID_ARGUMENT [/mode]: Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا -> fix_arguments\n"
+    "Timeout 30 s. Retry RATE_LIMITED, TIMEOUT, UNAVAILABLE with backoff 0.5-30 s; stop after 2 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.

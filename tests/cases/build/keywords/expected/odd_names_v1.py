@@ -85,29 +85,7 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Properties whose names are Python keywords or not identifiers. Exercises aliases, nested objects, $defs, definitions, recursion and enums of odd values.\n"
-    "\n"
-    "Parameters:\n"
-    "- class (string; required): A keyword.\n"
-    "- from (string, date; required)\n"
-    "- page-size (integer; required; 1-100)\n"
-    "- 2fa (boolean)\n"
-    '- x y (one of "a b" | "c-d" | "1")\n'
-    "- self (string)\n"
-    "- model_config (string)\n"
-    "- schema (string)\n"
-    "- __dunder (string)\n"
-    "- node (object)\n"
-    "- legacy (object)\n"
-    '- status (one of "on" | "off")\n'
-    "- nested (object)\n"
-    "No other parameters are accepted.\n"
-    "\n"
-    'Returns: ok (boolean), status (one of "done" | "queued", optional), return (string, optional).\n'
-    "Version 1.0.0. Timeout 30 s.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
-    "- Also: INVALID_ARGUMENT -> fix_arguments, TIMEOUT -> retry_later, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, TIMEOUT, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 2 consecutive failures, stop and tell the user."
+    "Timeout 30 s. Retry RATE_LIMITED, TIMEOUT, UNAVAILABLE with backoff 0.5-30 s; stop after 2 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.

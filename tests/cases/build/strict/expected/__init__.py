@@ -62,5 +62,10 @@ AGENT_INSTRUCTIONS = (
     "- retry_later: Wait at least retry_after seconds (or a short backoff), then call again unchanged.\n"
     "- stop_and_tell_user: Do not call the tool again for this request; tell the user what happened.\n"
     "- escalate: Do not retry; ask the user (or an operator) to resolve the blocker first.\n"
+    "Any tool may also return these codes:\n"
+    "- INVALID_ARGUMENT: the arguments break the tool's input schema; field and expected say where and what -> fix_arguments\n"
+    "- VERSION_MISMATCH: the call is shaped like another version of the tool; migration says how to update it -> fix_arguments\n"
+    "- INTERNAL: a defect in the tool; give the user the ref -> stop_and_tell_user\n"
+    "- TIMEOUT or UNAVAILABLE: the tool missed its deadline or is overloaded -> the action in the error (a tool's description lists the codes it retries)\n"
     "Never invent a result after an error. When the error carries a budget that is exhausted, stop retrying. partial_results, when present, are real but incomplete."
 )

@@ -56,18 +56,7 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Add two numbers. Returns the sum of a and b. Use it for exact arithmetic.\n"
-    "\n"
-    "Parameters:\n"
-    "- a (number; required; e.g. 1.5): First addend.\n"
-    "- b (number; required): Second addend.\n"
-    "No other parameters are accepted.\n"
-    "\n"
-    "Returns: sum (number).\n"
-    "Version 1.0.0. Timeout 30 s.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
-    "- Also: INVALID_ARGUMENT -> fix_arguments, TIMEOUT -> retry_later, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, TIMEOUT, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 2 consecutive failures, stop and tell the user."
+    "Timeout 30 s. Retry RATE_LIMITED, TIMEOUT, UNAVAILABLE with backoff 0.5-30 s; stop after 2 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.

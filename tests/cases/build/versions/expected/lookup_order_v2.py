@@ -38,9 +38,7 @@ class LookupOrderV2Input(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    order_id: Annotated[
-        str, Field(description="Order identifier, e.g. ord_123456.", pattern="^ord_[0-9]{6}$")
-    ]
+    order_id: Annotated[str, Field(description="Order identifier", pattern="^ord_[0-9]{6}$")]
 
 
 class LookupOrderV2Output(BaseModel):
@@ -54,18 +52,9 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Look up an order by its identifier. Returns an order's status. Version 2 takes order_id (with the shop prefix) instead of order.\n"
-    "\n"
-    "Parameters:\n"
-    "- order_id (string; required; pattern ^ord_[0-9]{6}$): Order identifier, e.g. ord_123456.\n"
-    "No other parameters are accepted.\n"
-    "\n"
-    'Returns: status (one of "open" | "shipped" | "delivered" | "returned").\n'
-    "Version 2.0.0. Timeout 30 s.\n"
-    "\n"
-    "Errors (code: meaning -> action):\n"
+    "Errors:\n"
     "- VERSION_MISMATCH: the arguments match an older version of this tool; apply the migration in the error -> fix_arguments\n"
-    "- Also: INVALID_ARGUMENT -> fix_arguments, TIMEOUT -> retry_later, INTERNAL -> stop_and_tell_user.\n"
-    "Retry only RATE_LIMITED, TIMEOUT, UNAVAILABLE: wait retry_after, else 0.5 s doubling up to 30 s. After 2 consecutive failures, stop and tell the user."
+    "Timeout 30 s. Retry RATE_LIMITED, TIMEOUT, UNAVAILABLE with backoff 0.5-30 s; stop after 2 failures in a row."
 )
 
 #: The wire schemas (JSON Schema 2020-12), shared by the contract and the exports: treat as read-only.
@@ -77,7 +66,8 @@ INPUT_SCHEMA: dict[str, Any] = {
         "order_id": {
             "type": "string",
             "pattern": "^ord_[0-9]{6}$",
-            "description": "Order identifier, e.g. ord_123456.",
+            "description": "Order identifier",
+            "e.g. ord_123456.": None,
         }
     },
 }
@@ -128,28 +118,11 @@ OPENAI_TOOL: dict[str, Any] = {
 }
 
 #: The OpenAI strict-mode variant, or None with the reason in OPENAI_STRICT_UNAVAILABLE.
-OPENAI_STRICT_TOOL: dict[str, Any] | None = {
-    "type": "function",
-    "function": {
-        "name": "lookup_order",
-        "description": DESCRIPTION,
-        "parameters": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["order_id"],
-            "properties": {
-                "order_id": {
-                    "type": "string",
-                    "pattern": "^ord_[0-9]{6}$",
-                    "description": "Order identifier, e.g. ord_123456.",
-                }
-            },
-        },
-        "strict": True,
-    },
-}
+OPENAI_STRICT_TOOL: dict[str, Any] | None = None
 
-OPENAI_STRICT_UNAVAILABLE: str | None = None
+OPENAI_STRICT_UNAVAILABLE: str | None = (
+    "#/properties/order_id/e.g. ord_123456.: keyword 'e.g. ord_123456.' is not supported in strict mode"
+)
 
 ANTHROPIC_TOOL: dict[str, Any] = {
     "name": "lookup_order",

@@ -41,7 +41,9 @@ class GetWeatherV1Input(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    city: Annotated[str, Field(description="City name", examples=["Paris"], min_length=1)]
+    city: Annotated[
+        str, Field(description="City name, e.g. Paris.", examples=["Paris"], min_length=1)
+    ]
     units: Annotated[Literal["metric", "imperial"] | None, Field(description="Unit system.")] = (
         "metric"
     )
@@ -87,8 +89,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         "city": {
             "type": "string",
             "minLength": 1,
-            "description": "City name",
-            "e.g. Paris.": None,
+            "description": "City name, e.g. Paris.",
             "examples": ["Paris"],
         },
         "units": {

@@ -38,7 +38,9 @@ class LookupOrderV2Input(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    order_id: Annotated[str, Field(description="Order identifier", pattern="^ord_[0-9]{6}$")]
+    order_id: Annotated[
+        str, Field(description="Order identifier, e.g. ord_123456.", pattern="^ord_[0-9]{6}$")
+    ]
 
 
 class LookupOrderV2Output(BaseModel):
@@ -66,8 +68,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         "order_id": {
             "type": "string",
             "pattern": "^ord_[0-9]{6}$",
-            "description": "Order identifier",
-            "e.g. ord_123456.": None,
+            "description": "Order identifier, e.g. ord_123456.",
         }
     },
 }
@@ -118,11 +119,28 @@ OPENAI_TOOL: dict[str, Any] = {
 }
 
 #: The OpenAI strict-mode variant, or None with the reason in OPENAI_STRICT_UNAVAILABLE.
-OPENAI_STRICT_TOOL: dict[str, Any] | None = None
+OPENAI_STRICT_TOOL: dict[str, Any] | None = {
+    "type": "function",
+    "function": {
+        "name": "lookup_order",
+        "description": DESCRIPTION,
+        "parameters": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["order_id"],
+            "properties": {
+                "order_id": {
+                    "type": "string",
+                    "pattern": "^ord_[0-9]{6}$",
+                    "description": "Order identifier, e.g. ord_123456.",
+                }
+            },
+        },
+        "strict": True,
+    },
+}
 
-OPENAI_STRICT_UNAVAILABLE: str | None = (
-    "#/properties/order_id/e.g. ord_123456.: keyword 'e.g. ord_123456.' is not supported in strict mode"
-)
+OPENAI_STRICT_UNAVAILABLE: str | None = None
 
 ANTHROPIC_TOOL: dict[str, Any] = {
     "name": "lookup_order",

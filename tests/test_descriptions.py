@@ -209,3 +209,14 @@ def test_bundled_errors_the_model_can_plan_for_are_listed(module: str) -> None:
         assert "- TIMEOUT" not in description and "- UNAVAILABLE" not in description
         assert "Retry UNAVAILABLE, TIMEOUT with backoff 2-30 s" in description
         assert "Timeout 120 s (long-running)." in description
+
+
+@pytest.mark.parametrize("document", ["README.md", "docs/build.md"])
+def test_documented_description_is_the_generated_one(document: str) -> None:
+    """The DESCRIPTION shown in the docs is the one in generated/, to the character."""
+    text = (ROOT / document).read_text("utf-8")
+    shown = re.findall(r"<!-- DESCRIPTION (\w+) -->\n```text\n(.*?)\n```", text, re.DOTALL)
+    assert shown, f"{document} shows no generated DESCRIPTION"
+    for module, block in shown:
+        description, _ = _module_constants(ROOT / "generated" / f"{module}.py")
+        assert block == description, f"{document}: the DESCRIPTION of {module} changed; copy it from generated/"

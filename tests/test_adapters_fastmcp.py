@@ -1,7 +1,8 @@
-"""FastMCP adapter: what a FastMCP server lists is the contract's MCP export (wrapped or not), and an
-agent loop over FastMCP's own client (FastMCP has no model loop of its own: the host's loop feeds a
-scripted model the results the client returns) sees retry_later then stop_and_tell_user, and
-fix_arguments then success; the budget counts per MCP session."""
+"""FastMCP adapter: what a FastMCP server lists is the contract's MCP export (wrapped or not); FastMCP
+has no model loop of its own, so the agent-level scenarios run twice: a host loop over FastMCP's own
+client feeding a scripted model, and pydantic-ai's agent loop (scripted FunctionModel) using the
+server through its MCP client. Both see retry_later then stop_and_tell_user, and fix_arguments then
+success; the budget counts per MCP session, including a host-sent ``_meta`` session."""
 
 from __future__ import annotations
 
@@ -121,3 +122,51 @@ def test_request_ids_reach_the_guards_telemetry() -> None:
     anyio.run(main)
     ids = traced.attribute("gen_ai.tool.call.id")
     assert len(ids) == 2 and all(ids) and ids[0] != ids[1]
+
+
+def agent_over_mcp(scenario: str, upstream: str) -> tuple[list[Any], Any]:
+    """pydantic-ai's agent loop (scripted FunctionModel) using the FastMCP server through its MCP client;
+    the host sends the conversation id in ``_meta`` (FastMCP's default protocol has no stable session)."""
+    from pydantic_ai import Agent
+    from pydantic_ai.mcp import MCPToolset
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    server = FastMCP("fx")
+    add_guarded_tools(server, rates_tool(upstream))
+    seen: list[Any] = []
+
+    async def with_session(ctx: Any, call_tool: Any, name: str, args: dict[str, Any]) -> Any:
+        return await call_tool(name, args, metadata={"contractgen/session": ctx.conversation_id})
+
+    def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        returns = [p for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
+        seen.append(returns)
+        received = [json.loads(p.content) if p.outcome == "failed" else {"status": "ok", "output": p.content}
+                    for p in returns]
+        arguments = next_arguments(scenario, received)
+        if arguments is None:
+            return ModelResponse(parts=[TextPart("done")])
+        return ModelResponse(parts=[ToolCallPart("get_exchange_rate", arguments, tool_call_id=f"c{len(returns)}")])
+
+    # "failed": an isError result reaches the model as a failed tool return, without spending retries
+    toolset = MCPToolset(server, tool_error_behavior="failed", process_tool_call=with_session)
+    agent = Agent(FunctionModel(model), toolsets=[toolset])
+    result = anyio.run(lambda: agent.run("EUR to USD?", conversation_id="conv-1"))
+    return seen, result
+
+
+def test_an_agent_over_the_mcp_client_upstream_down() -> None:
+    seen, _ = agent_over_mcp("down", "down")
+    returns = seen[-1]
+    assert [p.outcome for p in returns] == ["failed", "failed"]
+    assert_down_scenario([json.loads(p.content) for p in returns], calls_made=len(seen) - 1)
+
+
+def test_an_agent_over_the_mcp_client_bad_argument() -> None:
+    seen, _ = agent_over_mcp("bad_argument", "up")
+    first, second = seen[-1]
+    error = json.loads(first.content)["error"]
+    assert first.outcome == "failed" and (error["action"], error["field"]) == ("fix_arguments", "/base")
+    # on success an MCP host hands the model the structuredContent: the bare output
+    assert second.outcome == "success" and second.content["base"] == "EUR" and len(seen) == 3

@@ -18,7 +18,9 @@ from ..diagnostics import Diagnostic
 from ..diagnostics import Level as DiagnosticLevel
 from ..diff import RULES, Context, Level, parse_settings, resolve_inputs, run_diff
 from ..diff.engine import RuleError
+from ..diff.levels import GROUPS, group_of
 from ..diff.render import RENDERERS, Labels, render_text, summary
+from ..diff.sarif import render_sarif
 from .output import EXIT_INVALID, print_diagnostics
 
 
@@ -28,6 +30,10 @@ class Format(str, Enum):
     markdown = "markdown"
     github = "github"
     junit = "junit"
+    sarif = "sarif"
+
+
+_RENDERERS = {**RENDERERS, "sarif": render_sarif}
 
 
 class FailOn(str, Enum):
@@ -98,7 +104,7 @@ def diff(
         colour = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         text = render_text(report, labels, color=colour)
     else:
-        text = RENDERERS[output_format.value](report, labels)
+        text = _RENDERERS[output_format.value](report, labels)
     if output is not None:
         output.write_text(text, "utf-8")
         typer.echo(summary(report), err=True)
@@ -114,14 +120,16 @@ def _usage(message: str, hint: str | None) -> Diagnostic:
 def _rules_listing(output_format: Format) -> str:
     if output_format is Format.json:
         return json.dumps([{"id": r.id, "level": r.level.value, "tag": r.level.tag, "direction": r.direction.value,
-                            "scope": r.scope.value, "summary": r.summary, "rationale": r.rationale,
+                            "scope": r.scope.value, "group": group_of(r), "summary": r.summary, "rationale": r.rationale,
                             "witness": r.witness,
                             "strict_level": r.strict_level.value if r.strict_level else None} for r in RULES],
                           indent=2) + "\n"
     width = max(len(r.id) for r in RULES)
-    lines = [f"{'LEVEL':<5} {'RULE':<{width}}  {'DIRECTION':<9}  SUMMARY"]
+    lines = [f"{'LEVEL':<5} {'RULE':<{width}}  {'GROUP':<7}  SUMMARY"]
     for rule in RULES:
-        lines.append(f"{rule.level.tag:<5} {rule.id:<{width}}  {rule.direction.value:<9}  {rule.summary}")
+        lines.append(f"{rule.level.tag:<5} {rule.id:<{width}}  {group_of(rule):<7}  {rule.summary}")
+    lines += ["", "Groups (for [tool.contractgen.diff.levels]):"]
+    lines += [f"  {name:<7}  {meaning}" for name, meaning in GROUPS.items()]
     return "\n".join(lines) + "\n"
 
 

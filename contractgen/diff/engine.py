@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..ir import ToolVersion
 from .ignores import DiffSettings, IgnoreEntry
+from .levels import apply_levels
 from .model import Context, Direction, Finding, Hit, Level, Scope
 from .registry import RULES, Rule
 from .rules._versions import content_key, is_major_bump
@@ -40,6 +41,7 @@ class DiffReport:
 
 def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings: DiffSettings,
              context: Context, rules: Sequence[Rule] = RULES) -> DiffReport:
+    rules = apply_levels(rules, settings.levels)
     findings: list[Finding] = []
     for change in changes:
         for rule in rules:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..manifest.describe import did_you_mean
+from .levels import parse_levels
 from .model import Finding, Level
 
 _KEYS = {"rule", "tool", "fingerprint", "reason"}
+_TABLE_KEYS = {"fail_on", "ignore", "levels", "strict"}
 _FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
 
 
@@ -37,6 +40,8 @@ class DiffSettings:
     ignores: tuple[IgnoreEntry, ...] = ()
     fail_on: Level = Level.BREAKING
     strict: bool = False
+    #: rule ID or group -> level name or "off" (see levels.py)
+    levels: Mapping[str, str] = field(default_factory=dict)
 
 
 def parse_settings(table: Mapping[str, Any], rule_ids: set[str], where: str = "pyproject.toml") -> tuple[DiffSettings, list[Diagnostic]]:
@@ -47,8 +52,10 @@ def parse_settings(table: Mapping[str, Any], rule_ids: set[str], where: str = "p
     def bad(pointer: str, message: str, hint: str | None = None) -> None:
         problems.append(Diagnostic(where, base + pointer, message, hint=hint, code="invalid-diff-config"))
 
-    for key in sorted(set(table) - {"ignore", "fail_on", "strict"}):
-        bad(f"/{key}", f"unknown key '{key}' (expected one of: fail_on, ignore, strict)")
+    for key in sorted(set(table) - _TABLE_KEYS):
+        guess = did_you_mean(key, _TABLE_KEYS)
+        bad(f"/{key}", f"unknown key '{key}' (expected one of: {', '.join(sorted(_TABLE_KEYS))})",
+            hint=guess)
     fail_on = Level.BREAKING
     raw_fail = table.get("fail_on", "breaking")
     if raw_fail in ("breaking", "dangerous"):
@@ -59,6 +66,7 @@ def parse_settings(table: Mapping[str, Any], rule_ids: set[str], where: str = "p
     if not isinstance(strict, bool):
         bad("/strict", f"expected true or false (got {strict!r})")
         strict = False
+    levels = parse_levels(table.get("levels", {}), rule_ids, bad)
     entries: list[IgnoreEntry] = []
     raw = table.get("ignore", [])
     if not isinstance(raw, list):
@@ -87,11 +95,13 @@ def parse_settings(table: Mapping[str, Any], rule_ids: set[str], where: str = "p
             bad(pointer, "expected a 'rule' (with an optional 'tool') or a 'fingerprint'")
             continue
         elif rule not in rule_ids:
-            bad(f"{pointer}/rule", f"unknown rule '{rule}' (expected an ID from `contractgen diff --list-rules`)")
+            guess = did_you_mean(rule, rule_ids)
+            bad(f"{pointer}/rule", f"unknown rule '{rule}' (expected an ID from `contractgen diff --list-rules`)",
+                hint=guess)
             continue
         if tool is not None and not isinstance(tool, str):
             bad(f"{pointer}/tool", f"expected a tool name (got {tool!r})")
             continue
         reason = item.get("reason")
         entries.append(IgnoreEntry(rule, tool, fingerprint, str(reason) if reason is not None else None))
-    return DiffSettings(tuple(entries), fail_on, bool(strict)), problems
+    return DiffSettings(tuple(entries), fail_on, bool(strict), levels), problems

@@ -122,7 +122,7 @@ def test_every_rule_is_in_exactly_one_known_group() -> None:
 def test_a_rule_override_changes_the_verdict(tmp_path: Path) -> None:
     case = _with_config("input-maximum-lowered", tmp_path,
                         '[tool.contractgen.diff.levels]\n"input-maximum-lowered" = "dangerous"\n')
-    base_code, base_out, _ = run_case(CASES / "input-maximum-lowered")
+    _, base_out, _ = run_case(CASES / "input-maximum-lowered")
     code, out, err = run_case(case)
     assert code == 0, err
     levels = {f["rule"]: f["level"] for f in json.loads(out)["findings"]}

@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-
 from . import build as _build
 from . import check as _check
 from . import diff as _diff

@@ -10,6 +10,7 @@ from diff_support import CASES, case_dirs
 
 from contractgen.diff import RULES, Direction, Level, Scope
 from contractgen.diff import rules as rules_package
+from contractgen.diff.levels import group_of
 
 
 def test_rule_ids_are_unique_kebab_case_and_match_their_modules() -> None:
@@ -51,5 +52,5 @@ def test_list_rules_prints_every_rule_with_its_level() -> None:
     result = run_cli("diff", "--list-rules")
     assert result.returncode == 0, result.stderr
     for rule in RULES:
-        assert re.search(rf"^{rule.level.tag}\s+{re.escape(rule.id)}\s+{rule.direction.value}\s+"
+        assert re.search(rf"^{rule.level.tag}\s+{re.escape(rule.id)}\s+{rule.direction.value}\s+{group_of(rule)}\s+"
                          rf"{re.escape(rule.summary)}$", result.stdout, re.MULTILINE), rule.id

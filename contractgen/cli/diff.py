@@ -125,9 +125,10 @@ def _rules_listing(output_format: Format) -> str:
                             "strict_level": r.strict_level.value if r.strict_level else None} for r in RULES],
                           indent=2) + "\n"
     width = max(len(r.id) for r in RULES)
-    lines = [f"{'LEVEL':<5} {'RULE':<{width}}  {'GROUP':<7}  SUMMARY"]
+    lines = [f"{'LEVEL':<5} {'RULE':<{width}}  {'DIRECTION':<9}  {'GROUP':<7}  SUMMARY"]
     for rule in RULES:
-        lines.append(f"{rule.level.tag:<5} {rule.id:<{width}}  {group_of(rule):<7}  {rule.summary}")
+        lines.append(f"{rule.level.tag:<5} {rule.id:<{width}}  {rule.direction.value:<9}  {group_of(rule):<7}  "
+                     f"{rule.summary}")
     lines += ["", "Groups (for [tool.contractgen.diff.levels]):"]
     lines += [f"  {name:<7}  {meaning}" for name, meaning in GROUPS.items()]
     return "\n".join(lines) + "\n"

@@ -118,8 +118,8 @@ def test_tool_error_in_cause_chain_wins() -> None:
     assert call({"query": "q"}, implicit)["error"]["code"] == "UNAVAILABLE"
 
 
-@pytest.mark.parametrize("exc", [KeyboardInterrupt(), SystemExit(3), asyncio.CancelledError()])
-def test_interrupts_and_cancellation_are_not_swallowed(exc: BaseException) -> None:
+@pytest.mark.parametrize("exc", [KeyboardInterrupt(), SystemExit(3)])
+def test_interrupts_are_not_swallowed(exc: BaseException) -> None:
     def boom(_: Any) -> Any:
         raise exc
     with pytest.raises(type(exc)):
@@ -129,6 +129,18 @@ def test_interrupts_and_cancellation_are_not_swallowed(exc: BaseException) -> No
         raise exc
     with pytest.raises(type(exc)):
         asyncio.run(guard(SEARCH, aboom).acall({"query": "q"}))
+
+
+def test_a_cancelled_error_the_tool_raises_itself_is_its_failure() -> None:
+    """Nobody cancelled the caller: the tool's own CancelledError is INTERNAL, not a cancellation
+    (a real cancellation of the caller still propagates: test_runtime_timeout_budget.py)."""
+    def boom(_: Any) -> Any:
+        raise asyncio.CancelledError()
+    assert guard(SEARCH, boom)({"query": "q"})["error"]["code"] == "INTERNAL"
+
+    async def aboom(_: Any) -> Any:
+        raise asyncio.CancelledError()
+    assert asyncio.run(guard(SEARCH, aboom).acall({"query": "q"}))["error"]["code"] == "INTERNAL"
 
 
 def test_no_coercion_and_field_details() -> None:

@@ -91,3 +91,133 @@ async def with_deadline(awaitable: Any, seconds: float) -> tuple[Any, bool]:
         await asyncio.wait({task})  # let the work see its cancellation, as wait_for does
         return None, True
     return task.result(), False
+
+
+class _Abandoned(Exception):
+    """The work swallowed the deadline's cancellation and went on waiting: it was left behind."""
+
+
+class _Watch:
+    """The deadline's timer: it cancels the caller's task once, and remembers that it did."""
+
+    __slots__ = ("expired", "task")
+
+    def __init__(self, task: Any) -> None:
+        self.task = task
+        self.expired = False
+
+    def expire(self) -> None:
+        self.expired = True
+        self.task.cancel()
+
+
+#: abandoned work still running; a strong reference, so the loop does not drop a pending task
+_LEFT_BEHIND: set[Any] = set()
+
+
+class _Driven:
+    """Awaits ``it`` (an awaitable's iterator, maybe run to ``first`` already) in the caller's task,
+    and leaves it to run alone when it swallows the deadline's cancellation and waits again."""
+
+    __slots__ = ("first", "it", "left_behind", "watch")
+
+    def __init__(self, it: Any, first: Any, watch: _Watch) -> None:
+        self.it, self.first, self.watch = it, first, watch
+        self.left_behind: Any = None
+
+    def __await__(self) -> Any:
+        it, value = self.it, self.first
+        if value is NOT_STARTED:
+            try:
+                value = it.send(None)
+            except StopIteration as done:
+                return done.value
+        while True:
+            try:
+                sent = yield value
+            except GeneratorExit:
+                it.close()
+                raise
+            except BaseException as exc:  # noqa: B036, BLE001 - handed to the work, as await does
+                try:
+                    value = it.throw(exc)
+                except StopIteration as done:
+                    return done.value
+                if self.watch.expired and isinstance(exc, asyncio.CancelledError):
+                    # the work caught our cancellation and waits on: it runs on as its own task
+                    self.left_behind = asyncio.ensure_future(Resumed(it, value))
+                    _LEFT_BEHIND.add(self.left_behind)
+                    self.left_behind.add_done_callback(_LEFT_BEHIND.discard)
+                    raise _Abandoned from None
+            else:
+                try:
+                    value = it.send(sent)
+                except StopIteration as done:
+                    return done.value
+
+
+async def within_deadline(awaitable: Any, first: Any, seconds: float) -> tuple[Any, bool, Any]:
+    """Await work under a deadline that does not rely on its cooperation.
+
+    ``awaitable`` is a coroutine already run to its first suspension (``first`` is what it yielded)
+    or any awaitable (``first`` is NOT_STARTED). Returns ``(result, False, None)``, or
+    ``(None, True, task)`` at the deadline: the work is cancelled, and if it swallows the
+    cancellation and waits on, it is left running as ``task`` (else ``task`` is None). Outcomes of
+    the work after the deadline (a value, an exception) are not the caller's: it gets the deadline.
+    """
+    task = asyncio.current_task()
+    if task is None or not hasattr(task, "uncancel"):  # Python 3.10: the work runs as its own task
+        return await _own_task_deadline(awaitable, first, seconds)
+    watch = _Watch(task)
+    it = awaitable if first is not NOT_STARTED else awaitable.__await__()
+    driven = _Driven(it, first, watch)
+    handle = asyncio.get_running_loop().call_later(seconds, watch.expire)
+    try:
+        result = await driven
+    except _Abandoned:
+        task.uncancel()
+        _raise_if_cancelled(task)
+        return None, True, driven.left_behind
+    except BaseException:
+        if not watch.expired:
+            raise
+        task.uncancel()
+        _raise_if_cancelled(task)
+        return None, True, None
+    finally:
+        handle.cancel()
+    if watch.expired:  # the work answered our cancellation with a value: the deadline still passed
+        task.uncancel()
+        _raise_if_cancelled(task)
+        return None, True, None
+    return result, False, None
+
+
+def _raise_if_cancelled(task: Any) -> None:
+    if task.cancelling():  # someone else cancelled the caller as well: that wins
+        raise asyncio.CancelledError
+
+
+async def _own_task_deadline(awaitable: Any, first: Any, seconds: float) -> tuple[Any, bool, Any]:
+    work = asyncio.ensure_future(awaitable if first is NOT_STARTED else Resumed(awaitable, first))
+    try:
+        done, _ = await asyncio.wait({work}, timeout=seconds)
+    except asyncio.CancelledError:
+        work.cancel()
+        raise
+    if done:
+        return work.result(), False, None
+    work.cancel()
+    _LEFT_BEHIND.add(work)
+    work.add_done_callback(_LEFT_BEHIND.discard)
+    return None, True, work
+
+
+def cancelled_here() -> bool:
+    """Whether the current task is being cancelled (a CancelledError then is a real cancellation,
+    not one a tool raised on its own). Python 3.10 cannot tell: there it is always real."""
+    task = asyncio.current_task() if loop_running() else None
+    if task is None:
+        return False
+    cancelling = getattr(task, "cancelling", None)
+    return True if cancelling is None else bool(cancelling())

@@ -27,16 +27,17 @@ from .budget import (
     count_async,
     note_unreachable,
 )
+from .capacity import Capacity, Slot
 from .codes import CODES
 from .contract import Contract
 from .deadlines import (
     DEADLINE_PASSED,
     NOT_STARTED,
-    SAME_TASK_DEADLINES,
-    Resumed,
+    cancelled_here,
     loop_running,
     settle_here,
     with_deadline,
+    within_deadline,
 )
 from .envelope import error_envelope, new_ref, ok_envelope, untrusted
 from .envelope_types import (
@@ -49,12 +50,12 @@ from .envelope_types import (
     SyncImplementation,
 )
 from .errors import ToolError, VersionMismatchError
-from .jsonvalue import MISSING
+from .jsonvalue import MAX_DEPTH, MISSING, json_problem, too_deep
 from .observe import CallRecord, call_logger, emit, logger
 from .pointer import cap_pointer, pointer, resolve_pointer
 from .redaction import REDACTED, cap_value, redact
 from .schema_check import SchemaCheck
-from .schema_walk import child_nodes, expand
+from .schema_walk import child_nodes, expand, is_recursive, pins_plain_json
 from .versions import VersionCheck
 from .wording import Violation, describe, field_label, first_lines
 from .workers import POOL, PoolBusy
@@ -72,6 +73,10 @@ class _Compiled:
         self.input = SchemaCheck(contract.input_schema, resources=resources, formats=formats)
         self.output = SchemaCheck(contract.output_schema, resources=resources, formats=formats)
         self.versions = VersionCheck(contract)
+        #: a recursive input schema lets the fast validator walk any depth: bound it first
+        self.input_recursive = is_recursive(self.input.schema)
+        #: the output schema alone guarantees plain JSON (no NaN, string keys, bounded depth)
+        self.output_plain = pins_plain_json(self.output.schema)
 
 
 _CACHE: dict[tuple[int, bool], tuple[Contract, _Compiled]] = {}
@@ -162,7 +167,11 @@ class GuardedTool(Generic[InT, OutT]):
         self._output_is_valid = self._compiled.output.fast_is_valid
         self._old_keys = self._compiled.versions.old_key_set
         self._empty_rule = contract.empty_result
+        self._depth_first = self._compiled.input_recursive
+        self._output_plain = self._compiled.output_plain
         self._declared = frozenset(spec.class_name for spec in contract.errors)
+        #: worker threads and abandoned calls of this tool: a stuck tool exhausts only its own share
+        self.capacity = Capacity(contract.name)
         functools.update_wrapper(self, implementation, assigned=("__module__", "__name__",
                                                                  "__qualname__", "__doc__"),
                                  updated=())
@@ -201,6 +210,7 @@ class GuardedTool(Generic[InT, OutT]):
             value: Any = NOT_STARTED
             try:
                 if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
+                        and (not self._depth_first or too_deep(arguments) is None) \
                         and self._input_is_valid(arguments):
                     value = self._build_input(arguments)
             except _NEVER_SWALLOWED:
@@ -268,12 +278,23 @@ class GuardedTool(Generic[InT, OutT]):
             mismatch = self._compiled.versions.check(arguments, contract_version)
             if mismatch is not None:
                 return self._from_tool_error(mismatch), None
-        try:
-            valid = self._input_is_valid(arguments)
-        except ValueError:  # not plain JSON (tuples, mappings...): the careful path decides
-            valid = self._compiled.input.is_valid(arguments)
+        # nesting past MAX_DEPTH would take a validator's stack: refused before any walks it
+        deep = too_deep(arguments) if self._depth_first else None
+        if deep is None:
+            try:
+                valid = self._input_is_valid(arguments)
+            except ValueError:  # not plain JSON (tuples, mappings...): the careful path decides
+                deep = too_deep(arguments)
+                valid = deep is None and self._compiled.input.is_valid(arguments)
+        if deep is None and not valid:
+            deep = too_deep(arguments)
+        if deep is not None:
+            where = cap_pointer(pointer(deep))
+            return self._invalid_arguments([Violation(
+                where, "type", f"{field_label(where)} is nested more than {MAX_DEPTH} levels deep",
+                expected=f"a JSON value nested at most {MAX_DEPTH} levels deep")]), None
         if not valid:
-            return self._invalid_arguments(self._compiled.input.violations(arguments)), None
+            return self._invalid_arguments(*self._compiled.input.explain(arguments)), None
         try:
             return None, self._build_input(arguments)
         except Exception as exc:  # noqa: BLE001 - the model is stricter than the schema (e.g. format)
@@ -292,19 +313,21 @@ class GuardedTool(Generic[InT, OutT]):
             if self._timeout is None and not loop_running():
                 result = asyncio.run(self.implementation(value))
             else:
-                try:
-                    future = POOL.submit(self._run_in_worker, value)
-                except PoolBusy:
-                    return self._busy_envelope()
+                submitted = self._submit(self._run_in_worker, value)
+                if isinstance(submitted, dict):
+                    return submitted
+                future, slot = submitted
                 try:
                     exc = future.exception(timeout=self._timeout)
                 except FutureTimeout:  # only our wait timed out (the tool's own is in `exc`)
-                    return self._timed_out(future)
+                    return self._timed_out(future, slot)
                 if exc is not None:
                     raise exc
                 result = future.result()
                 if result is DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
                     return self._timeout_envelope()
+        except asyncio.CancelledError as exc:
+            return self._cancelled(exc)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001
@@ -317,13 +340,15 @@ class GuardedTool(Generic[InT, OutT]):
             result = self.implementation(value)
             if type(result) is not dict and inspect.isawaitable(result):
                 result = settle_here(result)  # e.g. a lambda returning a coroutine
+        except asyncio.CancelledError as exc:
+            return self._cancelled(exc)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
             return self._from_exception(exc)
         if type(result) is dict and self._empty_rule is None:
             try:
-                if self._output_is_valid(result):
+                if self._output_is_valid(result) and (self._output_plain or json_problem(result) is None):
                     return {"status": "ok", "tool": self.name, "version": self.version,
                             "output": result, "empty": False}
             except ValueError:
@@ -358,39 +383,45 @@ class GuardedTool(Generic[InT, OutT]):
                     # run to the first suspension: a coroutine that never waits needs no timer.
                     # Only where asyncio.timeout exists: the rest must then run in this same task
                     # (anyio cancel scopes, as in the MCP SDK, insist on it)
-                    started_here = SAME_TASK_DEADLINES and inspect.iscoroutine(coro)
+                    if self.capacity.held >= self.capacity.limit:
+                        if inspect.iscoroutine(coro):
+                            coro.close()
+                        return self._busy_envelope(own=True)
+                    started_here = inspect.iscoroutine(coro)
                     try:
                         first = coro.send(None) if started_here else NOT_STARTED
                     except StopIteration as done:
                         result = done.value
                     else:
                         remaining = deadline - (time.monotonic() - started)
-                        pending = coro if first is NOT_STARTED else Resumed(coro, first)
-                        result, expired = await with_deadline(pending, max(remaining, 0.0))
+                        result, expired, left = await within_deadline(coro, first, max(remaining, 0.0))
                         if expired:
-                            return self._timeout_envelope()
+                            return self._timed_out(left, self._hold(left))
             else:
                 # sync code never blocks the event loop: it runs on a worker thread
-                try:
-                    future = asyncio.wrap_future(POOL.submit(self.implementation, value))
-                except PoolBusy:
-                    return self._busy_envelope()
+                submitted = self._submit(self.implementation, value)
+                if isinstance(submitted, dict):
+                    return submitted
+                thread_future, slot = submitted
+                future = asyncio.wrap_future(thread_future)
                 started = time.monotonic()
                 if deadline is None:
                     result = await future
                 else:
                     result, expired = await with_deadline(future, deadline)
                     if expired:
-                        return self._timeout_envelope()
+                        return self._timed_out(thread_future, slot)
                 if type(result) is not dict and inspect.isawaitable(result):
                     # a plain function that returned a coroutine (a lambda around an async call)
                     if deadline is None:
                         result = await result
                     else:
                         remaining = max(deadline - (time.monotonic() - started), 0.0)
-                        result, expired = await with_deadline(result, remaining)
+                        result, expired, left = await within_deadline(result, NOT_STARTED, remaining)
                         if expired:
-                            return self._timeout_envelope()
+                            return self._timed_out(left, self._hold(left))
+        except asyncio.CancelledError as exc:
+            return self._cancelled(exc)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001
@@ -405,10 +436,16 @@ class GuardedTool(Generic[InT, OutT]):
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
             except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result
                 return self._invalid_output(["the result model could not be serialised"], exc)
+        problem = None if self._output_plain else json_problem(output)
         try:
-            valid = self._output_is_valid(output)
+            valid = problem is None and self._output_is_valid(output)
         except ValueError:
             valid = False
+        if not valid and problem is None:
+            problem = json_problem(output)
+        if problem is not None and problem.kind != "type":  # NaN, a non-string key, a cycle
+            where = cap_pointer(pointer(problem.path)) or "/"
+            return self._invalid_output([f"{where}: {problem.text}, which JSON cannot carry"], None)
         if not valid and is_model:
             # what the implementation set explicitly did not conform: try the model with its
             # defaults (a required field with a default), then without its None defaults
@@ -434,13 +471,14 @@ class GuardedTool(Generic[InT, OutT]):
         return ok_envelope(self.contract, output)
 
     # -- envelopes --------------------------------------------------------------------------
-    def _invalid_arguments(self, violations: list[Violation]) -> dict[str, Any]:
+    def _invalid_arguments(self, violations: list[Violation], omitted: int = 0) -> dict[str, Any]:
         first = violations[0] if violations else None
         optional: dict[str, Any] = {}
         if first is not None:
             optional = {"field": cap_pointer(first.field), "constraint": first.constraint,
                         "expected": first.expected, "attempted": first.attempted,
-                        "violations": [v.as_dict() for v in violations]}
+                        "violations": [v.as_dict() for v in violations],
+                        "violations_omitted": omitted or None}
         if optional.get("attempted") is MISSING:
             del optional["attempted"]
         from .envelope import MESSAGE_CAP
@@ -528,7 +566,9 @@ class GuardedTool(Generic[InT, OutT]):
             for item in chain:
                 try:
                     mapped = self.mapper(item)
-                except Exception:  # noqa: BLE001
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except BaseException:  # noqa: BLE001 - a broken mapper leaves the exception unmapped
                     logger.exception("exception mapper failed for %s", self.name)
                     mapped = None
                 if mapped is not None:
@@ -564,21 +604,65 @@ class GuardedTool(Generic[InT, OutT]):
         return error_envelope(self.contract, "TIMEOUT", message, retryable=retryable, action=action,
                               retry_after=self.contract.retry.backoff.initial if retryable is None else None)
 
-    def _busy_envelope(self) -> dict[str, Any]:
-        logger.warning("worker pool full (%d threads); refusing a call of %s", POOL.live, self.name)
-        message, retryable, action = self._retry_policy(
-            "UNAVAILABLE", f"{self.name} is overloaded: too many earlier calls are still running. "
-            "Wait a while, then call again unchanged.", None, None)
+    def _cancelled(self, exc: asyncio.CancelledError) -> dict[str, Any]:
+        """A real cancellation of the caller propagates; one the tool raised itself is its failure."""
+        if cancelled_here():
+            raise exc
+        return self._from_exception(exc)
+
+    def _hold(self, task: Any) -> Slot | None:
+        """A slot held by an abandoned task until it ends."""
+        if task is None:
+            return None
+        slot = self.capacity.hold()
+        task.add_done_callback(slot.release)
+        return slot
+
+    def _submit(self, fn: Callable[..., Any], value: Any) -> tuple[Any, Slot] | dict[str, Any]:
+        """``fn(value)`` on a worker thread holding one of this tool's slots, or the refusal."""
+        slot = self.capacity.acquire()
+        if slot is None:
+            return self._busy_envelope(own=True)
+        try:
+            future = POOL.submit(fn, value, reserved=slot.first)
+        except PoolBusy:
+            slot.release()
+            return self._busy_envelope(own=False)
+        future.add_done_callback(slot.release)
+        return future, slot
+
+    def _busy_envelope(self, own: bool) -> dict[str, Any]:
+        if own:  # this tool's own share is used up: it is the stuck one
+            capacity = self.capacity
+            logger.warning("%s %s is stuck: %d of its calls still running (%d past their deadline, "
+                           "limit %d); refusing a call", self.name, self.version, capacity.held,
+                           capacity.abandoned, capacity.limit)
+            text = (f"{self.name} is not responding: {capacity.held} earlier calls of it are still "
+                    "running. Wait a while, then call again unchanged.")
+        else:
+            logger.warning("worker pool full (%d threads); refusing a call of %s", POOL.live, self.name)
+            text = (f"{self.name} is overloaded: too many earlier calls are still running. Wait a "
+                    "while, then call again unchanged.")
+        message, retryable, action = self._retry_policy("UNAVAILABLE", text, None, None)
         return error_envelope(self.contract, "UNAVAILABLE", message, retryable=retryable,
                               action=action)
 
-    def _timed_out(self, future: Any) -> dict[str, Any]:
+    def _timed_out(self, work: Any, slot: Slot | None) -> dict[str, Any]:
+        """TIMEOUT for the caller; work still running is left behind, logged under the ref."""
         envelope = self._timeout_envelope()
+        if work is None or work.done():
+            return envelope
+        ref = new_ref()
+        envelope["error"]["ref"] = ref
+        if slot is not None:
+            slot.abandon()
+        logger.warning("%s %s passed its %gs deadline; the call goes on running, abandoned, "
+                       "ref=%s", self.name, self.version, self._timeout or 0, ref)
 
-        def _abandoned(done: Any) -> None:  # the worker finished after the caller gave up
-            logger.debug("abandoned call of %s finished after its deadline", self.name)
+        def _ended(done: Any) -> None:  # the work finished after the caller gave up
+            logger.info("abandoned call of %s ended after its deadline, ref=%s", self.name, ref)
 
-        future.add_done_callback(_abandoned)
+        work.add_done_callback(_ended)
         return envelope
 
     def _key(self, session: str) -> str:

@@ -1,22 +1,35 @@
-"""JSON values: the MISSING marker, plain copies of read-only values, where a value stops being JSON."""
+"""JSON values: the MISSING marker, plain copies of read-only values, where a value stops being JSON
+(types, keys, non-finite numbers, nesting and cycles)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 MISSING: Any = object()
 
 
 def thaw(value: Any) -> Any:
-    """Plain dicts and lists for a JSON value held in read-only mappings or tuples."""
-    if isinstance(value, dict):
-        return {k: thaw(v) for k, v in value.items()} if any(
-            isinstance(v, (Mapping, tuple, list)) for v in value.values()) else value
+    """Plain dicts, lists, strings and numbers for a JSON value held in read-only mappings, tuples
+    or subclasses of str, int and float (which the fast validator refuses)."""
+    kind = type(value)
+    if kind is dict:
+        if _STR_ONLY.issuperset(map(type, value)) and _PLAIN_SCALARS.issuperset(map(type, value.values())):
+            return value
+        return {thaw(k): thaw(v) for k, v in value.items()}
     if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
+        return {thaw(k): thaw(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [thaw(v) for v in value]
+    if kind in _PLAIN_SCALARS or kind is float:
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
     return value
 
 
@@ -57,3 +70,75 @@ def json_type(value: Any) -> str:
     if isinstance(value, Mapping):
         return "object"
     return "non-JSON value"
+
+
+#: Containers nested deeper than this are refused before any validator walks them (a validator
+#: written in Rust or C overflows its stack somewhere past ten thousand levels).
+MAX_DEPTH = 256
+_CONTAINERS = frozenset({dict, list, tuple})
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
+    """The path to the first container nested more than ``limit`` levels deep (a cycle is
+    infinitely deep), or None. Flat values cost one pass over their direct members, in C."""
+    if type(value) is dict:
+        if _CONTAINERS.isdisjoint(map(type, value.values())):
+            return None
+    elif type(value) is list:
+        if _CONTAINERS.isdisjoint(map(type, value)):
+            return None
+    elif not isinstance(value, (Mapping, list, tuple)):
+        return None
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > limit:
+            return path[:limit + 1]
+        if isinstance(node, Mapping):
+            stack.extend((v, path + (k,)) for k, v in node.items() if isinstance(v, (Mapping, list, tuple)))
+        elif isinstance(node, (list, tuple)):
+            stack.extend((v, path + (i,)) for i, v in enumerate(node) if isinstance(v, (Mapping, list, tuple)))
+    return None
+
+
+class JsonProblem(NamedTuple):
+    """Where a value stops being strict JSON; ``kind`` is key, number, depth or type."""
+
+    path: tuple[Any, ...]
+    kind: str
+    text: str
+
+
+def json_problem(value: Any, limit: int = MAX_DEPTH) -> JsonProblem | None:
+    """Where a value stops being strict JSON: a non-string key, a NaN or infinite number, nesting
+    past ``limit`` (cycles included) or a non-JSON type (kind ``type``: a tuple, a datetime...,
+    which a JSON conversion may fix); None if it is plain JSON."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        kind = type(node)
+        if kind in _PLAIN_SCALARS:
+            continue
+        if isinstance(node, float):
+            if not math.isfinite(node):
+                return JsonProblem(path, "number", f"a non-finite number ({node})")
+            continue
+        if len(path) >= limit and kind in _CONTAINERS:
+            return JsonProblem(path, "depth", f"nesting deeper than {limit} levels (or a cycle)")
+        if kind is dict:
+            if not _STR_ONLY.issuperset(map(type, node)):
+                key = next((k for k in node if not isinstance(k, str)), None)
+                if key is not None:
+                    return JsonProblem(path, "key", f"a non-string key ({type(key).__name__})")
+            if not _PLAIN_SCALARS.issuperset(map(type, node.values())):
+                stack.extend((v, path + (k,)) for k, v in node.items() if type(v) not in _PLAIN_SCALARS)
+        elif kind is list:
+            if not _PLAIN_SCALARS.issuperset(map(type, node)):
+                stack.extend((v, path + (i,)) for i, v in enumerate(node) if type(v) not in _PLAIN_SCALARS)
+        elif not isinstance(node, (str, int)):  # subclasses of str and int serialise as their base
+            return JsonProblem(path, "type", f"a {kind.__name__}")
+    return None
+
+
+_STR_ONLY = frozenset({str})

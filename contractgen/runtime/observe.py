@@ -49,7 +49,9 @@ def emit(record: CallRecord, hook: Callable[[CallRecord], None] | None) -> None:
     if hook is not None:
         try:
             hook(record)
-        except Exception:  # an observer must never break the call it observes
+        except (KeyboardInterrupt, SystemExit):  # the process owner's signals stay theirs
+            raise
+        except BaseException:
             logger.exception("on_call hook failed for %s", record.tool)
 
 

@@ -10,6 +10,7 @@ asked for). Violations are computed only when a value is invalid, so the happy p
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redac
 from .schema_walk import child_nodes, expand, extra_keys, is_marked, known_properties, property_node
 from .wording import (
     EXPECTED_CAP,
+    RANK,
     Violation,
     clip,
     describe,
@@ -62,6 +64,9 @@ __all__ = [
 _UNKNOWN_KEY_KEYWORDS = frozenset({"additionalProperties", "unevaluatedProperties"})
 _DETAILED = frozenset({"required", "additionalProperties", "unevaluatedProperties", "anyOf", "oneOf"})
 _MEMO_LIMIT = 4096
+#: Raw errors enumerated per value at most, and violations explained in detail at most.
+COUNT_CAP = 1000
+EXPLAIN_CAP = 50
 
 
 class SchemaCheck:
@@ -141,21 +146,34 @@ class SchemaCheck:
 
     # -- details ----------------------------------------------------------------------------
     def violations(self, value: Any) -> list[Violation]:
-        """Every violation, most useful first (unknown keys, missing, type, then constraints)."""
+        """The violations, most useful first (unknown keys, missing, type, then constraints)."""
+        return self.explain(value)[0]
+
+    def explain(self, value: Any) -> tuple[list[Violation], int]:
+        """(the violations explained, how many more were found but not explained).
+
+        The work is bounded whatever the value: at most ``COUNT_CAP`` raw errors are enumerated and
+        ``EXPLAIN_CAP`` explained (the envelope's 4,000 bytes hold fewer); beyond ``COUNT_CAP`` the
+        count of the rest is a lower bound.
+        """
         try:
-            raw = list(self._raw_errors(value))
+            raw = list(itertools.islice(self._raw_errors(value), COUNT_CAP))
         except ValueError:  # not plain JSON: convert read-only mappings and tuples, or say where
             bad = non_json_path(thaw(value))
             if bad is not None:
                 where = pointer(bad[0])
                 verb = "is" if where else "are"
                 return [Violation(where, "type", f"{field_label(where)} {verb} not a JSON value (got {bad[1]})",
-                                  expected="a JSON value")]
+                                  expected="a JSON value")], 0
             value = thaw(value)
-            raw = list(self._raw_errors(value))
+            raw = list(itertools.islice(self._raw_errors(value), COUNT_CAP))
+        raw.sort(key=lambda item: RANK.get(item[0], 4))  # explain the most useful ones first
         found: list[Violation] = []
+        omitted = 0
         for item in raw:
-            found.extend(self._explain(value, *item))
+            explained, skipped = self._explain(value, *item, room=EXPLAIN_CAP - len(found))
+            found.extend(explained)
+            omitted += skipped
         if not found and not self.is_valid(value):
             found.append(Violation("", "false", "the arguments are not accepted by the schema"))
         seen: set[tuple[str, str, str]] = set()
@@ -166,7 +184,7 @@ class SchemaCheck:
                 seen.add(key)
                 unique.append(v)
         unique.sort(key=rank_of)
-        return unique
+        return unique, omitted
 
     def _raw_errors(self, value: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
         """(keyword, instance path, the schema node holding the keyword, details) per raw error."""
@@ -201,8 +219,12 @@ class SchemaCheck:
             details = {"context": [[c] for c in e.context]}
         yield keyword, list(e.absolute_path), e.schema, details
 
-    def _explain(self, value: Any, keyword: str, path: list[Any], node: Any,
-                 details: Any) -> list[Violation]:
+    def _explain(self, value: Any, keyword: str, path: list[Any], node: Any, details: Any,
+                 room: int) -> tuple[list[Violation], int]:
+        """(up to ``room`` violations for one raw error, how many more it holds)."""
+        if room <= 0:
+            unexpected = details.get("unexpected") if isinstance(details, Mapping) else None
+            return [], len(unexpected) if isinstance(unexpected, (list, tuple)) and unexpected else 1
         here = pointer(path)
         sent = value
         for part in path:  # the instance path comes from the validator: it exists in the value
@@ -217,7 +239,8 @@ class SchemaCheck:
                 unexpected = extra_keys(sent, node, keyword)
             known = self._cached("known", node, lambda: known_properties(node, self.schema))
             out = []
-            for key in unexpected or []:
+            unexpected = list(unexpected or [])
+            for key in unexpected[:room]:
                 key_text = str(key)
                 guess = self._cached_key("guess", node, key_text,
                                          functools.partial(did_you_mean, key_text, known))
@@ -229,7 +252,7 @@ class SchemaCheck:
                     f"unknown argument '{clip(str(key))}'{where}{hint}",
                     expected=f"only these keys: {allowed}" if known else "no other keys",
                     did_you_mean=guess))
-            return out
+            return out, max(len(unexpected) - room, 0)
         if keyword == "required":
             name = details.get("property") if isinstance(details, Mapping) else None
             names = [name] if name is not None else [
@@ -241,7 +264,7 @@ class SchemaCheck:
                 out.append(Violation(here + pointer([name]), "required",
                                      f"missing required argument '{clip(str(name))}'{where}",
                                      expected=self.describe(prop) if prop is not None else None))
-            return out
+            return out[:room], max(len(out) - room, 0)
         sensitive = self.is_sensitive(here)
         if sensitive:
             attempted = REDACTED
@@ -251,7 +274,7 @@ class SchemaCheck:
             attempted = cap_value(sent)
         expected = self.describe(node) if isinstance(node, Mapping) else None
         return [Violation(here, keyword, keyword_message(keyword, here, node, sent, details),
-                          expected=expected, attempted=attempted)]
+                          expected=expected, attempted=attempted)], 0
 
     def _cached(self, kind: str, node: Any, compute: Callable[[], Any]) -> Any:
         # nodes belong to self.schema, which lives as long as self: their ids are stable keys

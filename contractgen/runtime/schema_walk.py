@@ -96,3 +96,54 @@ def extra_keys(instance: Mapping[str, Any], schema: Any, keyword: str) -> list[s
             pass
         extra.append(key)
     return extra
+
+
+_SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
+
+
+def is_recursive(schema: Any) -> bool:
+    """Whether a schema refers to itself or elsewhere (``$ref``, ``$dynamicRef``): then a valid
+    value may be nested arbitrarily deep."""
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, Mapping):
+            if "$ref" in node or "$dynamicRef" in node or "$recursiveRef" in node:
+                return True
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return False
+
+
+def pins_plain_json(node: Any) -> bool:
+    """Whether every value this schema accepts is plain JSON in the fast validator's eyes: each
+    position has a ``type``, objects are closed and arrays typed, with no references or combinators.
+    (jsonschema-rs rejects NaN as a number and reads every key of a closed object.) Conservative:
+    False means only "check the value itself"."""
+    if not isinstance(node, Mapping) or any(k in node for k in _OPEN_KEYWORDS):
+        return False
+    types = node.get("type")
+    types = [types] if isinstance(types, str) else types
+    if not isinstance(types, list) or not types:
+        return False
+    for kind in types:
+        if kind in _SCALAR_TYPES:
+            continue
+        if kind == "object":
+            if node.get("additionalProperties") is not False or "patternProperties" in node:
+                return False
+            properties = node.get("properties", {})
+            if not isinstance(properties, Mapping) or not all(pins_plain_json(v) for v in properties.values()):
+                return False
+        elif kind == "array":
+            if "prefixItems" in node or not pins_plain_json(node.get("items")):
+                return False
+        else:
+            return False
+    return True
+
+
+_OPEN_KEYWORDS = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not",
+                            "if", "then", "else", "dependentSchemas", "unevaluatedProperties",
+                            "unevaluatedItems", "contains", "propertyNames"})

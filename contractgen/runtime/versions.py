@@ -31,9 +31,11 @@ def migration_steps(migration: Migration) -> list[str]:
 def _parse(version: str) -> Any:
     from packaging.version import InvalidVersion, Version
 
+    if len(version) > 64:  # no real version is that long (and a huge number cannot be parsed)
+        return None
     try:
         return Version(version)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):
         return None
 
 

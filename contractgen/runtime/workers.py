@@ -4,7 +4,8 @@ Python cannot stop a thread, so a sync call that passes its deadline is abandone
 TIMEOUT at once, while the worker thread keeps running the implementation to its end, and its
 result or exception is then discarded (logged at DEBUG under the call's ref). Workers are daemon
 threads, so an abandoned call never blocks interpreter exit. The pool grows when every worker is
-busy (a hung call never starves the next one) and idle workers exit after ``IDLE_SECONDS``.
+busy (a hung call never starves the next one) and idle workers exit after ``IDLE_SECONDS``. Each
+tool also has its own bounded share (``capacity.py``), so a stuck tool exhausts only itself.
 """
 
 from __future__ import annotations
@@ -47,13 +48,15 @@ class ElasticPool:
         self.started = 0  # threads ever started (for tests and diagnostics)
         self.live = 0  # threads running now
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+    def submit(self, fn: Callable[..., Any], *args: Any, reserved: bool = False) -> Future[Any]:
+        """Run ``fn(*args)`` on a worker. ``reserved``: the caller's tool holds no worker yet, so
+        it gets one past the limit (the limit stops stuck tools, never a tool's first call)."""
         future: Future[Any] = Future()
         task = (future, contextvars.copy_context(), fn, args)
         with self._lock:
             worker = self._idle.pop() if self._idle else None
             if worker is None:
-                if self.live >= self.max_workers:
+                if self.live >= self.max_workers and not reserved:
                     raise PoolBusy(f"{self.live} workers busy")
                 self.live += 1
                 self.started += 1

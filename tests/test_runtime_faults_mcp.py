@@ -1,0 +1,158 @@
+"""The MCP server outlives its tools: a stuck sync tool, a coroutine that swallows its cancellation,
+a tool that raises CancelledError itself and a client that disconnects mid-call, all beside a healthy
+tool that keeps answering correctly. Real SDK client, real low-level server, in memory."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any
+
+import anyio
+from mcp import ClientSession
+from mcp.shared.memory import create_client_server_memory_streams
+from mcp_support import connected
+
+from contractgen.runtime import Contract, RetryPolicy, Timeout, guard
+from contractgen.runtime.capacity import PER_TOOL_LIMIT, stuck_tools
+from contractgen.runtime.mcp_server import build_server
+
+DEADLINE = 0.3
+RELEASE = threading.Event()  # set at the end of a test: lets the stuck work finish at last
+
+
+def _contract(name: str, seconds: float | None) -> Contract:
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": False}
+    output = {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": False}
+    return Contract(name=name, version="1.0.0", summary="s", description="d", input_schema=schema,
+                    output_schema=output, timeout=Timeout(seconds), retry=RetryPolicy(failure_budget=None))
+
+
+def _stuck(_: Any) -> Any:
+    RELEASE.wait(60)
+    return {}
+
+
+async def _swallows(_: Any) -> Any:
+    while not RELEASE.is_set():
+        try:
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            continue  # the misbehaviour under test: cancellation is caught and ignored
+    return {}
+
+
+async def _cancels_itself(_: Any) -> Any:
+    await asyncio.sleep(0)
+    raise asyncio.CancelledError()
+
+
+def _healthy(arguments: dict[str, Any]) -> Any:
+    return {"x": arguments.get("x", 0) * 2}
+
+
+def _tools() -> list[Any]:
+    return [guard(_contract("stuck", DEADLINE), _stuck), guard(_contract("swallows", DEADLINE), _swallows),
+            guard(_contract("cancels_itself", DEADLINE), _cancels_itself),
+            guard(_contract("healthy", None), _healthy)]
+
+
+def _envelope(result: Any) -> dict[str, Any]:
+    return json.loads(result.content[0].text)  # type: ignore[no-any-return]
+
+
+def test_faulty_tools_beside_a_healthy_one() -> None:
+    RELEASE.clear()
+    server = build_server(_tools(), name="faults")
+    codes: dict[str, list[str]] = {"stuck": [], "swallows": [], "cancels_itself": []}
+    healthy: list[tuple[int, Any]] = []
+    elapsed: list[float] = []
+
+    async def call(session: ClientSession, name: str) -> None:
+        started = time.monotonic()
+        result = await session.call_tool(name, {})
+        elapsed.append(time.monotonic() - started)
+        codes[name].append(_envelope(result)["error"]["code"])
+
+    async def keep_calling_healthy(session: ClientSession, done: anyio.Event) -> None:
+        x = 0
+        while not done.is_set() or x < 5:
+            x += 1
+            result = await session.call_tool("healthy", {"x": x})
+            healthy.append((x, result.structured_content))
+            await anyio.sleep(0.01)
+
+    async def main() -> None:
+        async with connected(server) as session:
+            done = anyio.Event()
+            async with anyio.create_task_group() as group:
+                group.start_soon(keep_calling_healthy, session, done)
+                async with anyio.create_task_group() as faults:
+                    for _ in range(PER_TOOL_LIMIT + 8):
+                        faults.start_soon(call, session, "stuck")
+                    for _ in range(3):
+                        faults.start_soon(call, session, "swallows")
+                        faults.start_soon(call, session, "cancels_itself")
+                done.set()
+            # after all that, the server still answers, and names the stuck tools
+            result = await session.call_tool("healthy", {"x": 21})
+            assert result.structured_content == {"x": 42}
+        stuck_now.update(stuck_tools())
+        RELEASE.set()  # before the loop closes: asyncio.run waits for every task, abandoned ones too
+
+    stuck_now: dict[str, Any] = {}
+    try:
+        anyio.run(main)
+    finally:
+        RELEASE.set()
+    assert codes["swallows"] == ["TIMEOUT"] * 3  # answered at the deadline, cancellation or not
+    assert codes["cancels_itself"] == ["INTERNAL"] * 3
+    assert sorted(codes["stuck"]) == sorted(["TIMEOUT"] * PER_TOOL_LIMIT + ["UNAVAILABLE"] * 8)
+    assert max(elapsed) < 10 * DEADLINE + 5  # nobody waited for the stuck work itself
+    assert healthy and all(out == {"x": 2 * x} for x, out in healthy)
+    assert stuck_now["stuck"]["abandoned"] == PER_TOOL_LIMIT
+    assert stuck_now["swallows"]["abandoned"] == 3
+
+
+def test_a_client_disconnecting_mid_call_leaves_the_server_serving() -> None:
+    RELEASE.clear()
+    server = build_server(_tools(), name="faults")
+    outcomes: list[BaseException | None] = []
+
+    async def serve(streams: Any) -> None:
+        try:
+            await server.run(streams[0], streams[1], server.create_initialization_options())
+            outcomes.append(None)
+        except BaseException as exc:
+            outcomes.append(exc)
+            raise
+
+    async def leaving_client(name: str) -> None:
+        async with create_client_server_memory_streams() as (client_streams, server_streams), \
+                anyio.create_task_group() as group:
+            group.start_soon(serve, server_streams)
+            async with ClientSession(*client_streams) as session:
+                await session.initialize()
+                with anyio.move_on_after(0.1):  # the client goes away while the call runs
+                    await session.call_tool(name, {})
+            # the streams close here: the server side sees the client gone mid-call
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            await serve_and_leave()
+
+    async def serve_and_leave() -> None:
+        async with connected(server) as staying:
+            for name in ("stuck", "swallows", "healthy"):
+                await leaving_client(name)
+                result = await staying.call_tool("healthy", {"x": 4})
+                assert result.structured_content == {"x": 8}
+        RELEASE.set()
+
+    try:
+        anyio.run(main)
+    finally:
+        RELEASE.set()
+    assert outcomes == [None, None, None]

@@ -74,6 +74,9 @@ def test_strict_only_where_the_contract_is_strict_shaped() -> None:
               "properties": {"q": {"type": "string"}}}
     assert strict_allowed(closed)
     assert not strict_allowed({"type": "object", "additionalProperties": True, "properties": {}})
+    with pytest.raises(ValueError, match="strict mode would change this contract"):
+        function_tool(rates_tool("up"), strict=True)
+    assert function_tool(rates_tool("up"), strict=False).strict_json_schema is False
 
 
 def test_upstream_down_retry_later_then_stop_at_the_budget() -> None:

@@ -4,9 +4,10 @@ It overrides only ``_get_declaration`` and ``run_async``; ADK's defaults for the
 (``process_llm_request`` advertises the declaration and registers the tool by name,
 ``check_require_confirmation``) stay in place and delegate to them. The failure budget is counted
 in the session state ADK passes to tools (``tool_context.state``), so it is persisted with the
-session by whatever session service the runner uses (unless the tool was given a store of its own); the count is updated without awaiting, so
-ADK's concurrent same-turn calls cannot lose an update. The model receives the envelope as the
-function response; the tool never raises into ADK (an exception there ends the invocation).
+session by the runner's session service (unless the tool was given a store of its own); the count
+is updated without awaiting, so ADK's concurrent same-turn calls cannot lose an update. The model
+receives the envelope as the function response; the tool never raises into ADK (an exception
+there ends the invocation).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ try:
     from fastmcp.tools import Tool, ToolResult
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
-    raise ImportError("contractgen.adapters.fastmcp needs FastMCP: pip install 'contractgen[fastmcp]'") from exc
+    raise ImportError("contractgen.adapters.fastmcp needs FastMCP: "
+                      "pip install 'contractgen[fastmcp]'") from exc
 
 from contractgen.runtime import GuardedTool
 from contractgen.runtime.mcp_server import META_SESSION, META_VERSION, call_result, tool_definition
@@ -52,8 +53,9 @@ def fastmcp_tool(tool: GuardedTool[Any, Any]) -> GuardedFastMCPTool:
                               meta=definition.meta, guarded=tool)
 
 
-def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[GuardedTool[Any, Any]]) -> list[GuardedFastMCPTool]:
-    """Register guarded tools (one, or every tool of a generated package you implemented) on ``server``."""
+def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[GuardedTool[Any, Any]],
+                      ) -> list[GuardedFastMCPTool]:
+    """Register guarded tools (one, or every generated tool you implemented) on ``server``."""
     batch = [tools] if isinstance(tools, GuardedTool) else list(tools)
     names = [t.name for t in batch]
     if len(set(names)) != len(names):

@@ -34,7 +34,8 @@ class GuardedLangChainTool(BaseTool):
 
     guarded: Any = Field(default=None, exclude=True)
 
-    def _to_args_and_kwargs(self, tool_input: Any, tool_call_id: str | None) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def _to_args_and_kwargs(self, tool_input: Any, tool_call_id: str | None,
+                            ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         arguments = dict(tool_input) if isinstance(tool_input, dict) else tool_input
         return (arguments, tool_call_id), {}
 

@@ -43,11 +43,18 @@ SessionOf = Callable[[ToolContext[Any]], str]
 def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
                   session: SessionOf | None = None) -> FunctionTool:
     """The ``FunctionTool`` for a guarded tool. ``strict=None`` turns strict mode on only where the
-    contract's schema is already in strict form; ``session`` overrides how a call's budget session
-    is found (default: ``run_session``)."""
+    contract's schema is already in strict form (``strict=True`` on another schema is a ValueError:
+    it would change the contract); ``session`` overrides how a call's budget session is found
+    (default: ``run_session``)."""
     guarded = with_state_budget(tool)
     schema = plain_schema(guarded.input_schema)
-    use_strict = strict_allowed(schema) if strict is None else strict
+    allowed = strict_allowed(schema)
+    if strict and not allowed:
+        # strict mode would make optional arguments required or reject open maps: the contract changes
+        raise ValueError(f"{guarded.name}: OpenAI strict mode would change this contract's input schema "
+                         "(it is not in strict form: every property required, objects closed); "
+                         "hint: leave strict=None, which uses strict mode only where it changes nothing")
+    use_strict = allowed if strict is None else strict
     session_of = session or run_session
 
     async def invoke(ctx: ToolContext[Any], raw_arguments: str) -> str:

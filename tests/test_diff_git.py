@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -92,7 +94,7 @@ def test_unknown_revision_exits_2_with_a_hint(repo: Path) -> None:
     result = run_cli("diff", "--against", "release-9", "contracts", cwd=repo)
     assert result.returncode == 2
     assert "got 'release-9', which is not a commit in this repository" in result.stderr
-    assert "hint: check the name, or fetch it: git fetch origin release-9" in result.stderr
+    assert "hint: check the name; this repository has no remote to fetch it from" in result.stderr
 
 
 def test_outside_a_repository_exits_2(tmp_path: Path) -> None:
@@ -123,17 +125,44 @@ def test_shallow_clone_missing_the_revision(repo: Path, tmp_path: Path) -> None:
     result = run_cli("diff", "--against", first, "contracts", cwd=clone)
     assert result.returncode == 2, result.stdout
     assert "which is not in this shallow clone" in result.stderr
-    assert f"git fetch --depth=50 origin {first}" in result.stderr
+    assert f"git fetch --no-tags --depth=1 origin {first}" in result.stderr
     # the revision that is present works in the shallow clone
     write_manifest(clone, "1.3.0", ["fast", "exact", "fuzzy", "new", "newer", "newest"])
     result = run_cli("diff", "--against", "HEAD", "contracts", "--format", "json", cwd=clone)
     assert result.returncode == 0, result.stderr
     assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["input-enum-value-added"]
     # after fetching the missing commit, the same command succeeds
-    git(clone, "fetch", "-q", "--depth=50", "origin", first)
+    git(clone, "fetch", "-q", "--depth=1", "origin", first)
     result = run_cli("diff", "--against", first, "contracts", "--format", "json", cwd=clone)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["findings"][0]["old_version"] == "1.0.0"
+
+
+def _printed_fetch(stderr: str) -> list[str]:
+    match = re.search(r"run the same command again: (git fetch [^\n]+)$", stderr, re.MULTILINE)
+    assert match, stderr
+    return shlex.split(match.group(1))
+
+
+@pytest.mark.parametrize("revision", ["main", "origin/main", "v1"])
+def test_depth_1_clone_prints_a_fetch_command_that_works(repo: Path, tmp_path: Path, revision: str) -> None:
+    """A pull-request checkout: depth 1, one branch. The printed command, run as printed, makes the
+    very same diff command work."""
+    git(repo, "checkout", "-q", "-b", "feature")
+    write_manifest(repo, "1.1.0", ["fast", "exact"])
+    git(repo, "commit", "-q", "-am", "drop fuzzy")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--single-branch", "--no-tags", "--branch", "feature",
+        f"file://{repo}", str(clone))
+    command = ["diff", "--against", revision, "contracts", "--format", "json"]
+    result = run_cli(*command, cwd=clone)
+    assert result.returncode == 2 and "which is not in this shallow clone" in result.stderr, result.stderr
+    fetch = _printed_fetch(result.stderr)
+    subprocess.run(fetch, cwd=clone, check=True, capture_output=True)
+    result = run_cli(*command, cwd=clone)
+    assert result.returncode == 1, result.stderr
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == [
+        "input-enum-value-removed", "major-bump-required"]
 
 
 def test_folder_missing_at_the_revision_means_every_tool_is_new(repo: Path) -> None:

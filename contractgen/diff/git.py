@@ -7,6 +7,8 @@ that brings it in.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +16,8 @@ from pathlib import Path
 from ..diagnostics import Diagnostic
 from ..manifest.load import MANIFEST_SUFFIXES
 from ..manifest.parse import ParsedFile, parse_manifest_text
+
+_FULL_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
 
 @dataclass
@@ -97,14 +101,35 @@ def read_revision(paths: list[Path], revision: str, cwd: Path | None = None) -> 
 
 def _missing_revision(revision: str, top: Path, anchor: Path) -> Diagnostic:
     shallow = _git(["rev-parse", "--is-shallow-repository"], top).stdout.decode().strip() == "true"
-    remote_ref = _git(["rev-parse", "--verify", "--quiet", f"origin/{revision}^{{commit}}"], top).returncode == 0
-    if remote_ref:
-        hint = f"the remote-tracking branch exists: use --against origin/{revision}"
-    elif shallow:
-        hint = (f"this is a shallow clone; fetch the revision first: git fetch --depth=50 origin {revision} "
-                "(or git fetch --unshallow; in GitHub Actions, actions/checkout with fetch-depth: 0)")
-    else:
-        hint = f"check the name, or fetch it: git fetch origin {revision}"
     what = "is not in this shallow clone" if shallow else "is not a commit in this repository"
-    return Diagnostic(str(anchor), "", f"expected a revision to compare against (got '{revision}', which {what})",
-                      code="unknown-revision", hint=hint)
+    message = f"expected a revision to compare against (got '{revision}', which {what})"
+    remotes = _git(["remote"], top).stdout.decode().split()
+    remote = "origin" if "origin" in remotes else remotes[0] if remotes else None
+    if remote is not None and _git(["rev-parse", "--verify", "--quiet", "--end-of-options",
+                                    f"{remote}/{revision}^{{commit}}"], top).returncode == 0:
+        hint = f"the remote-tracking branch exists: use --against {remote}/{revision}"
+    elif remote is None:
+        hint = "check the name; this repository has no remote to fetch it from"
+    else:
+        lead = ("in GitHub Actions, actions/checkout with fetch-depth: 0 brings every branch; or "
+                if shallow else "check the name, or ")
+        hint = lead + "fetch it and run the same command again: " + fetch_command(revision, remote, remotes)
+    return Diagnostic(str(anchor), "", message, code="unknown-revision", hint=hint)
+
+
+def fetch_command(revision: str, remote: str, remotes: list[str]) -> str:
+    """A ``git fetch`` after which ``revision`` resolves under the same name.
+
+    A bare fetch only fills FETCH_HEAD, so each form names its destination: a full commit id is
+    fetched as it is, ``<remote>/<branch>`` into that remote-tracking ref, and any other name into a
+    local ref of the same name (git puts a tag under refs/tags and a branch under refs/heads).
+    Depth 1 is enough: the diff reads one tree at the revision.
+    """
+    quoted = shlex.quote
+    if _FULL_COMMIT.match(revision):
+        return f"git fetch --no-tags --depth=1 {quoted(remote)} {revision}"
+    head, _, branch = revision.partition("/")
+    if branch and head in remotes:
+        return (f"git fetch --no-tags --depth=1 {quoted(head)} "
+                f"{quoted(f'+refs/heads/{branch}:refs/remotes/{head}/{branch}')}")
+    return f"git fetch --no-tags --depth=1 {quoted(remote)} {quoted(f'{revision}:{revision}')}"

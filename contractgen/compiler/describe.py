@@ -79,7 +79,8 @@ def _purpose(contract: Contract) -> list[str]:
     """The author's summary and description as lines, the summary left out when the description
     already opens with it (a summary is usually the description's first sentence)."""
     summary = " ".join(contract.summary.split())
-    description = [line.strip() for line in contract.description.strip().splitlines() if line.strip()]
+    # blank lines go (they cost tokens and say nothing); indentation stays (nested lists)
+    description = [line.rstrip() for line in contract.description.strip().splitlines() if line.strip()]
     if not description:
         return [_sentence(summary)] if summary else []
     opening = _SENTENCE_END.split(description[0], maxsplit=1)[0]

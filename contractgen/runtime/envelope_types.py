@@ -6,7 +6,7 @@ Types only: at run time an envelope is a plain dict, built by ``envelope.py`` an
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, Literal, TypeVar
 
 if sys.version_info >= (3, 11):
@@ -21,6 +21,8 @@ OutT_co = TypeVar("OutT_co", covariant=True)
 
 #: A JSON object as it crosses the wire (what the guard puts in ``output``).
 JsonObject = dict[str, Any]
+#: Call arguments: any JSON object (the guard checks it against the input schema).
+Arguments = Mapping[str, Any]
 
 Code = Literal["INVALID_ARGUMENT", "VERSION_MISMATCH", "NOT_FOUND", "CONFLICT", "FAILED_PRECONDITION",
                "PERMISSION_DENIED", "RATE_LIMITED", "UNAVAILABLE", "TIMEOUT", "INTERNAL"]

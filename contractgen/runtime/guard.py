@@ -41,6 +41,7 @@ from .deadlines import (
 )
 from .envelope import error_envelope, new_ref, ok_envelope, untrusted
 from .envelope_types import (
+    Arguments,
     AsyncImplementation,
     Envelope,
     InT,
@@ -197,7 +198,7 @@ class GuardedTool(Generic[InT, OutT]):
                            invalid_output_code=self.invalid_output_code,
                            resources=self._resources, formats=self._formats, hooks=self.hooks)
 
-    def __call__(self, arguments: JsonObject, *, contract_version: str | None = None,
+    def __call__(self, arguments: Arguments, *, contract_version: str | None = None,
                  session: str = "default", call_id: str | None = None,
                  caller: str | None = None) -> Envelope:
         if self.hooks is not None:
@@ -228,7 +229,7 @@ class GuardedTool(Generic[InT, OutT]):
         start = time.perf_counter() if observed else 0.0
         return self._finish(self.run_checked(arguments, contract_version), session, start, observed)
 
-    async def acall(self, arguments: JsonObject, *, contract_version: str | None = None,
+    async def acall(self, arguments: Arguments, *, contract_version: str | None = None,
                     session: str = "default", call_id: str | None = None,
                     caller: str | None = None) -> Envelope:
         if self.hooks is not None:

@@ -37,6 +37,7 @@ def right(args: GetExchangeRateV1Input) -> GetExchangeRateV1Output:
 result: int = right({"base": "EUR"})  # E: Incompatible types in assignment
 right({"base": "EUR"}, bogus=True)  # E: Unexpected keyword argument "bogus"
 right("not a dict")  # E: Argument 1 to "__call__" of "GuardedTool" has incompatible type "str"
+right(["EUR", "USD"])  # E: Argument 1 to "__call__" of "GuardedTool" has incompatible type "list[str]"
 
 envelope = right({"base": "EUR", "quote": "USD"})
 unchecked = envelope["output"]  # E: TypedDict "ErrorEnvelope" has no key "output"

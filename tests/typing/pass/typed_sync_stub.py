@@ -25,6 +25,7 @@ def lookup(args: GetExchangeRateV1Input) -> GetExchangeRateV1Output:
 assert_type(lookup, GuardedTool[GetExchangeRateV1Input, GetExchangeRateV1Output])
 
 envelope = lookup({"base": "EUR", "quote": "USD"})
+from_example = lookup(get_exchange_rate.contract.examples[0].arguments)  # any JSON object (a Mapping)
 if envelope["status"] == "ok":
     assert_type(envelope, OkEnvelope[dict[str, Any]])
     wire: dict[str, Any] = envelope["output"]

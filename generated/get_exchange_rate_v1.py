@@ -10,6 +10,7 @@ from contractgen.runtime import (
     Annotations,
     Backoff,
     Contract,
+    Dependency,
     ErrorSpec,
     Example,
     RetryPolicy,
@@ -222,6 +223,7 @@ CONTRACT = Contract(
             arguments={"base": "GBP", "quote": "JPY", "date": "2026-11-27"},
         ),
     ),
+    dependency=Dependency(name="rates-provider"),
 )
 
 #: Implement with ``@get_exchange_rate.implement`` (sync or async): the function takes GetExchangeRateV1Input

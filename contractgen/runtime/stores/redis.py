@@ -11,8 +11,10 @@ exhausted) raises ``StateUnavailable``; the contract's ``state_unreachable`` dec
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import weakref
+from collections.abc import Iterable
 from typing import Any
 
 try:
@@ -25,7 +27,7 @@ from ..breaker import CLOSED, HALF_OPEN, OPEN, Admission
 from ..budget import StateUnavailable
 from ..contract import Breaker
 
-__all__ = ["RedisBreakerStore", "RedisBudgetStore", "RedisState"]
+__all__ = ["RedisBreakerStore", "RedisBudgetStore", "RedisState", "share_state"]
 
 DEFAULT_PREFIX = "cg:"
 #: abandoned sessions' counts expire after this many seconds without a failure
@@ -88,8 +90,10 @@ class RedisState:
                  timeout: float = 2.0, prefix: str = DEFAULT_PREFIX) -> None:
         self.url = url
         self.prefix = prefix
+        # the worker's pid as the connection name: CLIENT LIST shows which workers hold connections
         self._options = {"max_connections": max_connections, "timeout": timeout,
-                         "socket_timeout": timeout, "socket_connect_timeout": timeout}
+                         "socket_timeout": timeout, "socket_connect_timeout": timeout,
+                         "client_name": f"contractgen-{os.getpid()}"}
         self.client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(url, **self._options))
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
         self._scripts = {name: self.client.register_script(body) for name, body in _SCRIPTS}
@@ -231,3 +235,20 @@ def _admission(answer: Any, token: str) -> Admission:
     if state == "closed":
         return Admission(CLOSED, True)
     return Admission(OPEN if state == "open" else HALF_OPEN, False, retry_after=max(wait, 0) / 1000)
+
+
+def share_state(tools: Iterable[Any], redis_state: RedisState | str, *, telemetry: Any = None,
+                budget_ttl: float = DEFAULT_BUDGET_TTL) -> list[Any]:
+    """Copies of guarded tools whose failure budgets and breakers live in Redis (and, with a
+    ``Telemetry``, that trace and measure every call): what each worker process serves."""
+    from ..hooks import CallHooks
+
+    shared = redis_state if isinstance(redis_state, RedisState) else RedisState(redis_state)
+    budget = RedisBudgetStore(shared, ttl=budget_ttl)
+    hooks = CallHooks(breakers=RedisBreakerStore(shared), telemetry=telemetry)
+    copies = []
+    for tool in tools:
+        copy = tool.with_implementation(tool.implementation, state=budget)
+        copy.hooks = hooks
+        copies.append(copy)
+    return copies

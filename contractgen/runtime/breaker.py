@@ -41,8 +41,9 @@ class Admission:
 class BreakerStore(Protocol):
     """Where breaker state lives; every operation is atomic for all callers of the store."""
 
-    def admit(self, dependency: str, breaker: Breaker) -> Admission:
-        """May a call to ``dependency`` go ahead now?"""
+    def admit(self, dependency: str, breaker: Breaker, lease: float) -> Admission:
+        """May a call to ``dependency`` go ahead now? A probe holds its slot ``lease`` seconds at
+        most (if its process dies, another call probes after that)."""
 
     def record(self, dependency: str, breaker: Breaker, failed: bool | None,
                probe: str | None) -> str | None:
@@ -63,7 +64,7 @@ class InMemoryBreakerStore:
         self._open_until: dict[str, float] = {}  # present while open or half-open
         self._probe: dict[str, tuple[str, float]] = {}  # dependency -> (token, expires)
 
-    def admit(self, dependency: str, breaker: Breaker) -> Admission:
+    def admit(self, dependency: str, breaker: Breaker, lease: float) -> Admission:
         with self._lock:
             until = self._open_until.get(dependency)
             if until is None:
@@ -75,8 +76,7 @@ class InMemoryBreakerStore:
             if probe is not None and probe[1] > now:
                 return Admission(HALF_OPEN, False, retry_after=probe[1] - now)
             token = secrets.token_hex(8)
-            # a probe that never reports (its process died) is replaced after open_for
-            self._probe[dependency] = (token, now + breaker.open_for)
+            self._probe[dependency] = (token, now + lease)
             return Admission(HALF_OPEN, True, probe=token)
 
     def record(self, dependency: str, breaker: Breaker, failed: bool | None,
@@ -114,6 +114,12 @@ class InMemoryBreakerStore:
             if until is None:
                 return CLOSED
             return OPEN if self._clock() < until else HALF_OPEN
+
+
+def probe_lease(contract: Contract) -> float:
+    """How long a half-open probe may hold its slot: its own deadline, and never under open_for."""
+    breaker = contract.dependency.breaker if contract.dependency else Breaker()
+    return max(breaker.open_for, contract.timeout.seconds or 0.0)
 
 
 def counts_as_failure(envelope: dict[str, Any]) -> bool | None:

@@ -18,6 +18,7 @@ from .breaker import (
     BreakerStore,
     counts_as_failure,
     open_envelope,
+    probe_lease,
     unreachable_envelope,
 )
 from .budget import StateUnavailable
@@ -75,7 +76,8 @@ class CallHooks:
         if self.breakers is None or dependency is None:
             return None, {}, None
         try:
-            admission = self.breakers.admit(dependency.name, dependency.breaker)
+            admission = self.breakers.admit(dependency.name, dependency.breaker,
+                                            probe_lease(tool.contract))
         except Exception as exc:  # noqa: BLE001 - the contract's policy decides
             return self._unreachable(tool, exc)
         return self._admitted(tool, admission)
@@ -86,7 +88,7 @@ class CallHooks:
         if admit is None or dependency is None:
             return self._admit(tool)
         try:
-            admission = await admit(dependency.name, dependency.breaker)
+            admission = await admit(dependency.name, dependency.breaker, probe_lease(tool.contract))
         except Exception as exc:  # noqa: BLE001
             return self._unreachable(tool, exc)
         return self._admitted(tool, admission)

@@ -191,14 +191,14 @@ class RedisBreakerStore:
         base = f"{self.redis.prefix}breaker:{{{dependency}}}:"
         return [base + "failures", base + "open", base + "half", base + "probe"]
 
-    def admit(self, dependency: str, breaker: Breaker) -> Admission:
+    def admit(self, dependency: str, breaker: Breaker, lease: float) -> Admission:
         token = secrets.token_hex(8)
-        answer = self.redis.run("admit", self._keys(dependency)[1:], [token, _ms(breaker.open_for)])
+        answer = self.redis.run("admit", self._keys(dependency)[1:], [token, _ms(lease)])
         return _admission(answer, token)
 
-    async def aadmit(self, dependency: str, breaker: Breaker) -> Admission:
+    async def aadmit(self, dependency: str, breaker: Breaker, lease: float) -> Admission:
         token = secrets.token_hex(8)
-        answer = await self.redis.arun("admit", self._keys(dependency)[1:], [token, _ms(breaker.open_for)])
+        answer = await self.redis.arun("admit", self._keys(dependency)[1:], [token, _ms(lease)])
         return _admission(answer, token)
 
     def record(self, dependency: str, breaker: Breaker, failed: bool | None,

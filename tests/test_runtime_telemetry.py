@@ -157,3 +157,31 @@ def test_arguments_can_be_left_out() -> None:
     guard(contract(), lambda _: {}, hooks=CallHooks(telemetry=quiet))({"city": "Oslo"})
     (span,) = otel.spans.get_finished_spans()
     assert "gen_ai.tool.call.arguments" not in span.attributes
+
+
+def test_mcp_requests_carry_their_id_and_the_hosts_caller_into_the_span() -> None:
+    import anyio
+    from mcp_support import connected
+
+    from contractgen.runtime.mcp_server import build_server
+
+    otel = Otel()
+    tool = guard(contract(), lambda _: {"temp": 3}, hooks=CallHooks(telemetry=otel.telemetry))
+
+    def caller(ctx: Any) -> str | None:
+        meta = (ctx.params or {}).get("_meta") or {}
+        return meta.get("example/user")
+
+    server = build_server([tool], caller=caller)
+
+    async def main() -> None:
+        async with connected(server) as session:
+            result = await session.call_tool("weather", {"city": "Oslo", "password": SECRET},
+                                             meta={"example/user": "user-42"})  # type: ignore[typeddict-unknown-key]
+            assert result.is_error is False
+
+    anyio.run(main)
+    (span,) = otel.spans.get_finished_spans()
+    assert span.attributes["contractgen.caller"] == "user-42"
+    assert span.attributes["gen_ai.tool.call.id"]  # the JSON-RPC request id
+    assert SECRET not in span.attributes["gen_ai.tool.call.arguments"]

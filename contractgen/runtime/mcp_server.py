@@ -53,13 +53,15 @@ SessionKey = Callable[[Any], str]
 
 
 def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contractgen", version: str = "",
-                 instructions: str | None = None, session: SessionKey | None = None) -> Server[Any]:
+                 instructions: str | None = None, session: SessionKey | None = None,
+                 caller: Callable[[Any], str | None] | None = None) -> Server[Any]:
     """An MCP low-level ``Server`` that lists ``tools`` and routes ``tools/call`` through their guards.
 
     One version per tool name: MCP advertises one ``outputSchema`` per name, and the SDK client
     rejects a result that does not match it. Serve the newest version; a caller of an older one
     (arguments shaped like it, or ``_meta["contractgen/version"]`` naming it) gets VERSION_MISMATCH
-    with the migration steps from that guard.
+    with the migration steps from that guard. ``caller(ctx)`` names who made a request (an
+    authenticated user or agent id, from headers or ``_meta``); tools with telemetry record it.
     """
     listed: dict[str, GuardedTool[Any, Any]] = {}
     for tool in tools:
@@ -88,7 +90,8 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
         progress = _ProgressSender(ctx, token) if isinstance(token, (str, int)) else None
         with progress_listener(progress.report if progress is not None else None):
             envelope = await tool.acall(arguments, contract_version=declared, session=key_for(ctx),
-                                        call_id=_call_id(ctx))
+                                        call_id=_call_id(ctx),
+                                        caller=caller(ctx) if caller is not None else None)
         if progress is not None:
             await progress.flush()  # every notification goes out before the result
         return call_result(envelope)

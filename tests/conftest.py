@@ -40,6 +40,19 @@ def run_cli(*args: str, cwd: Path | str = ROOT, input: str | None = None,
 
 
 @pytest.fixture(scope="session")
+def imported_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project with every shared-corpus tool imported and built, once per session; treat it as
+    read-only (copy it to change it)."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"shared corpus not found at {CORPUS}")
+    from corpus_support import import_corpus
+
+    root = tmp_path_factory.mktemp("corpus") / "project"
+    import_corpus(CORPUS, root)
+    return root
+
+
+@pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """A real Redis server for the whole session (see tests/redis_support.py)."""
     pytest.importorskip("redis")

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from build_support import build, make_project
 from conftest import ROOT
-from corpus_support import import_corpus
 
 from contractgen.compiler.describe import describe_tool
 from contractgen.runtime import ACTIONS, Contract, ErrorSpec, RetryPolicy, Timeout
@@ -103,8 +102,7 @@ def test_bundled_descriptions_are_well_formed() -> None:
         assert description_problems(description) == [], path.name
 
 
-def test_corpus_descriptions_meet_the_targets(corpus: Path, tmp_path: Path) -> None:
-    import_corpus(corpus, tmp_path / "project")
+def test_corpus_descriptions_meet_the_targets(corpus: Path, imported_corpus: Path) -> None:
     name, tokens = _tokenizer()
     ratios: dict[str, float] = {}
     per_error: dict[str, float] = {}
@@ -115,7 +113,7 @@ def test_corpus_descriptions_meet_the_targets(corpus: Path, tmp_path: Path) -> N
     for path in sorted((corpus / "function_calling").glob("*/*/*.json")):
         function = json.loads(path.read_text("utf-8"))["function"]
         source_descriptions.add(" ".join((function.get("description") or "").split()))
-    modules = sorted((tmp_path / "project" / "generated").glob("g*_v1.py"))
+    modules = sorted((imported_corpus / "generated").glob("g*_v1.py"))
     assert len(modules) >= 150
     for path in modules:
         description, contract = _module_constants(path)

@@ -82,6 +82,9 @@ def test_declaration_sent_to_the_model_is_the_contracts_export(module: Any) -> N
     for tool in (GuardedAdkTool(stub.implement(lambda args: None)), PlainAdkTool(module.ANTHROPIC_TOOL)):
         llm, _ = anyio.run(lambda t=tool: run(t, "down"))
         declared.append(llm.seen[0].config.tools[0].function_declarations[0])
+        # ADK's own process_llm_request advertised it and registered the tool itself under its name
+        registered = llm.seen[0].tools_dict
+        assert list(registered) == [module.CONTRACT.name] and type(registered[module.CONTRACT.name]) is type(tool)
     wrapped, unwrapped = declared
     assert wrapped == unwrapped
     assert (wrapped.name, wrapped.description, wrapped.parameters_json_schema) == (

@@ -270,7 +270,7 @@ HOSTILE: list[tuple[str, bytes, str]] = [
     ("schema_list.json", json.dumps({"name": "x", "inputSchema": [1]}).encode(),
      "#/inputSchema: expected a JSON Schema object (got array)"),
     ("invalid_schema.json", json.dumps({"name": "x", "inputSchema": {"type": "object", "properties": {"a": {"type": "datetime"}}}}).encode(),
-     "#/inputSchema/properties/a/type: expected valid JSON Schema 2020-12"),
+     "#/inputSchema/properties/a/type: invalid JSON Schema 2020-12: expected a JSON Schema type name (got 'datetime')"),
     ("string_root.json", json.dumps({"name": "x", "inputSchema": {"type": "string"}}).encode(),
      "#/inputSchema/type: expected an object schema (got type 'string')"),
     ("unknown.json", json.dumps({"foo": 1}).encode(), "expected a tool definition (got an object with keys: foo)"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -15,23 +16,40 @@ from .output import EXIT_INVALID, exit_code_for, print_diagnostics
 _VERSION_PATTERN = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"
 
 
+REPORT_FORMATS = ("text", "json")
+
+
 def import_(
     sources: Annotated[list[str], typer.Argument(
         help="Tool definition files (JSON or YAML), folders of them, or - for stdin.", show_default=False)],
     out: Annotated[Path | None, typer.Option(
         "--out", help="Folder to write <name>/<version>.yaml into (default: the configured contracts folder).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite manifests that already exist.")] = False,
-    fmt: Annotated[str, typer.Option(
-        "--format", help=f"Source format: {', '.join(FORMATS)} (auto detects it per tool).")] = "auto",
+    source_format: Annotated[str, typer.Option(
+        "--from", help=f"Source format: {', '.join(FORMATS)} (auto detects it per tool).")] = "auto",
+    output_format: Annotated[str, typer.Option(
+        "--format", help="Report: text (on stderr) or json (one document on stdout). For compatibility, "
+                         f"a source format ({', '.join(FORMATS[1:])}) here means --from.")] = "text",
     prefix: Annotated[str, typer.Option(
         "--prefix", help="Prepend this to every tool name, e.g. to tell two servers' tools apart.")] = "",
     version: Annotated[str, typer.Option("--version", help="Version of the new manifests.")] = "1.0.0",
 ) -> None:
-    """Turn existing tool definitions into manifests to start from, one per tool, with default errors."""
+    """Turn existing tool definitions into manifests to start from, one per tool, with default errors.
+
+    Older schema dialects are converted and every conversion is listed; a tool that cannot be
+    converted is refused with all its problems, as `contractgen check` words them."""
     import re
 
-    if fmt not in FORMATS:
-        print_diagnostics([Diagnostic("--format", "", f"expected one of {', '.join(FORMATS)} (got {fmt!r})",
+    flag = "--from"
+    if output_format in FORMATS:  # the source format under its older flag name
+        source_format, output_format, flag = output_format, "text", "--format"
+    if output_format not in REPORT_FORMATS:
+        print_diagnostics([Diagnostic("--format", "", f"expected one of {', '.join(FORMATS)} (the source format) "
+                                      f"or {', '.join(REPORT_FORMATS)} (the report) (got {output_format!r})",
+                                      code="usage")])
+        raise typer.Exit(EXIT_INVALID)
+    if source_format not in FORMATS:
+        print_diagnostics([Diagnostic("--from", "", f"expected one of {', '.join(FORMATS)} (got {source_format!r})",
                                       code="usage")])
         raise typer.Exit(EXIT_INVALID)
     if not re.match(_VERSION_PATTERN, version):
@@ -41,23 +59,35 @@ def import_(
     config = load_config()
     target = out if out is not None else config.contracts
     raw, problems = read_sources(sources)
-    plan = plan_import(raw, target, fmt=fmt, force=force, prefix=prefix, version=version,
-                       project_root=config.root)
+    plan = plan_import(raw, target, fmt=source_format, force=force, prefix=prefix, version=version,
+                       project_root=config.root, format_flag=flag)
     diagnostics = [*problems, *plan.diagnostics]
-    print_diagnostics(diagnostics)
     code = exit_code_for(diagnostics)
+    failures = write_plan(plan) if code == 0 else []
+    if failures:
+        diagnostics, code = [*diagnostics, *failures], EXIT_INVALID
+    if output_format == "json":
+        typer.echo(json.dumps({
+            "exit_code": code,
+            "written": code == 0,
+            "imported": [{"source_name": s, "name": n, "path": str(p)} for s, n, p in plan.tools] if code == 0 else [],
+            "conversions": [c.to_dict() for c in plan.conversions],
+            "diagnostics": [d.to_dict() for d in diagnostics],
+        }, indent=2, sort_keys=True))
+        raise typer.Exit(code)
+    for conversion in plan.conversions:
+        typer.echo(conversion.format(), err=True)
+    print_diagnostics(diagnostics)
     if code != 0:
         typer.echo("nothing written", err=True)
         raise typer.Exit(code)
-    failures = write_plan(plan)
-    if failures:
-        print_diagnostics(failures)
-        raise typer.Exit(EXIT_INVALID)
     for source_name, name, path in plan.tools:
         typer.echo(f"{path}" + (f"  (from {source_name!r})" if source_name != name else ""))
     count = len(plan.tools)
-    typer.echo(f"imported {count} tool{'s' if count != 1 else ''} into {target}; edit the output schemas "
-               f"and errors, then run `contractgen check`", err=True)
+    typer.echo(f"imported {count} tool{'s' if count != 1 else ''} into {target}"
+               + (f" ({len(plan.conversions)} conversion{'s' if len(plan.conversions) != 1 else ''} listed above)"
+                  if plan.conversions else "")
+               + "; edit the output schemas and errors, then run `contractgen check`", err=True)
 
 
 def register(app: typer.Typer) -> None:

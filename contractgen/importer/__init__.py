@@ -14,19 +14,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from jsonschema.exceptions import SchemaError
-
 from ..diagnostics import Diagnostic, Level, has_errors
-from ..manifest.load import load_parsed
+from ..manifest.load import discover_manifests, load_parsed, read_manifest
 from ..manifest.meta import manifest_meta_schema
-from ..manifest.parse import MAX_MANIFEST_BYTES, parse_manifest_text
+from ..manifest.parse import MAX_MANIFEST_BYTES, ParsedFile, parse_manifest_text
 from ..naming import python_identifier
-from ..runtime.pointer import pointer as json_pointer
+from .dialects import Converted, convert_schema
 from .formats import FORMATS, ImportedTool, extract_tools
-from .manifest import build_manifest, is_portable, portable_name, render_manifest
+from .manifest import _one_line, build_manifest, is_portable, portable_name, render_manifest
 
-__all__ = ["FORMATS", "ImportPlan", "ImportedTool", "plan_import", "read_sources", "write_plan"]
+__all__ = ["FORMATS", "ConversionNote", "ImportPlan", "ImportedTool", "plan_import", "read_sources", "write_plan"]
 
 SOURCE_SUFFIXES = (".json", ".yaml", ".yml")
 MAX_SOURCE_BYTES = 50_000_000
@@ -39,6 +36,8 @@ class ImportPlan:
     #: (source tool name, manifest name, manifest path) per imported tool
     tools: tuple[tuple[str, str, Path], ...]
     diagnostics: tuple[Diagnostic, ...]
+    #: every conversion made, in source order (listed whether or not the import succeeds)
+    conversions: tuple[ConversionNote, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -81,8 +80,13 @@ def read_sources(paths: Sequence[str]) -> tuple[list[tuple[str, bytes]], list[Di
 
 
 def plan_import(sources: Sequence[tuple[str, bytes]], out: Path, *, fmt: str = "auto", force: bool = False,
-                prefix: str = "", version: str = "1.0.0", project_root: Path | None = None) -> ImportPlan:
-    """Everything an import would write, or the reasons it must not write anything."""
+                prefix: str = "", version: str = "1.0.0", project_root: Path | None = None,
+                format_flag: str = "--format") -> ImportPlan:
+    """Everything an import would write, or the reasons it must not write anything.
+
+    Every tool is converted (see ``dialects``), rendered, and the whole planned tree (with the
+    manifests already in ``out``) goes through the same checks as ``contractgen check``; their
+    diagnostics are placed back at the source definition."""
     diagnostics: list[Diagnostic] = []
     tools: list[ImportedTool] = []
     positions: dict[str, Mapping[str, tuple[int, int]]] = {}
@@ -95,12 +99,11 @@ def plan_import(sources: Sequence[tuple[str, bytes]], out: Path, *, fmt: str = "
         if has_errors(problems):
             continue
         positions[label] = where
-        extraction = extract_tools(value, path=label, positions=where, fmt=fmt)
+        extraction = extract_tools(value, path=label, positions=where, fmt=fmt, format_flag=format_flag)
         diagnostics.extend(extraction.diagnostics)
         tools.extend(extraction.tools)
 
-    files: dict[Path, str] = {}
-    imported: list[tuple[str, str, Path]] = []
+    planned: list[_Planned] = []
     claimed: dict[str, ImportedTool] = {}  # collision key -> first tool
     for tool in tools:
         locate = _Locator(tool.source, positions.get(tool.source, {}))
@@ -122,32 +125,135 @@ def plan_import(sources: Sequence[tuple[str, bytes]], out: Path, *, fmt: str = "
                 hint="import the two sources into separate folders with --out, or tell them apart with --prefix"))
             continue
         claimed[key] = tool
-        problems = _check_schemas(tool, locate)
+        planned.append(_plan_tool(tool, name, out / name / f"{version}.yaml", version, project_root, locate))
+
+    files: dict[Path, str] = {}
+    imported: list[tuple[str, str, Path]] = []
+    conversions: list[ConversionNote] = []
+    checked = _check_tree(planned, out, force)
+    diagnostics.extend(checked.pop(None, []))
+    for plan in planned:
+        conversions.extend(plan.notes)
+        problems = checked.get(plan.target, [])
         diagnostics.extend(problems)
         if has_errors(problems):
             continue
-        target = out / name / f"{version}.yaml"
-        manifest = build_manifest(tool, name, version)
-        text = render_manifest(manifest, tool, schema_ref=schema_ref(target.parent, project_root),
-                               original_name=tool.name)
-        problems = _self_check(text, manifest, target, tool, locate)
-        diagnostics.extend(problems)
-        if has_errors(problems):
-            continue
-        if target.exists() and not force:
+        if plan.target.exists() and not force:
             diagnostics.append(Diagnostic(
-                str(target), "", f"expected a new manifest path (got an existing file; imported from "
-                f"{tool.source})", code="exists", hint="pass --force to overwrite it, or --out another folder"))
+                str(plan.target), "", f"expected a new manifest path (got an existing file; imported from "
+                f"{plan.tool.source})", code="exists", hint="pass --force to overwrite it, or --out another folder"))
             continue
-        files[target] = text
-        imported.append((tool.name, name, target))
+        files[plan.target] = plan.text
+        imported.append((plan.tool.name, plan.name, plan.target))
+    conversions.sort(key=lambda c: (c.file, c.line or 0, c.column or 0, c.pointer))
     if not sources and not diagnostics:
         diagnostics.append(Diagnostic("", "", "expected at least one source (got none)", code="no-sources"))
     diagnostics.sort(key=lambda d: (d.file, d.line or 0, d.column or 0, d.pointer, d.message))
     ok = not has_errors(diagnostics)
     return ImportPlan(files=dict(sorted(files.items())) if ok else {},
                       tools=tuple(sorted(imported, key=lambda t: str(t[2]))) if ok else (),
-                      diagnostics=tuple(diagnostics))
+                      diagnostics=tuple(diagnostics), conversions=tuple(conversions))
+
+
+@dataclass(frozen=True)
+class ConversionNote:
+    """One conversion made on import, located in the source: what the report lists."""
+
+    file: str
+    pointer: str
+    code: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def format(self) -> str:
+        where = self.file + (f":{self.line}" if self.line is not None else "") + \
+            (f":{self.column}" if self.line is not None and self.column is not None else "")
+        return _one_line(f"{where} #{self.pointer}: converted: {self.message}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column, "pointer": self.pointer,
+                "code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class _Planned:
+    tool: ImportedTool
+    name: str
+    target: Path
+    text: str
+    manifest: dict[str, Any]
+    schemas: Mapping[str, Converted]  # manifest section (input, output) -> its conversion
+    notes: tuple[ConversionNote, ...]
+    locate: _Locator
+
+    def source_pointer(self, pointer: str) -> tuple[str, bool]:
+        """Where a manifest pointer came from in the source, and whether it lies in a source schema."""
+        section, _, rest = pointer.lstrip("/").partition("/")
+        converted = self.schemas.get(section)
+        key = self.tool.input_key if section == "input" else self.tool.output_key
+        if section == "name":
+            return f"{self.tool.pointer}/name", False
+        if converted is None or key is None:
+            return self.tool.pointer, False
+        return f"{self.tool.pointer}/{key}" + converted.source_pointer(f"/{rest}" if rest else ""), True
+
+
+def _plan_tool(tool: ImportedTool, name: str, target: Path, version: str, project_root: Path | None,
+               locate: _Locator) -> _Planned:
+    schemas: dict[str, Converted] = {}
+    notes = [locate.note(tool.pointer + c.pointer, c.code, c.message) for c in tool.conversions]
+    for section, schema, key in (("input", tool.input_schema, tool.input_key),
+                                 ("output", tool.output_schema, tool.output_key)):
+        if schema is None or key is None:
+            continue
+        converted = convert_schema(schema)
+        schemas[section] = converted
+        notes.extend(locate.note(f"{tool.pointer}/{key}{c.pointer}", c.code, c.message)
+                     for c in converted.conversions)
+    manifest = build_manifest(tool, name, version, input_schema=_schema_of(schemas, "input"),
+                              output_schema=_schema_of(schemas, "output"))
+    text = render_manifest(manifest, tool, schema_ref=schema_ref(target.parent, project_root),
+                           original_name=tool.name, conversions=[n.message for n in notes])
+    return _Planned(tool, name, target, text, manifest, schemas, tuple(notes), locate)
+
+
+def _schema_of(schemas: Mapping[str, Converted], section: str) -> dict[str, Any] | None:
+    return schemas[section].schema if section in schemas else None
+
+
+def _check_tree(planned: list[_Planned], out: Path, force: bool) -> dict[Path | None, list[Diagnostic]]:
+    """Run the manifest checks on the tree as it would be after writing: the planned manifests plus
+    those already in ``out``. Errors go back to the planned file's source definition; an error that
+    only the new tools cause in an existing manifest (a name clash) is kept under ``None``."""
+    by_target = {str(plan.target): plan for plan in planned}
+    parsed = [parse_manifest_text(str(plan.target), plan.text.encode("utf-8")) for plan in planned]
+    existing: list[ParsedFile] = []
+    if out.is_dir():
+        files, _ = discover_manifests([out])
+        existing = [read_manifest(f) for f in files if str(f) not in by_target]  # replaced ones are gone
+    result = load_parsed(parsed + existing)
+    before: set[tuple[str, str, str]] = set()
+    if existing and any(d.file not in by_target and d.level is Level.ERROR for d in result.diagnostics):
+        before = {(d.file, d.pointer, d.message) for d in load_parsed(existing).diagnostics}
+    checked: dict[Path | None, list[Diagnostic]] = {}
+    for d in result.diagnostics:
+        if d.level is not Level.ERROR:
+            continue
+        plan = by_target.get(d.file)
+        if plan is None:
+            if (d.file, d.pointer, d.message) not in before:
+                checked.setdefault(None, []).append(d)
+            continue
+        pointer, in_schema = plan.source_pointer(d.pointer)
+        hint = d.hint if in_schema else d.hint or ("fix the source definition: `contractgen check` would "
+                                                   f"reject the manifest at #{d.pointer}")
+        checked.setdefault(plan.target, []).append(plan.locate(pointer, d.message, d.code, hint=hint))
+    for plan, item in zip(planned, parsed):
+        if plan.target not in checked and item.value != plan.manifest:
+            checked[plan.target] = [plan.locate(plan.tool.pointer, "expected the manifest YAML to read back as "
+                                                "written (got a different value)", "import-roundtrip")]
+    return checked
 
 
 def write_plan(plan: ImportPlan) -> list[Diagnostic]:
@@ -191,12 +297,19 @@ class _Locator:
 
     def __call__(self, pointer: str, message: str, code: str, *, level: Level = Level.ERROR,
                  hint: str | None = None) -> Diagnostic:
+        line, column = self.position(pointer)
+        return Diagnostic(self.path, pointer, message, level=level, line=line, column=column, hint=hint,
+                          code=code)
+
+    def note(self, pointer: str, code: str, message: str) -> ConversionNote:
+        line, column = self.position(pointer)
+        return ConversionNote(self.path, pointer, code, message, line, column)
+
+    def position(self, pointer: str) -> tuple[int | None, int | None]:
         probe = pointer
         while probe not in self.positions and probe:
             probe = probe.rsplit("/", 1)[0]
-        line, column = self.positions.get(probe, (None, None))
-        return Diagnostic(self.path, pointer, message, level=level, line=line, column=column, hint=hint,
-                          code=code)
+        return self.positions.get(probe, (None, None))
 
 
 def _parse_source(label: str, raw: bytes) -> tuple[Any, Mapping[str, tuple[int, int]], list[Diagnostic]] | None:
@@ -220,60 +333,3 @@ def _parse_source(label: str, raw: bytes) -> tuple[Any, Mapping[str, tuple[int, 
     problems = [Diagnostic(label, d.pointer, d.message, level=d.level, line=d.line, column=d.column,
                            hint=d.hint, code=d.code) for d in parsed.diagnostics]
     return parsed.value, parsed.positions, problems
-
-
-def _check_schemas(tool: ImportedTool, locate: _Locator) -> list[Diagnostic]:
-    problems: list[Diagnostic] = []
-    input_key = {"mcp": "inputSchema", "openai": "parameters", "anthropic": "input_schema"}[tool.format]
-    for key, schema in ((input_key, tool.input_schema), ("outputSchema", tool.output_schema)):
-        if schema is None:
-            continue
-        pointer = f"{tool.pointer}/{key}"
-        try:
-            jsonschema.Draft202012Validator.check_schema(schema)
-        except SchemaError as exc:
-            problems.append(locate(pointer + json_pointer(exc.absolute_path),
-                                   f"expected valid JSON Schema 2020-12 ({_short(exc.message)})", "invalid-schema"))
-            continue
-        declared = schema.get("type", "object")
-        if declared != "object":
-            problems.append(locate(f"{pointer}/type", f"expected an object schema (got type {declared!r})",
-                                   "schema-not-object",
-                                   hint="tools take and return JSON objects; wrap the value in an object property"))
-    return problems
-
-
-def _self_check(text: str, manifest: dict[str, Any], target: Path, tool: ImportedTool,
-                locate: _Locator) -> list[Diagnostic]:
-    """Run the written text through the real manifest checks, so an import never yields a broken file.
-
-    A problem inside the argument or output schema is reported at its place in the source."""
-    parsed = parse_manifest_text(str(target), text.encode("utf-8"))
-    result = load_parsed([parsed])
-    problems = []
-    for d in result.diagnostics:
-        if d.level is not Level.ERROR:
-            continue
-        section, _, rest = d.pointer.lstrip("/").partition("/")
-        source_key = _source_key(tool, section)
-        pointer = f"{tool.pointer}/{source_key}" + (f"/{rest}" if rest else "") if source_key else tool.pointer
-        problems.append(locate(pointer, d.message, d.code,
-                               hint=d.hint or "fix the source definition: `contractgen check` would reject "
-                                              f"the manifest at #{d.pointer}"))
-    if not problems and parsed.value != manifest:
-        problems.append(locate(tool.pointer, "expected the manifest YAML to read back as written (got a "
-                                             "different value)", "import-roundtrip"))
-    return problems
-
-
-def _source_key(tool: ImportedTool, section: str) -> str | None:
-    if section == "input" and tool.input_schema is not None:
-        return {"mcp": "inputSchema", "openai": "parameters", "anthropic": "input_schema"}[tool.format]
-    if section == "output" and tool.output_schema is not None:
-        return "outputSchema"
-    return None
-
-
-def _short(message: str, limit: int = 200) -> str:
-    flat = " ".join(message.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."

@@ -7,10 +7,11 @@ that points at the offending value. Nothing here touches the file system.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..diagnostics import Diagnostic, Level
+from .dialects import Conversion
 
 Format = Literal["mcp", "openai", "anthropic"]
 FORMATS: tuple[str, ...] = ("auto", "mcp", "openai", "anthropic")
@@ -39,6 +40,14 @@ class ImportedTool:
     title: str | None = None
     #: MCP-style hints, already renamed to manifest keys (read_only, destructive, idempotent, open_world)
     annotations: Mapping[str, bool] = field(default_factory=dict)
+    #: the source keys the schemas came from (``inputSchema``, ``parameters``, ``output_parameters`` ...)
+    input_key: str = "inputSchema"
+    output_key: str | None = None
+    #: MCP ``icons`` and ``_meta``, kept as they are
+    icons: tuple[Mapping[str, Any], ...] = ()
+    meta: Mapping[str, Any] | None = None
+    #: what was read differently from how the source spelled it (pointers relative to the tool)
+    conversions: tuple[Conversion, ...] = ()
 
 
 @dataclass
@@ -53,6 +62,7 @@ class _Where:
 
     path: str
     positions: Mapping[str, tuple[int, int]]
+    format_flag: str = "--format"  # how the user named the source format, for messages
 
     def diagnostic(self, pointer: str, message: str, code: str, *, hint: str | None = None,
                    level: Level = Level.ERROR) -> Diagnostic:
@@ -65,9 +75,9 @@ class _Where:
 
 
 def extract_tools(value: Any, *, path: str, positions: Mapping[str, tuple[int, int]] | None = None,
-                  fmt: str = "auto") -> Extraction:
+                  fmt: str = "auto", format_flag: str = "--format") -> Extraction:
     """Every tool definition in one parsed document (a tool, a list, or a tools/list result)."""
-    where = _Where(path, positions or {})
+    where = _Where(path, positions or {}, format_flag)
     out = Extraction()
     _walk_document(value, "", where, fmt, out)
     if not out.tools and not out.diagnostics:
@@ -86,8 +96,10 @@ def _walk_document(value: Any, pointer: str, where: _Where, fmt: str, out: Extra
         if "jsonrpc" in value and isinstance(value.get("result"), dict):
             _walk_document(value["result"], f"{pointer}/result", where, fmt, out)
             return
-        for container in ("tools", "functions"):
-            if container in value and not _looks_like_tool(value):
+        for container in ("tools", "functions", "function"):
+            if container == "function" and not isinstance(value.get("function"), list):
+                continue  # a BFCL entry {question, function: [...]}; a dict is OpenAI's Chat form
+            if container in value and (container == "function" or not _looks_like_tool(value)):
                 items = value[container]
                 if not isinstance(items, list):
                     out.diagnostics.append(where.diagnostic(
@@ -100,7 +112,8 @@ def _walk_document(value: Any, pointer: str, where: _Where, fmt: str, out: Extra
 
 
 def _looks_like_tool(value: Mapping[str, Any]) -> bool:
-    return any(key in value for key in ("inputSchema", "input_schema", "parameters", "function"))
+    return any(key in value for key in ("inputSchema", "input_schema", "parameters", "input_parameters",
+                                        "function"))
 
 
 def _walk_tool(value: Any, pointer: str, where: _Where, fmt: str, out: Extraction) -> None:
@@ -113,9 +126,9 @@ def _walk_tool(value: Any, pointer: str, where: _Where, fmt: str, out: Extractio
     if fmt != "auto" and detected != fmt:
         keys = ", ".join(sorted(map(str, value))) or "none"
         out.diagnostics.append(where.diagnostic(
-            pointer, f"expected an {_FORMAT_LABEL[fmt]} here, as --format {fmt} says (got keys: {keys})",
+            pointer, f"expected an {_FORMAT_LABEL[fmt]} here, as {where.format_flag} {fmt} says (got keys: {keys})",
             "format-mismatch",
-            hint=f"this looks like an {_FORMAT_LABEL[detected]}; drop --format to detect it" if detected else
+            hint=f"this looks like an {_FORMAT_LABEL[detected]}; drop {where.format_flag} to detect it" if detected else
             _shape_hint(fmt)))
         return
     if detected is None:
@@ -135,7 +148,7 @@ def _detect(value: Mapping[str, Any]) -> Format | None:
         return "mcp"
     if "input_schema" in value:
         return "anthropic"
-    if value.get("type") == "function" or "parameters" in value:
+    if value.get("type") == "function" or "parameters" in value or "input_parameters" in value:
         return "openai"
     if "name" in value and "function" not in value and "type" not in value:
         # a bare {name, description}: MCP's inputSchema is required, so call it MCP and let the
@@ -180,8 +193,42 @@ def _read_mcp(value: dict[str, Any], pointer: str, where: _Where, out: Extractio
             annotations[manifest_key] = hint_value
         if title is None:
             title = _optional_string(annotations_value, "title", f"{pointer}/annotations", where, out)
-    return _finish(value, pointer, where, out, fmt="mcp", schema_key="inputSchema",
+    notes = read_only_implies(annotations)
+    icons = value.get("icons")
+    if icons is not None and not (isinstance(icons, list) and all(isinstance(i, dict) for i in icons)):
+        out.diagnostics.append(where.diagnostic(
+            f"{pointer}/icons", f"expected a list of icon objects (got {_json_type(icons)})", "invalid-icons",
+            hint="MCP icons look like [{src: https://..., mimeType: image/png, sizes: [48x48]}]"))
+        return None
+    meta = value.get("_meta")
+    if meta is not None and not isinstance(meta, dict):
+        out.diagnostics.append(where.diagnostic(
+            f"{pointer}/_meta", f"expected an object (got {_json_type(meta)})", "invalid-meta"))
+        return None
+    tool = _finish(value, pointer, where, out, fmt="mcp", schema_key="inputSchema",
                    output_key="outputSchema", title=title, annotations=annotations)
+    if tool is None:
+        return None
+    return replace(tool, conversions=tuple(notes), icons=tuple(icons or ()), meta=meta)
+
+
+def read_only_implies(annotations: dict[str, bool]) -> list[Conversion]:
+    """MCP: destructiveHint and idempotentHint mean something only when readOnlyHint is false; a
+    read-only tool changes nothing, so it is non-destructive and idempotent. Rewrites ``annotations``."""
+    if annotations.get("read_only") is not True:
+        return []
+    notes = []
+    for key, hint_key, implied in (("destructive", "destructiveHint", False), ("idempotent", "idempotentHint", True)):
+        said = annotations.get(key)
+        if said is not None and said != implied:
+            notes.append(Conversion(f"/annotations/{hint_key}", "read-only-hint",
+                                    f"{hint_key}: {str(said).lower()} ignored, as MCP says for a read-only tool: "
+                                    f"read as {key}: {str(implied).lower()}"))
+        elif said is None:
+            notes.append(Conversion("/annotations/readOnlyHint", "read-only-hint",
+                                    f"readOnlyHint: true implies {key}: {str(implied).lower()}"))
+        annotations[key] = implied
+    return notes
 
 
 def _read_openai(value: dict[str, Any], pointer: str, where: _Where, out: Extraction) -> ImportedTool | None:
@@ -193,8 +240,11 @@ def _read_openai(value: dict[str, Any], pointer: str, where: _Where, out: Extrac
                 body_pointer, f"expected the function object (got {_json_type(body)})", "invalid-function",
                 hint=_shape_hint("openai")))
             return None
-    return _finish(body, body_pointer, where, out, fmt="openai", schema_key="parameters",
-                   output_key=None, title=None, annotations={}, schema_optional=True)
+    # function-calling dialects put the result's shape beside the parameters
+    output_key = next((k for k in ("output_parameters", "response") if isinstance(body.get(k), dict)), None)
+    schema_key = "input_parameters" if "input_parameters" in body and "parameters" not in body else "parameters"
+    return _finish(body, body_pointer, where, out, fmt="openai", schema_key=schema_key,
+                   output_key=output_key, title=None, annotations={}, schema_optional=True)
 
 
 def _read_anthropic(value: dict[str, Any], pointer: str, where: _Where, out: Extraction) -> ImportedTool | None:
@@ -232,7 +282,7 @@ def _finish(value: dict[str, Any], pointer: str, where: _Where, out: Extraction,
     assert isinstance(name, str)
     return ImportedTool(name=name, description=description, input_schema=input_schema,
                         output_schema=output_schema, format=fmt, source=where.path, pointer=pointer,
-                        title=title, annotations=annotations)
+                        title=title, annotations=annotations, input_key=schema_key, output_key=output_key)
 
 
 def _optional_string(value: Mapping[str, Any], key: str, pointer: str, where: _Where,

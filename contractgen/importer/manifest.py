@@ -65,6 +65,17 @@ _OPEN_WORLD = (
     },
 )
 
+_TIMEOUT_NOT_IDEMPOTENT: dict[str, Any] = {
+    "class": "UpstreamTimeout",
+    "code": "TIMEOUT",
+    "message": "The service behind this tool did not answer in time, and the call may have taken effect. "
+               "Do not call it again; tell the user what happened.",
+    "retryable": False,
+    "action": "stop_and_tell_user",
+    "description": "Imported default for a tool that is not idempotent: raise it when the remote service "
+                   "does not answer in time.",
+}
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
@@ -95,7 +106,9 @@ def is_open_world(tool: ImportedTool) -> bool:
     return tool.annotations.get("open_world", True)
 
 
-def build_manifest(tool: ImportedTool, name: str, version: str) -> dict[str, Any]:
+def build_manifest(tool: ImportedTool, name: str, version: str, *, input_schema: dict[str, Any] | None = None,
+                   output_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest mapping; ``input_schema``/``output_schema`` are the converted source schemas."""
     description = tool.description.strip() or NO_DESCRIPTION
     manifest: dict[str, Any] = {"name": name, "version": version}
     title = " ".join((tool.title or "").split())
@@ -103,22 +116,31 @@ def build_manifest(tool: ImportedTool, name: str, version: str) -> dict[str, Any
         manifest["title"] = title[:TITLE_MAX].rstrip()
     manifest["summary"] = first_sentence(description)
     manifest["description"] = description
-    manifest["input"] = normalised_input_schema(tool)
-    manifest["output"] = dict(tool.output_schema) if tool.output_schema is not None else dict(_PERMISSIVE_OUTPUT)
-    errors = list(_ALWAYS) + (list(_OPEN_WORLD) if is_open_world(tool) else [])
-    manifest["errors"] = [dict(error) for error in errors]
+    manifest["input"] = normalised_input_schema(tool, input_schema)
+    output = output_schema if output_schema is not None else tool.output_schema
+    manifest["output"] = dict(output) if output is not None else dict(_PERMISSIVE_OUTPUT)
+    upstream: list[dict[str, Any]] = list(_OPEN_WORLD) if is_open_world(tool) else []
+    if tool.annotations.get("idempotent") is False:
+        # a timed-out call may have taken effect: repeating it may repeat the effect
+        upstream = [_TIMEOUT_NOT_IDEMPOTENT if e["code"] == "TIMEOUT" else e for e in upstream]
+    manifest["errors"] = [dict(error) for error in [*_ALWAYS, *upstream]]
     if tool.annotations:
         manifest["annotations"] = {key: tool.annotations[key]
                                    for key in ("read_only", "destructive", "idempotent", "open_world")
                                    if key in tool.annotations}
+    if tool.icons:
+        manifest["icons"] = [dict(icon) for icon in tool.icons]
+    if tool.meta:
+        manifest["meta"] = dict(tool.meta)
     return manifest
 
 
-def normalised_input_schema(tool: ImportedTool) -> dict[str, Any]:
+def normalised_input_schema(tool: ImportedTool, converted: dict[str, Any] | None = None) -> dict[str, Any]:
     """The source's argument schema; an absent one (OpenAI allows it) means "no arguments"."""
-    if tool.input_schema is None:
+    source = converted if converted is not None else tool.input_schema
+    if source is None:
         return {"type": "object", "properties": {}}
-    schema = dict(tool.input_schema)
+    schema = dict(source)
     if "type" not in schema:
         # MCP and both vendors require an object root; plenty of real definitions leave `type` out
         schema = {"type": "object", **schema}
@@ -126,7 +148,7 @@ def normalised_input_schema(tool: ImportedTool) -> dict[str, Any]:
 
 
 def render_manifest(manifest: dict[str, Any], tool: ImportedTool, *, schema_ref: str,
-                    original_name: str) -> str:
+                    original_name: str, conversions: list[str] | tuple[str, ...] = ()) -> str:
     """The manifest as commented YAML: what was imported from where, and what to edit next."""
     where = f"{tool.source}#{tool.pointer}" if tool.pointer else tool.source
     label = {"mcp": "an MCP tool", "openai": "an OpenAI function tool", "anthropic": "an Anthropic tool"}
@@ -138,6 +160,9 @@ def render_manifest(manifest: dict[str, Any], tool: ImportedTool, *, schema_ref:
     if original_name != manifest["name"]:
         parts.append(f"# The source called it {_one_line(original_name)!r}, which is not a portable tool name\n"
                      "# (^[a-zA-Z0-9_-]{1,64}$): callers must use the name below.\n")
+    if conversions:
+        parts.append("# Converted on import, so that the guard checks what the source meant:\n")
+        parts.extend(f"#   - {_one_line(message)}\n" for message in conversions)
     parts.append(dump_block("name", manifest["name"]))
     parts.append("# Bump the major version for any change that breaks callers (see `contractgen diff`).\n")
     parts.append(dump_block("version", manifest["version"]))
@@ -169,6 +194,12 @@ def render_manifest(manifest: dict[str, Any], tool: ImportedTool, *, schema_ref:
     else:
         parts.append("# annotations: behaviour hints for clients; the source gave none.\n"
                      "# annotations: {read_only: false, destructive: false, idempotent: false, open_world: true}\n")
+    if "icons" in manifest:
+        parts.append("# icons: the MCP tool's icons, served with the tool.\n")
+        parts.append(dump_block("icons", manifest["icons"]))
+    if "meta" in manifest:
+        parts.append("# meta: the MCP tool's _meta, served with the tool.\n")
+        parts.append(dump_block("meta", manifest["meta"]))
     parts.append("# retry: consecutive retry_later failures allowed before the model is told to stop.\n"
                  "# retry: {failure_budget: 3}\n"
                  "# timeout: the per-call deadline in seconds.\n"

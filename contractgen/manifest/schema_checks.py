@@ -52,6 +52,12 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
     base = f"/{key}"
     problems = _meta_problems(report, base, schema)
     if problems:
+        # keyword problems do not depend on the meta-schema's: list them in the same run (once)
+        reported = {d.pointer for d in report.diagnostics}
+        keywords = Reporter(report.item)
+        for pointer, sub in subschemas(schema):
+            check_keywords(keywords, base + pointer, sub)
+        report.diagnostics.extend(d for d in keywords.diagnostics if d.pointer not in reported)
         return False
     walk = list(subschemas(schema))  # walked once, read by every check below
     usable = _check_refs(report, base, schema, walk)

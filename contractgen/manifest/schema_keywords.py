@@ -90,6 +90,7 @@ FOREIGN_KEYWORDS = {
     "nullable": 'JSON Schema has no `nullable`; use `type: [string, "null"]`',
     "example": "use `examples: [...]` (a list) instead of `example`",
     "x-nullable": 'use `type: [..., "null"]` instead',
+    "allowed_values": "JSON Schema has no `allowed_values`: list the values under `enum: [...]`",
 }
 #: Annotations by convention outside 2020-12: they describe, never constrain, so no validator
 #: reading them or not changes what the guard accepts. ``example`` gets a style warning (its

@@ -136,3 +136,37 @@ def test_hooks_skip_commits_that_touch_no_contracts(project: tuple[Path, dict[st
     assert result.returncode == 0, result.stdout + result.stderr
     assert _status(result.stdout, "contractgen check") == "Skipped"
     assert _status(result.stdout, "contractgen build --check") == "Skipped"
+
+
+def test_check_hook_fails_on_a_weakened_guarantee_by_default(project: tuple[Path, dict[str, str]]) -> None:
+    """A misspelt keyword would drop its constraint from the guard: the default hook (no --strict) fails."""
+    manifest = project[0] / "contracts" / "book_meeting" / "2.0.0.yaml"
+    text = manifest.read_text("utf-8")
+    assert "minLength: 1" in text
+    manifest.write_text(text.replace("minLength: 1", "minLenght: 1", 1), "utf-8")
+    result = _run(project, "--all-files")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert _status(result.stdout, "contractgen check") == "Failed"
+    assert "unknown JSON Schema keyword 'minLenght'" in result.stdout and "did you mean 'minLength'?" in result.stdout
+
+
+def _with_a_style_warning(project: tuple[Path, dict[str, str]]) -> None:
+    manifest = project[0] / "contracts" / "book_meeting" / "2.0.0.yaml"
+    text = manifest.read_text("utf-8")
+    assert "minLength: 1\n" in text
+    manifest.write_text(text.replace("minLength: 1\n", "minLength: 1\n      example: Weekly review\n", 1), "utf-8")
+
+
+def test_warnings_pass_by_default_and_fail_with_strict_args(project: tuple[Path, dict[str, str]]) -> None:
+    _with_a_style_warning(project)
+    result = _run(project, "--all-files", "contractgen-check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _status(result.stdout, "contractgen check") == "Passed"  # pre-commit hides a passing hook's output
+    config = project[0] / ".pre-commit-config.yaml"
+    # the documented way to make warnings fail too (docs/integrations.md)
+    config.write_text(config.read_text("utf-8").replace(
+        "      - id: contractgen-check\n", "      - id: contractgen-check\n        args: [--strict]\n"), "utf-8")
+    result = _run(project, "--all-files", "contractgen-check")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert _status(result.stdout, "contractgen check") == "Failed"
+    assert "warning: 'example' is not a JSON Schema 2020-12 keyword" in result.stdout

@@ -3,7 +3,11 @@
 A key hashes the inputs of one output (the manifest's bytes and path) with a salt covering everything
 else that shapes output: contractgen's version and build sources, the templates, and the versions of
 datamodel-code-generator and ruff. A whole-tree record lets a no-op rebuild stop after hashing files.
-Entries are written atomically; an unreadable cache is simply a cache miss.
+
+Entries are data only: one JSON document per entry holding a format version, its kind and key and a
+checksum of its payload. The folder may be shared (a CI cache), so anything else found there (a
+pickle, a truncated write, an entry copied under another key) is a cache miss, never code to run.
+Entries are written atomically.
 """
 
 from __future__ import annotations
@@ -16,10 +20,16 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib.metadata import version as dist_version
 from pathlib import Path
+from typing import Any
 
 import contractgen
 
 CACHE_DIR_NAME = ".contractgen-cache"
+#: bumped whenever the entry layout changes; other versions are misses
+CACHE_FORMAT = 1
+_FORMAT_TAG = "contractgen-build-cache"
+#: an entry larger than this is not read (a real one holds one formatted module or parsed manifest)
+MAX_ENTRY_BYTES = 64_000_000
 # the manifest package lowers manifests into the contract values the templates render
 _OWN_SOURCES = (
     "compiler", "codegen", "manifest", "runtime/contract.py", "runtime/codes.py", "naming.py", "ir.py",
@@ -50,67 +60,108 @@ def build_salt() -> str:
                   ruff_version(), *sources)
 
 
+def _payload_text(payload: Any) -> str:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))  # order kept: it is data
+
+
+def encode_entry(kind: str, key: str, payload: Any) -> bytes:
+    """One cache entry as JSON bytes: format version, kind, key, payload and its checksum."""
+    entry = {"format": _FORMAT_TAG, "version": CACHE_FORMAT, "kind": kind, "key": key,
+             "sha256": sha256(kind, key, _payload_text(payload)), "payload": payload}
+    return json.dumps(entry, ensure_ascii=False).encode("utf-8")
+
+
+def decode_entry(kind: str, key: str, data: bytes) -> Any:
+    """The payload of an entry written by ``encode_entry`` for (kind, key); ``None`` for anything else."""
+    try:
+        entry = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not (isinstance(entry, dict) and entry.get("format") == _FORMAT_TAG and entry.get("version") == CACHE_FORMAT
+            and entry.get("kind") == kind and entry.get("key") == key and "payload" in entry):
+        return None
+    payload = entry["payload"]
+    try:
+        intact = entry.get("sha256") == sha256(kind, key, _payload_text(payload))
+    except (ValueError, RecursionError):
+        return None
+    return payload if intact else None
+
+
 class BuildCache:
     def __init__(self, root: Path | None) -> None:
         self.root = root
 
-    def get(self, kind: str, key: str) -> str | None:
+    def _path(self, kind: str, key: str) -> Path:
+        assert self.root is not None
+        return self.root / kind / f"{key}.json"
+
+    def get_value(self, kind: str, key: str) -> Any:
+        """The JSON payload stored under (kind, key), or ``None`` (absent, damaged or foreign)."""
         if self.root is None:
             return None
+        path = self._path(kind, key)
         try:
-            return (self.root / kind / f"{key}.txt").read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
-
-    def put(self, kind: str, key: str, text: str) -> None:
-        if self.root is not None:
-            self._write(self.root / kind / f"{key}.txt", text)
-
-    def get_bytes(self, kind: str, key: str) -> bytes | None:
-        if self.root is None:
-            return None
-        try:
-            return (self.root / kind / f"{key}.bin").read_bytes()
+            if path.is_symlink() or path.stat().st_size > MAX_ENTRY_BYTES:
+                return None
+            data = path.read_bytes()
         except OSError:
             return None
+        return decode_entry(kind, key, data)
 
-    def put_bytes(self, kind: str, key: str, data: bytes) -> None:
+    def put_value(self, kind: str, key: str, payload: Any) -> None:
         if self.root is not None:
-            self._write(self.root / kind / f"{key}.bin", data)
+            try:
+                data = encode_entry(kind, key, payload)
+            except (TypeError, ValueError, RecursionError):
+                return  # not JSON data: not cached
+            self._write(self._path(kind, key), data)
+
+    def get(self, kind: str, key: str) -> str | None:
+        text = self.get_value(kind, key)
+        return text if isinstance(text, str) else None
+
+    def put(self, kind: str, key: str, text: str) -> None:
+        self.put_value(kind, key, text)
 
     def tree_record(self) -> dict[str, object] | None:
-        text = self.get("tree", "last")
-        if text is None:
-            return None
-        try:
-            record = json.loads(text)
-        except ValueError:
-            return None
+        record = self.get_value("tree", "last")
         return record if isinstance(record, dict) else None
 
     def put_tree_record(self, tree_key: str, files: Mapping[str, str]) -> None:
-        self.put("tree", "last", json.dumps(
-            {"key": tree_key, "files": {name: sha256(text) for name, text in sorted(files.items())}},
-            indent=1, sort_keys=True))
+        self.put_value("tree", "last", {"key": tree_key,
+                                        "files": {name: sha256(text) for name, text in sorted(files.items())}})
 
-    def _write(self, path: Path, text: str | bytes) -> None:
+    def _write(self, path: Path, data: bytes) -> None:
+        assert self.root is not None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            if not (self.root / ".gitignore").exists():  # type: ignore[operator]
-                (self.root / ".gitignore").write_text("*\n", "utf-8")  # type: ignore[operator]
+            if not (self.root / ".gitignore").exists():
+                (self.root / ".gitignore").write_text("*\n", "utf-8")
             handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(text.encode("utf-8") if isinstance(text, str) else text)
-            os.replace(temp, path)
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(data)
+                os.replace(temp, path)
+            except OSError:
+                os.unlink(temp)
+                raise
         except OSError:
             pass  # a cache that cannot be written only costs speed
 
 
 def tree_key(manifests: Iterable[Path], output: Path, extra: str = "") -> str:
     """Hash of every manifest file (path and bytes), the output location and the build salt."""
+    from ..manifest.caps import read_capped
+
     parts: list[bytes | str] = [build_salt(), output.as_posix(), extra]
     for path in sorted(manifests):
-        parts += [path.as_posix(), path.read_bytes()]
+        data: bytes | int | str
+        try:
+            data = read_capped(path)
+        except OSError as exc:  # the build reports it; the key only has to differ
+            data = f"unreadable: {exc}"
+        parts += [path.as_posix(), data if isinstance(data, (bytes, str)) else f"too large: {data}"]
     return sha256(*parts)
 
 

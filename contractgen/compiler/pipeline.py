@@ -7,13 +7,12 @@ so both share one code path. Problems come back as diagnostics, never as excepti
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, has_errors
 from ..ir import ContractSet, ToolVersion
-from ..runtime.pointer import escape_token
 from .cache import BuildCache, sha256
 
 #: Progress callback: (stage, done, total).
@@ -70,7 +69,7 @@ def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cac
     stats = BuildStats()
     selected, superseded = select_versions(contracts)
     stats.tools, stats.skipped_versions = len(selected), len(superseded)
-    diagnostics = _module_clashes(selected) + [d for t in selected for d in _non_json_numbers(t)]
+    diagnostics = _module_clashes(selected)
     if diagnostics:
         return RenderResult({}, tuple(diagnostics), stats)
 
@@ -145,30 +144,6 @@ def _report(progress: Progress | None, stage: str, done: int, total: int) -> Non
 def _at(tool: ToolVersion, pointer: str, message: str, code: str, hint: str | None = None) -> Diagnostic:
     line, column = tool.position(pointer) or (None, None)
     return Diagnostic(tool.source, pointer, message, line=line, column=column, code=code, hint=hint)
-
-
-def _non_json_numbers(tool: ToolVersion) -> list[Diagnostic]:
-    """YAML can say ``.inf`` or ``1e400``; JSON (and so every tool-calling API) cannot."""
-    import math
-
-    problems: list[Diagnostic] = []
-
-    def walk(node: object, pointer: str) -> None:
-        if isinstance(node, float) and not math.isfinite(node):
-            problems.append(_at(tool, pointer, f"expected a finite JSON number (got {node})", "non-json-number",
-                                hint="JSON has no infinity or NaN; use a finite bound or leave the keyword out"))
-        elif isinstance(node, Mapping):
-            for key, value in node.items():
-                walk(value, f"{pointer}/{escape_token(str(key))}")
-        elif isinstance(node, (list, tuple)):
-            for index, value in enumerate(node):
-                walk(value, f"{pointer}/{index}")
-
-    walk(tool.contract.input_schema, "/input")
-    walk(tool.contract.output_schema, "/output")
-    for index, example in enumerate(tool.contract.examples):
-        walk(example.arguments, f"/examples/{index}/arguments")
-    return problems
 
 
 def _module_clashes(selected: Sequence[ToolVersion]) -> list[Diagnostic]:

@@ -19,9 +19,14 @@ _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 _SIMPLE_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def py_str(text: str) -> str:
-    """A double-quoted Python string literal for ``text`` (the quote style ``ruff format`` prefers)."""
-    out = ['"']
+def escape_text(text: str) -> str:
+    """``text`` as the inside of a double-quoted Python string literal: the one escaping function for
+    every piece of text that reaches generated code (string literals, docstrings and comments alike).
+
+    The result is one line of printable characters with no ``"`` and no lone backslash, so it cannot end
+    a string, a docstring or a comment early, and ``ast.literal_eval('"' + result + '"') == text``.
+    """
+    out = []
     for char in text:
         if char in _SIMPLE_ESCAPES:
             out.append(_SIMPLE_ESCAPES[char])
@@ -33,8 +38,12 @@ def py_str(text: str) -> str:
                        else f"\\U{code:08x}")
         else:
             out.append(char)
-    out.append('"')
     return "".join(out)
+
+
+def py_str(text: str) -> str:
+    """A double-quoted Python string literal for ``text`` (the quote style ``ruff format`` prefers)."""
+    return f'"{escape_text(text)}"'
 
 
 def py_literal(value: Any, used_types: set[str] | None = None) -> str:

@@ -15,7 +15,7 @@ from ..ir import ToolVersion
 from ..runtime import contract as contract_types
 from .describe import agent_instructions, describe_tool
 from .exports import anthropic_tool, mcp_tool, openai_strict_tool, openai_tool
-from .pyliteral import json_plain, py_call, py_literal, py_str, py_text_block
+from .pyliteral import Code, json_plain, py_call, py_literal, py_str, py_text_block
 from .templates import environment
 
 #: The runtime versions generated code accepts; checked at import by ``require_runtime``.
@@ -102,7 +102,7 @@ def render_tool_module(tool: ToolVersion, models: ModelCode, *, describe_paramet
     if contract.errors:
         overrides["errors"] = "(" + "".join(f"{spec.class_name}.spec, " for spec in contract.errors) + ")"
     contract_source = py_call(contract, overrides, used_types)
-    errors = tuple(ErrorView(spec.class_name, spec.code, py_literal(spec, used_types))
+    errors = tuple(ErrorView(spec.class_name, spec.code, Code(py_literal(spec, used_types)))
                    for spec in contract.errors)
     strict, why_not = openai_strict_tool(contract)
     imports: dict[str, set[str]] = {}
@@ -119,21 +119,21 @@ def render_tool_module(tool: ToolVersion, models: ModelCode, *, describe_paramet
         import_groups=_import_groups(imports),
         all_names=isort_order({*models.class_names, *(e.class_name for e in errors), *MODULE_NAMES,
                                tool.identifier}),
-        runtime_range=py_str(RUNTIME_RANGE),
-        models_body=models.body.rstrip() + "\n",
+        runtime_range=Code(py_str(RUNTIME_RANGE)),
+        models_body=Code(models.body.rstrip() + "\n"),
         errors=errors,
-        description=py_text_block(description),
-        input_schema=py_literal(json_plain(contract.input_schema)),
-        output_schema=py_literal(json_plain(contract.output_schema)),
-        contract=contract_source,
+        description=Code(py_text_block(description)),
+        input_schema=Code(py_literal(json_plain(contract.input_schema))),
+        output_schema=Code(py_literal(json_plain(contract.output_schema))),
+        contract=Code(contract_source),
         stub_name=tool.identifier,
         input_class=models.input_class,
         output_class=models.output_class,
-        mcp_tool=py_literal(mcp_tool(contract)),
-        openai_tool=py_literal(openai_tool(contract)),
-        openai_strict_tool=py_literal(strict),
-        openai_strict_unavailable=py_literal(why_not),
-        anthropic_tool=py_literal(anthropic_tool(contract)),
+        mcp_tool=Code(py_literal(mcp_tool(contract))),
+        openai_tool=Code(py_literal(openai_tool(contract))),
+        openai_strict_tool=Code(py_literal(strict)),
+        openai_strict_unavailable=Code(py_literal(why_not)),
+        anthropic_tool=Code(py_literal(anthropic_tool(contract))),
     )
     return environment().get_template("tool_module.py.jinja").render(view=view)
 
@@ -149,11 +149,11 @@ def render_registry(tools: Iterable[ToolVersion], source: str) -> str:
         modules=tuple(t.module for t in tools),
         all_names=isort_order({"AGENT_INSTRUCTIONS", "ANTHROPIC_TOOLS", "CONTRACTS", "LATEST", "MCP_TOOLS",
                                "MODULES", "OPENAI_TOOLS", "STUBS", *(t.module for t in tools)}),
-        runtime_range=py_str(RUNTIME_RANGE),
-        latest=tuple((py_str(name), tool.module) for name, tool in sorted(latest.items())),
+        runtime_range=Code(py_str(RUNTIME_RANGE)),
+        latest=tuple((Code(py_str(name)), tool.module) for name, tool in sorted(latest.items())),
         latest_modules=tuple(latest[name].module for name in sorted(latest)),
         tools=tuple(RegistryTool(t.module, t.identifier) for t in tools),
-        agent_instructions=py_text_block(agent_instructions()),
+        agent_instructions=Code(py_text_block(agent_instructions())),
     )
     return environment().get_template("__init__.py.jinja").render(view=view)
 
@@ -182,4 +182,4 @@ def _import_groups(imports: Mapping[str, set[str]]) -> tuple[tuple[str, ...], ..
             if len(line) > 100:
                 line = f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
             section[1].append(line)
-    return tuple(tuple(plain + froms) for plain, froms in groups.values() if plain or froms)
+    return tuple(tuple(Code(line) for line in plain + froms) for plain, froms in groups.values() if plain or froms)

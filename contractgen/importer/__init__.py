@@ -319,8 +319,12 @@ def _parse_source(label: str, raw: bytes) -> tuple[Any, Mapping[str, tuple[int, 
     if len(raw) > MAX_MANIFEST_BYTES:  # too big for the positional parser: plain JSON, no line numbers
         import json
 
+        from ..manifest.caps import CapExceeded, loads_json
+
         try:
-            return json.loads(raw.decode("utf-8-sig")), {}, []
+            return loads_json(raw.decode("utf-8-sig")), {}, []
+        except CapExceeded as exc:
+            return None, {}, [Diagnostic(label, exc.pointer, exc.message, code=exc.code, hint=exc.hint)]
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return None, {}, [Diagnostic(label, "", f"expected UTF-8 JSON ({exc})", code="malformed-json")]
     if not raw.strip():

@@ -16,6 +16,7 @@ from .describe import json_type
 from .error_checks import check_errors, check_messages
 from .lifecycle_checks import check_layout, check_lifecycle
 from .meta import check_meta
+from .number_checks import check_finite_numbers
 from .parse import ParsedFile
 from .report import Reporter
 from .schema_checks import check_embedded_schema, check_input_descriptions
@@ -35,6 +36,7 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
             hint="a manifest starts with `name:`, `version:`, `summary:` ... at the top level",
         )
         return report.diagnostics
+    check_finite_numbers(report, data)
     bad = check_meta(report, data)
 
     def clean(*sections: str) -> bool:

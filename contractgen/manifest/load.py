@@ -15,6 +15,7 @@ import jsonschema
 
 from ..diagnostics import Diagnostic, Level, has_errors
 from ..ir import ContractSet, ToolVersion
+from .caps import read_capped
 from .lower import lower_manifest
 from .parse import MAX_MANIFEST_BYTES, ParsedFile, parse_manifest_text, too_large
 
@@ -75,10 +76,9 @@ def read_manifest(path: Path) -> ParsedFile:
     """Parse one manifest file; an oversized or unreadable file becomes a diagnostic, unread."""
     name = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_MANIFEST_BYTES:
-            return too_large(name, size)
-        raw = path.read_bytes()
+        raw = read_capped(path, MAX_MANIFEST_BYTES)
+        if isinstance(raw, int):
+            return too_large(name, raw)
     except OSError as exc:
         return ParsedFile(
             name,

@@ -24,12 +24,16 @@ import yaml
 
 from ..diagnostics import Diagnostic
 from ..runtime.pointer import escape_token
+from .caps import (
+    INT_HINT,
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    MAX_MANIFEST_BYTES,
+    MAX_VALUES,
+    CapExceeded,
+    loads_json,
+)
 
-MAX_MANIFEST_BYTES = 1_000_000
-#: values in one manifest after alias expansion; real manifests hold a few thousand
-MAX_VALUES = 200_000
-#: nesting depth of mappings and sequences
-MAX_DEPTH = 64
 TOO_LARGE_HINT = (
     "split the tool's schemas into smaller pieces with $defs, or check that this is a manifest"
 )
@@ -132,7 +136,10 @@ def parse_manifest_text(path: str, raw: bytes, *, fast: bool | None = None) -> P
         return result
     if path.endswith(".json"):
         try:
-            result.value = json.loads(text)
+            result.value = loads_json(text)
+        except CapExceeded as exc:
+            result.diagnostics.append(Diagnostic(path, exc.pointer, exc.message, code=exc.code, hint=exc.hint))
+            return result
         except json.JSONDecodeError as exc:
             result.diagnostics.append(
                 Diagnostic(
@@ -144,9 +151,6 @@ def parse_manifest_text(path: str, raw: bytes, *, fast: bool | None = None) -> P
                     code="malformed-json",
                 )
             )
-            return result
-        except RecursionError:
-            result.diagnostics.append(_too_deep(path, None))
             return result
     # In valid JSON a raw tab is whitespace outside strings; YAML rejects it as indentation.
     # One space per tab keeps every column, so JSON positions survive.
@@ -243,7 +247,7 @@ def _fast_parse(text: str, result: ParsedFile) -> bool:
 
     def scalar(node: yaml.Node, flow: bool) -> Any:
         """A plain scalar's value; raises where PyYAML would read the text differently."""
-        if not isinstance(node, yaml.ScalarNode):
+        if not isinstance(node, yaml.ScalarNode) or _long_int(node):
             raise _Unclean
         style, value = node.style, node.value
         if not style:
@@ -381,7 +385,28 @@ def _construct(
             _construct(item, f"{pointer}/{i}", out, depth + 1, active)
             for i, item in enumerate(node.value)
         ]
+    if _long_int(node):
+        raise _TooBig(
+            Diagnostic(
+                out.path,
+                pointer,
+                f"expected an integer of at most {MAX_INT_DIGITS} digits "
+                f"(got {len(node.value.lstrip('+-'))} digits)",
+                line=node.start_mark.line + 1,
+                column=node.start_mark.column + 1,
+                code="number-too-long",
+                hint=INT_HINT,
+            )
+        )
     return _scalar(node)
+
+
+def _long_int(node: yaml.Node) -> bool:
+    return (
+        node.tag == "tag:yaml.org,2002:int"
+        and isinstance(node.value, str)
+        and len(node.value.lstrip("+-")) > MAX_INT_DIGITS
+    )
 
 
 def _scalar(node: yaml.Node) -> Any:

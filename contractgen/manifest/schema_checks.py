@@ -25,6 +25,7 @@ from .describe import (
     show,
 )
 from .fast_validate import STANDARD_FORMATS, fast_validator
+from .number_checks import check_schema_numbers
 from .report import Reporter
 from .schema_keywords import LEGACY_KEYWORDS, LEGACY_VALUE_HINTS, check_keywords
 from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
@@ -84,6 +85,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
         )
     for pointer, sub in walk:
         check_keywords(report, base + pointer, sub)
+        check_schema_numbers(report, base + pointer, sub)
         _check_format(report, base + pointer, sub)
         _check_required_listed(report, base + pointer, sub)
         if SENSITIVE_KEYWORD in sub and not isinstance(sub[SENSITIVE_KEYWORD], bool):

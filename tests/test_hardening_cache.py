@@ -1,0 +1,121 @@
+"""The build cache is data only: a planted, foreign or damaged entry is a cache miss, never code.
+
+A shared CI cache is enough to plant a file in ``.contractgen-cache/``; these tests plant pickles that
+would create a marker file if anything unpickled them, under every name the cache reads, and check
+that ``build`` and ``build --check`` never run them and produce the same bytes as a build without cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from pathlib import Path
+
+from build_support import build, make_project, read_bytes_tree
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contractgen.compiler.cache import BuildCache, decode_entry, encode_entry
+
+CASES = Path(__file__).resolve().parent / "cases" / "build"
+
+
+class _Planted:
+    """Unpickling this calls os.system, which creates the marker file."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (os.system, (f"touch '{self.marker}'",))
+
+
+def _plant_everywhere(cache: Path, marker: Path) -> int:
+    """Put a code-running pickle at every entry the cache holds (whatever its suffix) and beside it."""
+    payload = pickle.dumps(_Planted(marker))
+    planted = 0
+    for entry in sorted(p for p in cache.rglob("*") if p.is_file() and p.name != ".gitignore"):
+        entry.write_bytes(payload)
+        entry.with_suffix(".bin").write_bytes(payload)  # the old pickle format's name
+        entry.with_suffix(".pkl").write_bytes(payload)
+        planted += 1
+    return planted
+
+
+def test_planted_pickles_never_run_during_build_or_check(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    marker = tmp_path / "PWNED"
+    assert build(root).returncode == 0
+    expected = read_bytes_tree(root / "generated")
+    planted = _plant_everywhere(root / ".contractgen-cache", marker)
+    assert planted >= 3  # parsed manifests, tool modules, registry, tree record
+    # --check first (it is the command a CI job runs against a restored cache), then a real build
+    check = build(root, "--check")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert not marker.exists()
+    (root / "generated" / "get_weather_v1.py").unlink()  # force a rebuild through every cache read
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()
+    assert read_bytes_tree(root / "generated") == expected
+    assert "Traceback" not in check.stderr + result.stderr
+
+
+def test_entries_with_a_wrong_checksum_or_key_are_misses(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    assert build(root).returncode == 0
+    expected = read_bytes_tree(root / "generated")
+    # rewrite every tool-module entry's payload to hostile code, keeping the JSON shape: the checksum fails
+    tampered = 0
+    for entry in (root / ".contractgen-cache" / "tools").glob("*.json"):
+        data = json.loads(entry.read_text("utf-8"))
+        data["payload"] = "import os\nos.system('touch PWNED')\n"
+        entry.write_text(json.dumps(data), "utf-8")
+        tampered += 1
+    assert tampered >= 1
+    (root / "generated" / "get_weather_v1.py").unlink()
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    assert read_bytes_tree(root / "generated") == expected
+
+
+def test_round_trip_and_binding_to_kind_and_key() -> None:
+    data = encode_entry("tools", "k1", {"a": [1, 2.5, None, "x\u2028"]})
+    assert decode_entry("tools", "k1", data) == {"a": [1, 2.5, None, "x\u2028"]}
+    assert decode_entry("tools", "k2", data) is None  # copied under another key
+    assert decode_entry("parsed", "k1", data) is None  # or another kind
+    entry = json.loads(data)
+    entry["version"] = 999
+    assert decode_entry("tools", "k1", json.dumps(entry).encode()) is None
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=400) | st.builds(lambda s: s.encode(), st.text(max_size=200)))
+def test_any_bytes_are_a_miss_or_a_checked_payload(blob: bytes) -> None:
+    """Arbitrary bytes never raise and never decode unless they carry the right checksum."""
+    assert decode_entry("tools", "k", blob) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+                    max_leaves=20), st.integers(min_value=0))
+def test_flipping_any_byte_of_an_entry_is_a_miss_or_the_same_payload(payload: object, position: int) -> None:
+    data = bytearray(encode_entry("parsed", "key", payload))
+    index = position % len(data)
+    data[index] ^= 0x20
+    decoded = decode_entry("parsed", "key", bytes(data))
+    assert decoded is None or decoded == payload  # e.g. a flipped space in the JSON layout
+
+
+def test_cache_folder_reads_nothing_from_a_symlinked_entry(tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path / "cache")
+    cache.put("tools", "k", "text")
+    entry = tmp_path / "cache" / "tools" / "k.json"
+    assert cache.get("tools", "k") == "text"
+    target = tmp_path / "elsewhere.json"
+    target.write_bytes(entry.read_bytes())
+    entry.unlink()
+    entry.symlink_to(target)
+    assert cache.get("tools", "k") is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +61,11 @@ def load_config(start: Path | None = None) -> Config:
 
 
 def _relative_to_cwd(path: Path, cwd: Path) -> Path:
+    # The last part is kept as named (not resolved): a symlinked output must be seen as one.
+    absolute = Path(os.path.abspath(path))
+    if absolute.name:
+        absolute = absolute.parent.resolve() / absolute.name
     try:
-        return path.resolve().relative_to(cwd)
+        return absolute.relative_to(cwd)
     except ValueError:
-        return path
+        return absolute

@@ -30,6 +30,13 @@ def build(
     root = cache_root(config.root)
     cache = BuildCache(None if no_cache else root)
 
+    from ..compiler.write import output_problem
+
+    unsafe = output_problem(out, sources, config.root)
+    if unsafe is not None:
+        print_diagnostics([unsafe])
+        typer.echo(f"{out}: not written; nothing was touched", err=True)
+        raise typer.Exit(EXIT_INVALID)
     files = manifest_files(sources)
     key = tree_key(files, out, label + ("\0parameters" if config.describe_parameters else ""))
     record = cache.tree_record()

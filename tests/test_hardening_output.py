@@ -1,0 +1,219 @@
+"""The output folder is never the sources, never a symlink, and always the old or the new tree.
+
+A build refuses (exit 2, nothing touched) an output that is a symlink or is, contains or lies inside
+the contracts folder or the project root, or holds files contractgen did not generate. ``build`` is
+killed with SIGKILL at injected points of the swap (before, between and after the renames or the
+exchange, while deleting the old tree) and at random times; the output is then exactly the old or the
+new tree, and the next build recovers and leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from build_support import build, make_project, read_bytes_tree
+
+CASES = Path(__file__).resolve().parent / "cases" / "build"
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): (b"->" + os.readlink(p).encode()) if p.is_symlink() else p.read_bytes()
+            for p in sorted(root.rglob("*")) if (p.is_file() or p.is_symlink())
+            and ".contractgen-cache" not in p.parts and "__pycache__" not in p.parts}
+
+
+@pytest.mark.parametrize("output", [".", "contracts", "contracts/inner", "..", "/"])
+def test_output_overlapping_the_sources_is_refused_and_nothing_is_touched(tmp_path: Path, output: str) -> None:
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    before = _snapshot(tmp_path)
+    result = build(root, "--output", output)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "expected an output folder apart from the sources" in result.stderr, result.stderr
+    assert "hint:" in result.stderr
+    assert _snapshot(tmp_path) == before
+
+
+def test_output_dot_in_pyproject_run_from_a_subfolder_is_refused(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    (root / "pyproject.toml").write_text('[tool.contractgen]\ncontracts = "contracts"\noutput = "."\n', "utf-8")
+    before = _snapshot(tmp_path)
+    result = build(root / "contracts")
+    assert result.returncode == 2 and "which is the project root" in result.stderr, result.stderr
+    assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("target", ["real", "dangling", "contracts"])
+def test_a_symlinked_output_is_diagnosed_never_replaced(tmp_path: Path, target: str) -> None:
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    link = root / "generated"
+    if target == "real":
+        (tmp_path / "real").mkdir()
+        link.symlink_to(tmp_path / "real")
+    elif target == "dangling":
+        link.symlink_to(tmp_path / "nowhere")
+    else:
+        link.symlink_to(root / "contracts")
+    before = _snapshot(tmp_path)
+    for args in ((), ("--check",)):
+        result = build(root, *args)
+        assert result.returncode == 2, result.stderr
+        assert "expected the output to be a real folder (got a symlink" in result.stderr, result.stderr
+        assert link.is_symlink()
+    assert _snapshot(tmp_path) == before
+
+
+def test_a_folder_of_other_files_is_not_deleted(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('mine')\n")
+    before = _snapshot(tmp_path)
+    result = build(root, "--output", "src")
+    assert result.returncode == 2 and "which a build would delete" in result.stderr, result.stderr
+    assert _snapshot(tmp_path) == before
+    assert build(root, "--output", "fresh").returncode == 0  # an empty or missing folder is fine
+    assert build(root, "--output", "fresh").returncode == 0  # and so is one it generated
+
+
+# --- kill -9 during the swap ---------------------------------------------------------------------
+
+_HOOK = r'''
+import os, shutil, sys, time
+import contractgen.compiler.write as write
+
+def announce(point):
+    sys.stderr.write(f"HOOK {point}\n"); sys.stderr.flush()
+    time.sleep(float(os.environ.get("HOOK_SLEEP", "0")))
+
+if os.environ.get("HOOK_NO_EXCHANGE"):
+    write._exchange = None
+real_rename, real_rmtree, real_exchange = os.rename, shutil.rmtree, write._exchange
+
+def rename(a, b, *args, **kwargs):
+    announce(f"before-rename {os.path.basename(a)} -> {os.path.basename(b)}")
+    real_rename(a, b, *args, **kwargs)
+    announce(f"after-rename {os.path.basename(b)}")
+
+def rmtree(path, *args, **kwargs):
+    announce("before-rmtree")
+    real_rmtree(path, *args, **kwargs)
+
+if real_exchange is not None:
+    def exchange(a, b):
+        announce("before-exchange")
+        done = real_exchange(a, b)
+        announce("after-exchange")
+        return done
+    write._exchange = exchange
+os.rename, shutil.rmtree = rename, rmtree
+'''
+
+
+def _hooked_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    hook_dir = tmp_path / "hook"
+    hook_dir.mkdir(exist_ok=True)
+    (hook_dir / "sitecustomize.py").write_text(_HOOK, "utf-8")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook_dir), *filter(None, [os.environ.get("PYTHONPATH")])]),
+            **extra}
+
+
+def _two_trees(tmp_path: Path) -> tuple[Path, dict[str, bytes], dict[str, bytes]]:
+    """A project whose generated/ holds tree A, with manifests that build tree B."""
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    assert build(root, "--no-cache").returncode == 0
+    old = read_bytes_tree(root / "generated")
+    manifest = next((root / "contracts").rglob("*.yaml"))
+    manifest.write_text(manifest.read_text().replace("Current weather for a city.", "Weather now, for a city."))
+    return root, old, {}
+
+
+def _kill_at(root: Path, env: dict[str, str], point: str | None, delay: float) -> None:
+    """Run build; SIGKILL it when it announces ``point`` (or after ``delay`` seconds when None)."""
+    proc = subprocess.Popen([sys.executable, "-m", "contractgen", "build", "--no-cache"], cwd=root, env=env,
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        if point is None:
+            time.sleep(delay)
+        else:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                if line.startswith("HOOK ") and point in line:
+                    break
+            else:
+                pytest.fail(f"build never reached {point!r}")
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=120)
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+POINTS = ["before-exchange", "after-exchange", "before-rmtree", "before-rename", "after-rename generated",
+          "after-rename .generated.old"]
+
+
+@pytest.mark.parametrize("no_exchange", [False, True], ids=["exchange", "two-renames"])
+def test_kill_at_every_point_of_the_swap_leaves_the_old_or_the_new_tree(tmp_path: Path, no_exchange: bool) -> None:
+    root, old, _ = _two_trees(tmp_path)
+    assert build(root, "--no-cache", "--output", "expected").returncode == 0
+    new = read_bytes_tree(root / "expected")
+    assert new != old
+    flags = {"HOOK_NO_EXCHANGE": "1"} if no_exchange else {}
+    env = _hooked_env(tmp_path, HOOK_SLEEP="30", **flags)
+    points = [p for p in POINTS if ("exchange" in p) != no_exchange or p == "before-rmtree"]
+    for point in points:
+        # start from the old tree each time
+        subprocess.run(["rm", "-rf", str(root / "generated")], check=True)
+        (root / "generated").mkdir()
+        for name, data in old.items():
+            (root / "generated" / name).write_bytes(data)
+        _kill_at(root, env, point, 0)
+        seen = read_bytes_tree(root / "generated") if (root / "generated").is_dir() else None
+        if seen is None and no_exchange and point.startswith("after-rename .generated.old"):
+            # the one window of the two-rename swap: the next build puts the old tree back
+            recovered = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                                        "from contractgen.compiler.write import recover_interrupted_swap; "
+                                        "recover_interrupted_swap(Path(sys.argv[1]))", str(root / "generated")],
+                                       check=False, capture_output=True, text=True)
+            assert recovered.returncode == 0, recovered.stderr
+            seen = read_bytes_tree(root / "generated")
+        assert seen in (old, new), point
+        result = build(root, "--no-cache")
+        assert result.returncode == 0, result.stderr
+        assert read_bytes_tree(root / "generated") == new
+        assert not [p.name for p in root.iterdir() if p.name.startswith(".generated.")], point
+
+
+def test_kill_at_random_times_always_finds_the_old_or_the_new_tree(tmp_path: Path) -> None:
+    root, old, _ = _two_trees(tmp_path)
+    assert build(root, "--no-cache", "--output", "expected").returncode == 0
+    new = read_bytes_tree(root / "expected")
+    rng = random.Random(int(os.environ.get("KILL_SEED", "7")))
+    env = {**os.environ}
+    started = time.monotonic()
+    probe = subprocess.run([sys.executable, "-m", "contractgen", "build", "--no-cache", "--output", "probe"],
+                           cwd=root, env=env, capture_output=True, check=False)
+    assert probe.returncode == 0
+    duration = time.monotonic() - started
+    outcomes = {"old": 0, "new": 0}
+    for _ in range(6):
+        _kill_at(root, env, None, rng.uniform(0.3 * duration, 1.1 * duration))
+        seen = read_bytes_tree(root / "generated")
+        assert seen in (old, new)
+        outcomes["old" if seen == old else "new"] += 1
+        if seen == new:  # go back to the old tree for the next round
+            subprocess.run(["rm", "-rf", str(root / "generated")], check=True)
+            (root / "generated").mkdir()
+            for name, data in old.items():
+                (root / "generated" / name).write_bytes(data)
+    assert outcomes["old"] + outcomes["new"] == 6
+    assert build(root, "--no-cache").returncode == 0  # and a completed build cleans up after the kills
+    assert read_bytes_tree(root / "generated") == new
+    assert not [p.name for p in root.iterdir() if p.name.startswith(".generated.")]

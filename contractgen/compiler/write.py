@@ -103,14 +103,16 @@ def output_problem(output: Path, contracts: Sequence[Path], root: Path) -> Diagn
 
 
 def _generated_by_us(folder: Path) -> bool:
+    """Empty, or one of its modules opens with the generated header (others may be edited or gone)."""
     entries = [n for n in os.listdir(folder) if n not in _IGNORED_DIRS]
-    if not entries:
-        return True
-    try:
-        with open(folder / "__init__.py", encoding="utf-8") as handle:
-            return handle.readline().startswith(GENERATED_HEADER)
-    except (OSError, UnicodeDecodeError):
-        return False
+    for name in sorted(n for n in entries if n.endswith(".py")):
+        try:
+            with open(folder / name, encoding="utf-8") as handle:
+                if handle.readline().startswith(GENERATED_HEADER):
+                    return True
+        except (OSError, UnicodeDecodeError):
+            continue
+    return not entries
 
 
 def write_tree(output: Path, files: Mapping[str, str]) -> bool:

@@ -10,6 +10,8 @@ import asyncio
 import inspect
 from typing import Any
 
+from .observe import logger
+
 #: Python 3.11+: ``asyncio.timeout`` bounds work inside the current task; 3.10 needs a new task.
 SAME_TASK_DEADLINES = hasattr(asyncio, "timeout")
 NOT_STARTED: Any = object()
@@ -143,8 +145,9 @@ class _Driven:
                     value = it.throw(exc)
                 except StopIteration as done:
                     return done.value
-                if self.watch.expired and isinstance(exc, asyncio.CancelledError):
-                    # the work caught our cancellation and waits on: it runs on as its own task
+                if isinstance(exc, asyncio.CancelledError):
+                    # the work caught the cancellation (the deadline's or the caller's) and waits
+                    # on: it runs on as its own task
                     self.left_behind = asyncio.ensure_future(Resumed(it, value))
                     _LEFT_BEHIND.add(self.left_behind)
                     self.left_behind.add_done_callback(_LEFT_BEHIND.discard)
@@ -175,6 +178,10 @@ async def within_deadline(awaitable: Any, first: Any, seconds: float) -> tuple[A
     try:
         result = await driven
     except _Abandoned:
+        if not watch.expired:  # the caller itself was cancelled: so it stays
+            logger.warning("a cancelled call's work ignored its cancellation; it goes on running, "
+                           "abandoned")
+            raise asyncio.CancelledError from None
         task.uncancel()
         _raise_if_cancelled(task)
         return None, True, driven.left_behind

@@ -51,11 +51,11 @@ from .envelope_types import (
     SyncImplementation,
 )
 from .errors import ToolError, VersionMismatchError
-from .jsonvalue import MAX_DEPTH, MISSING, json_problem, too_deep
+from .jsonvalue import MISSING, json_problem, larger_than, thaw, too_deep
 from .observe import CallRecord, call_logger, emit, logger
 from .pointer import cap_pointer, pointer, resolve_pointer
 from .redaction import REDACTED, cap_value, redact
-from .schema_check import SchemaCheck
+from .schema_check import SchemaCheck, nested_too_deep
 from .schema_walk import child_nodes, expand, is_recursive, pins_plain_json
 from .versions import VersionCheck
 from .wording import Violation, describe, field_label, first_lines
@@ -65,6 +65,8 @@ from .workers import POOL, PoolBusy
 Mapper = Callable[[BaseException], "ToolError | None"]
 _NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
 _CHAIN_LIMIT = 32
+#: Arguments or results with more members than this are checked on a worker thread under ``acall``.
+BIG_VALUE = 2000
 
 
 class _Compiled:
@@ -289,13 +291,12 @@ class GuardedTool(Generic[InT, OutT]):
             except ValueError:  # not plain JSON (tuples, mappings...): the careful path decides
                 deep = too_deep(arguments)
                 valid = deep is None and self._compiled.input.is_valid(arguments)
-        if deep is None and not valid:
-            deep = too_deep(arguments)
         if deep is not None:
-            where = cap_pointer(pointer(deep))
-            return self._invalid_arguments([Violation(
-                where, "type", f"{field_label(where)} is nested more than {MAX_DEPTH} levels deep",
-                expected=f"a JSON value nested at most {MAX_DEPTH} levels deep")]), None
+            return self._invalid_arguments([nested_too_deep(deep)]), None
+        if not valid:
+            plain = thaw(arguments)  # subclasses of str, int or float are judged as their base
+            if plain is not arguments:
+                valid = self._compiled.input.is_valid(plain)
         if not valid:
             return self._invalid_arguments(*self._compiled.input.explain(arguments)), None
         try:
@@ -372,7 +373,10 @@ class GuardedTool(Generic[InT, OutT]):
         return asyncio.run(bounded())
 
     async def _call_async(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
-        early, value = self._prepare(arguments, contract_version)
+        if larger_than(arguments, BIG_VALUE):  # checking and explaining it must not stall the loop
+            early, value = await asyncio.to_thread(self._prepare, arguments, contract_version)
+        else:
+            early, value = self._prepare(arguments, contract_version)
         if early is not None:
             return early
         deadline = self._timeout
@@ -429,6 +433,8 @@ class GuardedTool(Generic[InT, OutT]):
             raise
         except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
+        if larger_than(result, BIG_VALUE):
+            return await asyncio.to_thread(self._complete, result)
         return self._complete(result)
 
     def _complete(self, result: Any) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -96,8 +97,9 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
         if len(path) > limit:
             return path[:limit + 1]
         if isinstance(node, Mapping):
-            stack.extend((v, path + (k,)) for k, v in node.items() if isinstance(v, (Mapping, list, tuple)))
-        elif isinstance(node, (list, tuple)):
+            if not _PLAIN_SCALARS.issuperset(map(type, node.values())):
+                stack.extend((v, path + (k,)) for k, v in node.items() if isinstance(v, (Mapping, list, tuple)))
+        elif isinstance(node, (list, tuple)) and not _PLAIN_SCALARS.issuperset(map(type, node)):
             stack.extend((v, path + (i,)) for i, v in enumerate(node) if isinstance(v, (Mapping, list, tuple)))
     return None
 
@@ -142,3 +144,50 @@ def json_problem(value: Any, limit: int = MAX_DEPTH) -> JsonProblem | None:
 
 
 _STR_ONLY = frozenset({str})
+
+
+def shortened(value: Any, limit: int) -> tuple[Any, frozenset[tuple[Any, ...]]]:
+    """``value`` with every array and object past ``limit`` members cut to its first ``limit`` (a
+    copy only where something was cut), and the paths of what was cut."""
+    cut: set[tuple[Any, ...]] = set()
+
+    def walk(node: Any, path: tuple[Any, ...]) -> Any:
+        if len(path) > MAX_DEPTH:
+            return node
+        if isinstance(node, dict):
+            members = node
+            if len(node) > limit:
+                cut.add(path)
+                members = dict(itertools.islice(node.items(), limit))
+            if _PLAIN_SCALARS.issuperset(map(type, members.values())):
+                return members
+            copy = {k: walk(v, path + (k,)) for k, v in members.items()}
+            return node if members is node and all(copy[k] is v for k, v in node.items()) else copy
+        if isinstance(node, list):
+            items = node
+            if len(node) > limit:
+                cut.add(path)
+                items = node[:limit]
+            if _PLAIN_SCALARS.issuperset(map(type, items)):
+                return items
+            copy_items = [walk(v, path + (i,)) for i, v in enumerate(items)]
+            return node if items is node and all(a is b for a, b in zip(copy_items, node)) else copy_items
+        return node
+
+    return walk(value, ()), frozenset(cut)
+
+
+def larger_than(value: Any, limit: int) -> bool:
+    """Whether a value has more than ``limit`` members in all (counting stops there)."""
+    total = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (Mapping, list, tuple)):
+            total += len(node)
+            if total > limit:
+                return True
+            members = node.values() if isinstance(node, Mapping) else node
+            if not _PLAIN_SCALARS.issuperset(map(type, members)):
+                stack.extend(m for m in members if isinstance(m, (Mapping, list, tuple)))
+    return False

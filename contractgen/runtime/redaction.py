@@ -53,8 +53,9 @@ def cap_value(value: Any, limit: int = ATTEMPTED_CAP) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)  # NaN and infinities are not JSON: echo them as text
     if isinstance(value, (bool, int, float)) or value is None:
-        if isinstance(value, int) and not isinstance(value, bool) and len(str(value)) > limit:
-            return f"an integer with {len(str(value))} digits"
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > 3 * limit:
+            # (str() of an int past 4,300 digits raises; the bit length says "long" without it)
+            return f"an integer with about {int(abs(value).bit_length() * math.log10(2)) + 1} digits"
         return value
     if isinstance(value, (Mapping, list, tuple)):
         try:

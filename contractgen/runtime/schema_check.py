@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .jsonvalue import MISSING, json_type, non_json_path, thaw
+from .jsonvalue import MAX_DEPTH, MISSING, json_type, non_json_path, shortened, thaw, too_deep
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redact
 from .schema_walk import child_nodes, expand, extra_keys, is_marked, known_properties, property_node
@@ -67,6 +67,11 @@ _MEMO_LIMIT = 4096
 #: Raw errors enumerated per value at most, and violations explained in detail at most.
 COUNT_CAP = 1000
 EXPLAIN_CAP = 50
+#: Members of one array or object examined in detail when explaining; past them only the fast
+#: yes/no looked.
+ITEM_CAP = 1000
+_NEEDS_ALL_MEMBERS = frozenset({"minItems", "contains", "minContains", "required", "minProperties",
+                                "dependentRequired", "dependentSchemas"})
 
 
 class SchemaCheck:
@@ -152,10 +157,15 @@ class SchemaCheck:
     def explain(self, value: Any) -> tuple[list[Violation], int]:
         """(the violations explained, how many more were found but not explained).
 
-        The work is bounded whatever the value: at most ``COUNT_CAP`` raw errors are enumerated and
-        ``EXPLAIN_CAP`` explained (the envelope's 4,000 bytes hold fewer); beyond ``COUNT_CAP`` the
-        count of the rest is a lower bound.
+        The work is bounded whatever the value: only the first ``ITEM_CAP`` members of an array or
+        object are examined in detail (the fast validator already said the value is invalid), at most
+        ``COUNT_CAP`` raw errors are enumerated and ``EXPLAIN_CAP`` explained (the envelope's 4,000
+        bytes hold fewer).
         """
+        value, cut = shortened(value, ITEM_CAP)
+        deep = too_deep(value)
+        if deep is not None:  # a validator walking it could overflow its stack
+            return [nested_too_deep(deep)], 0
         try:
             raw = list(itertools.islice(self._raw_errors(value), COUNT_CAP))
         except ValueError:  # not plain JSON: convert read-only mappings and tuples, or say where
@@ -167,6 +177,8 @@ class SchemaCheck:
                                   expected="a JSON value")], 0
             value = thaw(value)
             raw = list(itertools.islice(self._raw_errors(value), COUNT_CAP))
+        if cut:  # what only the cut tail could settle is not claimed about the whole container
+            raw = [item for item in raw if item[0] not in _NEEDS_ALL_MEMBERS or tuple(item[1]) not in cut]
         raw.sort(key=lambda item: RANK.get(item[0], 4))  # explain the most useful ones first
         found: list[Violation] = []
         omitted = 0
@@ -337,6 +349,13 @@ class SchemaCheck:
                 return False
         nodes = [n for node in nodes for n in expand(node, self.schema)]
         return any(is_marked(n) for n in nodes)
+
+
+def nested_too_deep(path: Sequence[Any]) -> Violation:
+    """The violation for a value nested past ``MAX_DEPTH`` levels (or a cycle) at ``path``."""
+    where = cap_pointer(pointer(path))
+    return Violation(where, "type", f"{field_label(where)} is nested more than {MAX_DEPTH} levels deep",
+                     expected=f"a JSON value nested at most {MAX_DEPTH} levels deep")
 
 
 Retriever = Callable[[str], Any]

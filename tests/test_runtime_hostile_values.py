@@ -1,0 +1,255 @@
+"""Hostile values at the guard: odd strings and numbers, deep nesting and cycles, non-JSON results,
+huge versions, hooks raising BaseException, and calls whose explanation could be unbounded. Every
+answer is an envelope of strict JSON within its caps; nothing non-JSON ever comes back ``ok``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contractgen.runtime import Contract, Timeout, guard
+from contractgen.runtime.envelope import ERROR_SIZE_CAP, error_size
+from contractgen.runtime.jsonvalue import MAX_DEPTH
+from contractgen.runtime.schema_check import COUNT_CAP, EXPLAIN_CAP, SchemaCheck
+
+INPUT = {"type": "object", "additionalProperties": False,
+         "properties": {"name": {"type": "string", "maxLength": 10}, "n": {"type": "number"},
+                        "tree": {"$ref": "#/$defs/tree"}, "items": {"type": "array", "items": {"type": "integer"}},
+                        "any": {}},
+         "$defs": {"tree": {"type": "array", "items": {"$ref": "#/$defs/tree"}}}}
+
+
+def contract(output: Any = None, seconds: float | None = None) -> Contract:
+    return Contract(name="hostile", version="1.2.0", summary="s", description="d", input_schema=INPUT,
+                    output_schema=output if output is not None else {"type": "object"},
+                    timeout=Timeout(seconds))
+
+
+def strict_json(envelope: Any) -> Any:
+    """The envelope as the wire sees it: it must be strict JSON and come back the same."""
+    return json.loads(json.dumps(envelope, allow_nan=False))
+
+
+class Text(str):
+    pass
+
+
+class Number(float):
+    pass
+
+
+class Count(int):
+    pass
+
+
+HOSTILE_TEXT = st.text(max_size=40) | st.sampled_from(["a\n", "\x00", "\u202e", "𝔘", "' OR 1=1", "x" * 5000])
+HOSTILE_NUMBERS = (st.floats(allow_nan=True, allow_infinity=True) | st.integers(-(10 ** 5000), 10 ** 5000)
+                   | st.sampled_from([10 ** 4400, -(10 ** 4400), 2 ** 64, -0.0]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=HOSTILE_TEXT, subclass=st.booleans())
+def test_strings_and_their_subclasses_are_judged_as_strings(text: str, subclass: bool) -> None:
+    sent = Text(text) if subclass else text
+    envelope = strict_json(guard(contract(), lambda a: {"got": a["name"]})({"name": sent}))
+    if len(text) <= 10:
+        assert envelope == {"status": "ok", "tool": "hostile", "version": "1.2.0",
+                            "output": {"got": text}, "empty": False}
+    else:
+        assert envelope["error"]["code"] == "INVALID_ARGUMENT" and envelope["error"]["field"] == "/name"
+
+
+@settings(max_examples=120, deadline=None)
+@given(number=HOSTILE_NUMBERS, wrap=st.sampled_from([None, Number, Count]))
+def test_numbers_never_break_the_guard(number: Any, wrap: Any) -> None:
+    if wrap is Number and isinstance(number, float):
+        number = Number(number)
+    elif wrap is Count and isinstance(number, int):
+        number = Count(number)
+    envelope = strict_json(guard(contract(), lambda a: {})({"n": number}))
+    finite = not isinstance(number, float) or math.isfinite(number)
+    if isinstance(number, int) and abs(number).bit_length() > 14_000:
+        # past Python's 4,300-digit int/str limit the fast validator cannot read it: refused, not a crash
+        assert envelope["status"] == "ok" or envelope["error"]["code"] == "INVALID_ARGUMENT"
+    elif finite:  # every other finite number is a JSON number
+        assert envelope["status"] == "ok"
+    else:
+        assert envelope["error"]["code"] == "INVALID_ARGUMENT"
+        assert error_size(envelope["error"]) <= ERROR_SIZE_CAP
+
+
+def nested(depth: int, leaf: Any = None) -> Any:
+    value: Any = [] if leaf is None else [leaf]
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@settings(max_examples=30, deadline=None)
+@given(depth=st.integers(1, 3000) | st.sampled_from([MAX_DEPTH - 2, MAX_DEPTH, MAX_DEPTH + 1, 200_000]),
+       bad_leaf=st.booleans(), where=st.sampled_from(["tree", "any", "items"]))
+def test_deep_nesting_is_invalid_argument_never_a_crash(depth: int, bad_leaf: bool, where: str) -> None:
+    value = nested(depth, "x" if bad_leaf else None)
+    for call in (lambda t: t({where: value}), lambda t: asyncio.run(t.acall({where: value}))):
+        envelope = strict_json(call(guard(contract(), lambda a: {})))
+        code = envelope.get("error", {}).get("code", "OK")
+        assert code in ("OK", "INVALID_ARGUMENT")
+        if where == "tree" and depth + 1 > MAX_DEPTH:
+            assert code == "INVALID_ARGUMENT" and "levels deep" in envelope["error"]["message"]
+        if where == "items":
+            assert code == "INVALID_ARGUMENT"
+
+
+def cyclic() -> Any:
+    loop: dict[str, Any] = {}
+    loop["self"] = [loop]
+    return loop
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.text(max_size=3) | st.integers() | st.booleans(), inner, max_size=4),
+    max_leaves=20)
+
+
+def plain_json(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(plain_json(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and plain_json(v) for k, v in value.items())
+    return True
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(result=JSONISH, closed=st.booleans())
+def test_a_result_that_is_not_plain_json_never_comes_back_ok(result: Any, closed: bool) -> None:
+    output = ({"type": "object", "additionalProperties": False, "properties": {"r": {"type": "number"}}}
+              if closed else {"type": "object"})
+    for wrapped in ({"r": result}, {"r": [result, cyclic()]}):
+        envelope = strict_json(guard(contract(output), lambda a, w=wrapped: w)({}))
+        if envelope["status"] == "ok":
+            assert plain_json(wrapped) and envelope["output"] == wrapped
+        else:
+            assert envelope["error"]["code"] == "INTERNAL" and envelope["error"]["ref"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(version=st.text(min_size=1, max_size=50) | st.integers(40, 200_000).map(lambda n: "1." + "0" * n)
+       | st.integers(40, 200_000).map(lambda n: "9" * n))
+def test_a_huge_contract_version_keeps_the_error_within_its_cap(version: str) -> None:
+    envelope = strict_json(guard(contract(), lambda a: {})({}, contract_version=version))
+    if envelope["status"] == "error":
+        assert envelope["error"]["code"] == "VERSION_MISMATCH"
+        assert error_size(envelope["error"]) <= ERROR_SIZE_CAP
+
+
+class Custom(BaseException):
+    pass
+
+
+@pytest.mark.parametrize("raised", [Custom(), GeneratorExit(), asyncio.CancelledError(), Exception()])
+def test_an_on_call_hook_raising_a_base_exception_does_not_escape(raised: BaseException) -> None:
+    def hook(_: Any) -> None:
+        raise raised
+    envelope = guard(contract(), lambda a: {}, on_call=hook)({})
+    assert envelope["status"] == "ok"
+    assert asyncio.run(guard(contract(), lambda a: {}, on_call=hook).acall({}))["status"] == "ok"
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt(), SystemExit(2)])
+def test_the_process_owners_signals_still_pass_a_hook(raised: BaseException) -> None:
+    def hook(_: Any) -> None:
+        raise raised
+    with pytest.raises(type(raised)):
+        guard(contract(), lambda a: {}, on_call=hook)({})
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Counts what the explanation did: raw errors explained, by wrapping SchemaCheck._explain."""
+    counts = {"explained": 0, "raw": 0}
+    original = SchemaCheck._explain
+
+    def spy(self: SchemaCheck, *args: Any, **kwargs: Any) -> Any:
+        counts["raw"] += 1
+        found, skipped = original(self, *args, **kwargs)
+        counts["explained"] += len(found)
+        return found, skipped
+    monkeypatch.setattr(SchemaCheck, "_explain", spy)
+    return counts
+
+
+@pytest.mark.parametrize("arguments", [
+    {"items": ["x"] * 200_000},
+    {f"unknown_{i}": i for i in range(100_000)},
+    {"items": [[]] * 50_000, **{f"k{i}": 1 for i in range(50_000)}},
+], ids=["wrong-typed items", "unknown keys", "both"])
+def test_explaining_a_bad_call_is_bounded(arguments: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = counting(monkeypatch)
+    envelope = strict_json(guard(contract(), lambda a: {})(arguments))
+    error = envelope["error"]
+    assert error["code"] == "INVALID_ARGUMENT" and error_size(error) <= ERROR_SIZE_CAP
+    assert error["violations_omitted"] > 0
+    assert counts["raw"] <= COUNT_CAP and counts["explained"] <= EXPLAIN_CAP
+
+
+def test_big_calls_are_checked_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: list[str] = []
+    original = SchemaCheck.explain
+
+    def spy(self: SchemaCheck, value: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return original(self, value)
+    monkeypatch.setattr(SchemaCheck, "explain", spy)
+    tool = guard(contract(seconds=5), lambda a: {})
+
+    async def main() -> tuple[str, list[dict[str, Any]]]:
+        loop_thread = threading.current_thread().name
+        return loop_thread, [await tool.acall({"items": ["x"] * 50_000}), await tool.acall({"items": ["x"]})]
+    loop_thread, envelopes = asyncio.run(main())
+    assert [e["error"]["code"] for e in envelopes] == ["INVALID_ARGUMENT"] * 2
+    assert threads[0] != loop_thread and threads[1] == loop_thread  # only the big one moved
+
+
+# -- the inline fast path and the full path give the same envelope ------------------------------
+
+ARGUMENTS = st.dictionaries(
+    st.sampled_from(["name", "n", "items", "any", "nmae", "extra"]),
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False, width=32) | HOSTILE_TEXT
+    | st.lists(st.integers(-3, 3) | st.text(max_size=3), max_size=3),
+    max_size=4)
+
+
+def _without_ref(envelope: dict[str, Any]) -> dict[str, Any]:
+    """The envelope with its random ref (in ``ref`` and in the message) made constant."""
+    error = envelope.get("error")
+    if not isinstance(error, dict) or not error.get("ref"):
+        return envelope
+    message = error["message"].replace(error["ref"], "<ref>")
+    return {**envelope, "error": {**error, "ref": "<ref>", "message": message}}
+
+
+def _implementations() -> list[Callable[[Any], Any]]:
+    return [lambda a: {"ok": sorted(a)}, lambda a: {"nan": math.nan}, lambda a: {1: 2}, lambda a: "text"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(arguments=ARGUMENTS, which=st.integers(0, 3))
+def test_the_inline_fast_path_and_the_full_path_give_the_same_envelope(arguments: dict[str, Any], which: int) -> None:
+    implementation = _implementations()[which]
+    fast = guard(contract(), implementation)  # no observer: the inline fast path is taken
+    full = guard(contract(), implementation, on_call=lambda record: None)  # observed: the full path
+    assert fast._inline and full._inline
+    one, other = _without_ref(dict(fast(arguments))), _without_ref(dict(full(arguments)))
+    assert one == other
+    assert strict_json(one) == one

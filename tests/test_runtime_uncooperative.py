@@ -1,0 +1,162 @@
+"""Deadlines and capacity that do not rely on the tool's cooperation: coroutines that swallow their
+cancellation in many ways, sync tools that never return, and a healthy tool beside them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+import time
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contractgen.runtime import Contract, RetryPolicy, Timeout, guard
+from contractgen.runtime.capacity import PER_TOOL_LIMIT, stuck_tools
+
+DEADLINE = 0.05
+
+
+def contract(name: str, seconds: float | None = DEADLINE) -> Contract:
+    return Contract(name=name, version="1.0.0", summary="s", description="d",
+                    input_schema={"type": "object"}, output_schema={"type": "object"},
+                    timeout=Timeout(seconds), retry=RetryPolicy(failure_budget=None))
+
+
+# how a coroutine may misbehave once cancelled: keep awaiting (n more times), return a value,
+# raise something else, await a shielded future, or do nothing special (the cooperative case)
+BEHAVIOURS = st.sampled_from(["swallow_and_wait", "swallow_and_return", "raise_other", "shielded",
+                              "cooperative"])
+
+
+def misbehaving(behaviour: str, swallows: int, release: threading.Event) -> Any:
+    async def tool(_: Any) -> Any:
+        left = swallows
+        while True:
+            try:
+                if behaviour == "shielded":
+                    await asyncio.shield(asyncio.sleep(0.1 + 0.02 * swallows))
+                    return {"late": True}
+                await asyncio.sleep(0.02)
+                if release.is_set():
+                    return {"late": True}
+            except asyncio.CancelledError:
+                if behaviour == "cooperative":
+                    raise
+                if behaviour == "swallow_and_return":
+                    return {"swallowed": True}
+                if behaviour == "raise_other":
+                    raise RuntimeError("cleanup failed") from None
+                left -= 1
+                if left <= 0 and behaviour != "swallow_and_wait":
+                    raise
+    return tool
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(behaviour=BEHAVIOURS, swallows=st.integers(1, 6))
+def test_the_caller_gets_timeout_at_the_deadline_whatever_the_coroutine_does(
+        behaviour: str, swallows: int) -> None:
+    release = threading.Event()
+    tool = guard(contract("uncooperative"), misbehaving(behaviour, swallows, release))
+
+    async def main() -> dict[str, Any]:
+        envelope = await tool.acall({})
+        release.set()  # the abandoned work may end now (asyncio.run waits for it on exit)
+        return envelope
+    envelope = asyncio.run(main())
+    assert envelope["error"]["code"] == "TIMEOUT"
+
+
+def test_abandoned_work_is_logged_under_the_timeouts_ref(caplog: pytest.LogCaptureFixture) -> None:
+    release = threading.Event()
+    tool = guard(contract("swallower"), misbehaving("swallow_and_wait", 1, release))
+
+    async def main() -> dict[str, Any]:
+        envelope = await tool.acall({})
+        assert stuck_tools()["swallower"]["abandoned"] == 1
+        release.set()
+        await asyncio.sleep(0.1)  # the work ends: the slot is given back
+        assert "swallower" not in stuck_tools()
+        return envelope
+    with caplog.at_level(logging.INFO, logger="contractgen.runtime"):
+        envelope = asyncio.run(main())
+    ref = envelope["error"]["ref"]
+    lines = [r.getMessage() for r in caplog.records if ref in r.getMessage()]
+    assert any("abandoned" in line and "deadline" in line for line in lines)
+    assert any("ended after its deadline" in line for line in lines)
+
+
+def test_cancelling_the_caller_still_cancels_even_when_the_work_swallows() -> None:
+    release = threading.Event()
+    tool = guard(contract("swallower", seconds=30), misbehaving("swallow_and_wait", 1, release))
+
+    async def main() -> None:
+        task = asyncio.create_task(tool.acall({}))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        try:
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(task, 5)
+        finally:
+            release.set()
+    asyncio.run(main())
+
+
+def test_a_stuck_sync_tool_exhausts_only_its_own_capacity() -> None:
+    release = threading.Event()
+    stuck = guard(contract("never_returns"), lambda a: release.wait(30) and {})
+    healthy = guard(contract("healthy"), lambda a: {"fine": True})
+    try:
+        codes = [stuck({})["error"]["code"] for _ in range(PER_TOOL_LIMIT + 3)]
+        assert codes == ["TIMEOUT"] * PER_TOOL_LIMIT + ["UNAVAILABLE"] * 3
+        refused = stuck({})["error"]
+        assert "not responding" in refused["message"] and refused["action"] == "retry_later"
+        assert stuck_tools()["never_returns"]["abandoned"] == PER_TOOL_LIMIT
+        for _ in range(20):  # a healthy tool beside it keeps its own share
+            assert healthy({})["output"] == {"fine": True}
+            assert asyncio.run(healthy.acall({}))["output"] == {"fine": True}
+    finally:
+        release.set()
+    for _ in range(500):  # once the stuck calls end, the tool gets its slots back
+        if stuck.capacity.held == 0:
+            break
+        time.sleep(0.01)
+    assert stuck.capacity.held == 0 and "never_returns" not in stuck_tools()
+
+
+def test_a_full_process_pool_never_refuses_a_tool_holding_no_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    from contractgen.runtime import workers
+
+    small = workers.ElasticPool(max_workers=4)
+    monkeypatch.setattr(sys.modules["contractgen.runtime.guard"], "POOL", small)
+    release = threading.Event()
+    stuck = [guard(contract(f"stuck_{i}"), lambda a: release.wait(30) and {}) for i in range(4)]
+    try:
+        assert [tool({})["error"]["code"] for tool in stuck] == ["TIMEOUT"] * 4
+        assert stuck[0]({})["error"]["code"] == "UNAVAILABLE"  # the pool is full for a busy tool
+        healthy = guard(contract("healthy"), lambda a: {"fine": True})
+        assert healthy({})["output"] == {"fine": True}  # but not for a tool that holds nothing
+    finally:
+        release.set()
+
+
+@settings(max_examples=15, deadline=None)
+@given(calls=st.integers(1, 12), limit=st.integers(1, 6))
+def test_capacity_counts_exactly(calls: int, limit: int) -> None:
+    from contractgen.runtime.capacity import Capacity
+
+    capacity = Capacity("counted", limit)
+    slots = [capacity.acquire() for _ in range(calls)]
+    granted = [s for s in slots if s is not None]
+    assert len(granted) == min(calls, limit) and capacity.held == len(granted)
+    for slot in granted[::2]:
+        slot.abandon()
+    assert capacity.abandoned == len(granted[::2])
+    for slot in granted:
+        slot.release()
+        slot.release()  # a second release (a done-callback racing a caller) changes nothing
+    assert (capacity.held, capacity.abandoned) == (0, 0)

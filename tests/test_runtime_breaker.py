@@ -11,6 +11,7 @@ import asyncio
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -59,18 +60,27 @@ def breakers(request: pytest.FixtureRequest) -> Any:
     return RedisBreakerStore(request.getfixturevalue("redis_db"))
 
 
-def test_sessions_open_it_together_and_exactly_one_probe_goes_out(breakers: Any) -> None:
+def test_sessions_open_it_together_and_exactly_one_probe_goes_out(
+        breakers: Any, caplog: pytest.LogCaptureFixture) -> None:
     upstream = Upstream()
     c = contract(open_for=2.0)  # long enough that 20 fast failures finish inside it on a busy box
     tool = guard(c, upstream, hooks=CallHooks(breakers=breakers))
     other = guard(contract("reverse_lookup", open_for=2.0), upstream, hooks=CallHooks(breakers=breakers))
-    # five sessions, one failure each: consecutive across users, so the breaker opens
-    first = [tool({"q": "x"}, session=f"user-{i}") for i in range(5)]
-    assert all(e["error"]["code"] == "UNAVAILABLE" for e in first) and upstream.calls == 5
+    # 30 sessions fail at once: consecutive across users, so the breaker opens, exactly once
+    together = threading.Barrier(30)
+
+    def first_call(i: int) -> dict[str, Any]:
+        together.wait()
+        return tool({"q": "x"}, session=f"user-{i}")
+    with caplog.at_level("WARNING", logger="contractgen.runtime"), ThreadPoolExecutor(30) as pool:
+        first = list(pool.map(first_call, range(30)))
+    assert all(e["error"]["code"] == "UNAVAILABLE" for e in first) and 5 <= upstream.calls <= 30
+    assert caplog.text.count("circuit breaker of geo-api: opened") == 1
     assert breakers.state("geo-api") == OPEN
+    reached = upstream.calls
     # open: every session and every tool on the dependency fails fast, without calling it
     fast = [(t, t({"q": "x"}, session=f"user-{i}")) for i, t in enumerate([tool, other] * 10)]
-    assert upstream.calls == 5
+    assert upstream.calls == reached
     for guarded, envelope in fast:
         error = envelope["error"]
         assert error["code"] == "UNAVAILABLE" and error["action"] == "retry_later"
@@ -82,30 +92,45 @@ def test_sessions_open_it_together_and_exactly_one_probe_goes_out(breakers: Any)
     while breakers.state("geo-api") == OPEN:
         deadline.wait(0.02)
     assert breakers.state("geo-api") == HALF_OPEN
-    start = threading.Barrier(21)
+    start = threading.Barrier(22)
+    answers: list[dict[str, Any]] = []
+    lock = threading.Lock()
 
-    def sync_call(i: int) -> dict[str, Any]:
+    def answered(envelope: dict[str, Any]) -> None:
+        with lock:
+            answers.append(envelope)
+
+    def sync_call(i: int) -> None:
         start.wait()
-        return tool({"q": "x"}, session=f"thread-{i}")
+        answered(tool({"q": "x"}, session=f"thread-{i}"))
 
-    async def async_calls() -> list[dict[str, Any]]:
-        return await asyncio.gather(*(other.acall({"q": "x"}, session=f"task-{i}") for i in range(40)))
-
-    with ThreadPoolExecutor(max_workers=20) as pool:
-        threads = [pool.submit(sync_call, i) for i in range(20)]
+    async def async_calls() -> None:
+        async def one(i: int) -> None:
+            answered(await other.acall({"q": "x"}, session=f"task-{i}"))
         start.wait()
-        refused = asyncio.run(async_calls())
-        while upstream.calls < 6:  # the probe is in flight, holding the half-open slot
+        await asyncio.gather(*(one(i) for i in range(40)))
+
+    with ThreadPoolExecutor(max_workers=21) as pool:
+        callers = [pool.submit(sync_call, i) for i in range(20)]
+        callers.append(pool.submit(asyncio.run, async_calls()))
+        start.wait()
+        # everyone but the probe has been answered while the probe holds the half-open slot; only
+        # then does the dependency answer the probe (after it, a closed breaker admits everyone)
+        give_up = time.monotonic() + 60  # a second probe would block: fail, do not hang
+        while len(answers) < 59 and time.monotonic() < give_up and \
+                not any(f.done() and f.exception() for f in callers):
             deadline.wait(0.01)
+        assert upstream.calls == reached + 1 and len(answers) == 59
         upstream.release.set()
-        answers = refused + [f.result(timeout=20) for f in threads]
-    assert upstream.calls == 6  # exactly one probe reached the dependency
+        for caller_done in callers:
+            caller_done.result(timeout=20)
+    assert upstream.calls == reached + 1  # exactly one probe reached the dependency
     assert sum(e["status"] == "ok" for e in answers) == 1
     for envelope in answers:
         if envelope["status"] == "error":
             assert envelope["error"]["code"] == "UNAVAILABLE" and envelope["error"]["retry_after"] >= 0
     assert breakers.state("geo-api") == CLOSED
-    assert tool({"q": "y"}, session="later")["status"] == "ok" and upstream.calls == 7
+    assert tool({"q": "y"}, session="later")["status"] == "ok" and upstream.calls == reached + 2
 
 
 def test_a_failed_probe_opens_it_again_and_a_bad_call_holds_no_probe(breakers: Any) -> None:

@@ -22,6 +22,7 @@ from typing import Any, Generic, cast
 from .budget import (
     COUNT_HERE,
     BudgetStore,
+    InMemoryBudgetStore,
     as_budget_store,
     budget_key,
     count_async,
@@ -152,6 +153,8 @@ class GuardedTool(Generic[InT, OutT]):
         self.output_model = output_model
         self.errors: tuple[type[ToolError], ...] = tuple(errors)
         self.budget: BudgetStore = as_budget_store(state)
+        #: the in-memory store's counts, read by the fast path (a success resets nothing when empty)
+        self._local_counts = self.budget._counts if type(self.budget) is InMemoryBudgetStore else None
         self.on_call = on_call
         self.mapper = mapper
         self.invalid_output_code = invalid_output_code if invalid_output_code in CODES else "INTERNAL"
@@ -227,6 +230,9 @@ class GuardedTool(Generic[InT, OutT]):
                     raise
                 except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
                     envelope = self._internal(exc, "guard")
+                counts = self._local_counts
+                if counts is not None and not counts and envelope["status"] == "ok":
+                    return cast("Envelope", envelope)  # no failure counted anywhere: nothing to reset
                 return self._finish(envelope, session, 0.0, False)
         start = time.perf_counter() if observed else 0.0
         return self._finish(self.run_checked(arguments, contract_version), session, start, observed)

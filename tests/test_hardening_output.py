@@ -178,9 +178,10 @@ def test_kill_at_every_point_of_the_swap_leaves_the_old_or_the_new_tree(tmp_path
         seen = read_bytes_tree(root / "generated") if (root / "generated").is_dir() else None
         if seen is None and no_exchange and point.startswith("after-rename .generated.old"):
             # the one window of the two-rename swap: the next build puts the old tree back
-            recovered = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
-                                        "from contractgen.compiler.write import recover_interrupted_swap; "
-                                        "recover_interrupted_swap(Path(sys.argv[1]))", str(root / "generated")],
+            code = ("import sys; from pathlib import Path; "
+                    "from contractgen.compiler.write import recover_interrupted_swap; "
+                    "recover_interrupted_swap(Path(sys.argv[1]))")
+            recovered = subprocess.run([sys.executable, "-c", code, str(root / "generated")],
                                        check=False, capture_output=True, text=True)
             assert recovered.returncode == 0, recovered.stderr
             seen = read_bytes_tree(root / "generated")

@@ -54,8 +54,8 @@ from .envelope_types import (
 from .errors import ToolError, VersionMismatchError
 from .jsonvalue import MISSING, json_problem, larger_than, thaw, too_deep
 from .observe import CallRecord, call_logger, emit, logger
-from .pointer import cap_pointer, pointer, resolve_pointer
-from .redaction import REDACTED, cap_value, redact
+from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
+from .redaction import REDACTED, cap_value, redact_at
 from .schema_check import SchemaCheck, nested_too_deep
 from .schema_walk import child_nodes, expand, is_recursive, pins_plain_json
 from .versions import VersionCheck
@@ -519,7 +519,7 @@ class GuardedTool(Generic[InT, OutT]):
             kind = str(item.get("type", "value_error"))
             constraint = "format" if isinstance(node, dict) and "format" in node else kind
             attempted = REDACTED if check.is_sensitive(here) else (
-                MISSING if sent is MISSING else cap_value(redact(sent, node, check.schema)))
+                MISSING if sent is MISSING else cap_value(redact_at(sent, pointer_parts(here), check.schema)))
             label = field_label(here)
             what = f"a valid {node['format']}" if constraint == "format" else describe(node, check.schema)
             found.append(Violation(here, constraint, f"{label} must be {what or 'valid'}"[:200],

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .schema_walk import child_nodes, expand, is_marked
+from .schema_resolve import applicable, children, marked_on_the_way, nodes_at
+from .schema_walk import is_marked
 
 #: Names redacted even without ``writeOnly`` / ``x-sensitive``: echoing these is never worth it.
 SENSITIVE_NAME = re.compile(r"pass(word|wd|phrase)|secret|token|api[_-]?key|authorization|"
@@ -20,8 +21,22 @@ ATTEMPTED_CAP = 100  # characters of an echoed string value
 
 
 def redact(value: Any, node: Any, root: Any, depth: int = 0) -> Any:
-    """``value`` with every part its schema marks sensitive replaced by ``[redacted]``."""
-    nodes = expand(node, root) if node is not None else []
+    """``value`` with every part its schema marks sensitive replaced by ``[redacted]``.
+
+    ``node`` is one schema for the value's position (or a list of them); every schema that applies
+    there through references, anchors, combinators or ``dependentSchemas`` is taken into account."""
+    return _redact(value, applicable(node if isinstance(node, list) else ([] if node is None else [node]), root),
+                   root, depth)
+
+
+def redact_at(value: Any, parts: Iterable[str], root: Any) -> Any:
+    """``value`` sent at the instance position ``parts`` of ``root``, redacted by its resolved schema."""
+    if marked_on_the_way(root, parts):
+        return REDACTED
+    return _redact(value, nodes_at(root, parts), root, 0)
+
+
+def _redact(value: Any, nodes: list[Any], root: Any, depth: int) -> Any:
     if any(is_marked(n) for n in nodes):
         return REDACTED
     if depth > 20:
@@ -32,17 +47,11 @@ def redact(value: Any, node: Any, root: Any, depth: int = 0) -> Any:
             if SENSITIVE_NAME.search(str(k)):
                 out[k] = REDACTED
                 continue
-            children = [c for n in nodes for c in child_nodes(n, str(k))]
-            sub = children[0] if len(children) == 1 else ({"allOf": children} if children else None)
-            out[k] = redact(v, sub, root, depth + 1)
+            out[k] = _redact(v, applicable([c for n in nodes for c in children(n, str(k))], root), root, depth + 1)
         return out
     if isinstance(value, (list, tuple)):
-        result = []
-        for i, v in enumerate(value):
-            children = [c for n in nodes for c in child_nodes(n, str(i))]
-            sub = children[0] if len(children) == 1 else ({"allOf": children} if children else None)
-            result.append(redact(v, sub, root, depth + 1))
-        return result
+        return [_redact(v, applicable([c for n in nodes for c in children(n, str(i))], root), root, depth + 1)
+                for i, v in enumerate(value)]
     return value
 
 

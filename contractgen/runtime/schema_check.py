@@ -16,8 +16,9 @@ from typing import Any
 
 from .jsonvalue import MAX_DEPTH, MISSING, json_type, non_json_path, shortened, thaw, too_deep
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
-from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redact
-from .schema_walk import child_nodes, expand, extra_keys, is_marked, known_properties, property_node
+from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redact, redact_at
+from .schema_resolve import marked_on_the_way
+from .schema_walk import child_nodes, expand, extra_keys, known_properties, property_node
 from .wording import (
     EXPECTED_CAP,
     RANK,
@@ -281,7 +282,7 @@ class SchemaCheck:
         if sensitive:
             attempted = REDACTED
         elif isinstance(sent, (dict, list)):
-            attempted = cap_value(redact(sent, node, self.schema))
+            attempted = cap_value(redact_at(sent, [str(p) for p in path], self.schema))
         else:
             attempted = cap_value(sent)
         expected = self.describe(node) if isinstance(node, Mapping) else None
@@ -334,21 +335,7 @@ class SchemaCheck:
 
     def _sensitive(self, ptr: str) -> bool:
         parts = pointer_parts(ptr)
-        if any(SENSITIVE_NAME.search(p) for p in parts):
-            return True
-        nodes = [self.schema]
-        for part in parts:
-            nodes = [n for node in nodes for n in expand(node, self.schema)]
-            if any(is_marked(n) for n in nodes):
-                return True
-            nxt = []
-            for node in nodes:
-                nxt.extend(child_nodes(node, part))
-            nodes = nxt
-            if not nodes:
-                return False
-        nodes = [n for node in nodes for n in expand(node, self.schema)]
-        return any(is_marked(n) for n in nodes)
+        return any(SENSITIVE_NAME.search(p) for p in parts) or marked_on_the_way(self.schema, parts)
 
 
 def nested_too_deep(path: Sequence[Any]) -> Violation:

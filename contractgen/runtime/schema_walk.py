@@ -46,14 +46,7 @@ def child_nodes(node: Any, part: str) -> list[Any]:
     props = node.get("properties")
     if isinstance(props, Mapping) and part in props:
         out.append(props[part])
-    patterns = node.get("patternProperties")
-    if isinstance(patterns, Mapping):
-        for pat, sub in patterns.items():
-            try:
-                if re.search(pat, part):
-                    out.append(sub)
-            except re.error:
-                pass
+    out.extend(pattern_children(node, part))
     if not out and isinstance(node.get("additionalProperties"), Mapping):
         out.append(node["additionalProperties"])
     if part.isdigit():
@@ -62,6 +55,22 @@ def child_nodes(node: Any, part: str) -> list[Any]:
             out.append(prefix[int(part)])
         elif isinstance(node.get("items"), Mapping):
             out.append(node["items"])
+    return out
+
+
+def pattern_children(node: Mapping[str, Any], part: str, *, unknown_matches: bool = False) -> list[Any]:
+    """The ``patternProperties`` subschemas whose pattern matches ``part``; a pattern Python's ``re``
+    cannot run counts as matching when ``unknown_matches`` (the safe side for redaction)."""
+    patterns = node.get("patternProperties")
+    out = []
+    if isinstance(patterns, Mapping):
+        for pat, sub in patterns.items():
+            try:
+                matched = re.search(pat, part) is not None
+            except (re.error, TypeError):
+                matched = unknown_matches
+            if matched:
+                out.append(sub)
     return out
 
 

@@ -1,0 +1,138 @@
+"""A sensitive value never comes back, whichever way its schema reaches it.
+
+Hypothesis hides a ``writeOnly`` / ``x-sensitive`` string behind each indirection (``$ref`` by pointer,
+to an ``$anchor``, deep ``$ref`` chains, ``$dynamicRef``, combinators, ``dependentSchemas``,
+``if``/``then``, nesting in objects and arrays) and calls the guard with a marker secret in every wrong
+shape (wrong pattern, wrong type, inside a list or an object, echoed as part of a parent that fails).
+The marker must not appear in the envelope, the logs, the ``on_call`` record or an MCP result read by
+the real SDK client.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp_support import connected
+
+from contractgen.runtime import Contract, Timeout, guard
+from contractgen.runtime.mcp_server import build_server
+
+MARKER = "SECRETmarker7731"
+SECRET = {"type": "string", "pattern": "^[0-9]+$"}
+
+
+def _hide(kind: str, depth: int, flag: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(schema for the property, $defs to add, keywords to add to the object holding it)."""
+    marked = {**SECRET, flag: True}
+    if kind == "direct":
+        return marked, {}, {}
+    if kind == "pointer":
+        return {"$ref": "#/$defs/Secret"}, {"Secret": marked}, {}
+    if kind == "anchor":
+        return {"$ref": "#secret"}, {"Secret": {"$anchor": "secret", **marked}}, {}
+    if kind == "chain":
+        defs = {f"D{i}": {"$ref": f"#/$defs/D{i + 1}"} for i in range(depth)}
+        defs[f"D{depth}"] = marked
+        return {"$ref": "#/$defs/D0"}, defs, {}
+    if kind == "dynamic":
+        return {"$dynamicRef": "#secret"}, {"Secret": {"$dynamicAnchor": "secret", **marked}}, {}
+    if kind in ("allOf", "anyOf", "oneOf"):
+        return {kind: [marked]}, {}, {}
+    if kind == "dependent":  # unmarked where it is declared: the mark arrives with another key
+        return dict(SECRET), {}, {"dependentSchemas": {"pw": {"properties": {"pw": marked}}}}
+    if kind == "conditional":
+        return dict(SECRET), {}, {"if": {"required": ["pw"]}, "then": {"properties": {"pw": marked}}}
+    if kind == "escaped-pointer":
+        return {"$ref": "#/$defs/a~1b%25"}, {"a/b%": marked}, {}
+    raise AssertionError(kind)
+
+
+KINDS = ["direct", "pointer", "anchor", "chain", "dynamic", "allOf", "anyOf", "oneOf", "dependent",
+         "conditional", "escaped-pointer"]
+
+
+def _contract(kind: str, depth: int, flag: str, nesting: str) -> Contract:
+    prop, defs, extra = _hide(kind, depth, flag)
+    holder: dict[str, Any] = {"type": "object", "maxProperties": 2,
+                              "properties": {"pw": prop, "note": {"type": "string"}}, **extra}
+    if nesting == "top":
+        schema = {**holder}
+    elif nesting == "object":
+        schema = {"type": "object", "properties": {"outer": holder, "note": {"type": "string"}}}
+    else:
+        schema = {"type": "object", "properties": {"outer": {"type": "array", "maxItems": 1, "items": holder}}}
+    schema = {**schema, "$defs": {**schema.get("$defs", {}), **defs}} if defs else schema
+    return Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                    output_schema={"type": "object"}, timeout=Timeout(None))
+
+
+def _shapes(nesting: str) -> list[Any]:
+    """Arguments holding the marker in each wrong shape, at the position of the nesting."""
+    holders: list[dict[str, Any]] = [
+        {"pw": MARKER},                                  # fails the pattern at the sensitive field
+        {"pw": [MARKER]}, {"pw": {"k": MARKER}},          # wrong type, marker inside
+        {"pw": MARKER, "note": 5},                        # a sibling fails: the parent is not echoed raw
+        {"pw": MARKER, "note": "n", "more": 1},           # the parent fails (maxProperties): echoed whole
+        {"note": "n", "more": 1, "pw": [1, {"deep": [MARKER]}]},  # marker deep inside, parent fails
+    ]
+    if nesting == "top":
+        return holders
+    if nesting == "object":
+        return [{"outer": h} for h in holders] + [{"outer": h, "note": 1} for h in holders]
+    return [{"outer": [h]} for h in holders] + [{"outer": [h, h]} for h in holders]
+
+
+def _calls(contract: Contract, arguments: list[Any], caplog: pytest.LogCaptureFixture) -> str:
+    records: list[Any] = []
+    tool = guard(contract, lambda a: {}, on_call=records.append)
+    seen = []
+    with caplog.at_level(logging.DEBUG):
+        for args in arguments:
+            envelope = tool(args)
+            seen.append(json.dumps(envelope, default=str))
+    return "\n".join(seen) + caplog.text + "\n".join(repr(r) for r in records)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(KINDS), depth=st.integers(min_value=1, max_value=40),
+       flag=st.sampled_from(["writeOnly", "x-sensitive"]), nesting=st.sampled_from(["top", "object", "array"]))
+def test_the_marker_never_comes_back(kind: str, depth: int, flag: str, nesting: str,
+                                     caplog: pytest.LogCaptureFixture) -> None:
+    caplog.clear()
+    contract = _contract(kind, depth, flag, nesting)
+    text = _calls(contract, _shapes(nesting), caplog)
+    assert "INVALID_ARGUMENT" in text  # the calls did fail, and were reported
+    assert MARKER not in text
+
+
+def test_an_unmarked_schema_still_echoes_what_was_sent(caplog: pytest.LogCaptureFixture) -> None:
+    """The control: the same shapes without a mark do echo the value (so the test above can fail)."""
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "properties": {"pw": SECRET}}, output_schema={},
+                        timeout=Timeout(None))
+    assert MARKER in _calls(contract, [{"pw": MARKER}], caplog)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_marker_never_comes_back_over_mcp(kind: str) -> None:
+    contract = _contract(kind, 3, "writeOnly", "object")
+    server = build_server([guard(contract, lambda a: {})], name="redaction")
+
+    async def main() -> list[str]:
+        texts = []
+        async with connected(server) as session:
+            for args in _shapes("object"):
+                result = await session.call_tool("login", args)
+                assert result.is_error is True
+                texts.append(result.model_dump_json())
+        return texts
+
+    texts = anyio.run(main)
+    assert all("INVALID_ARGUMENT" in t for t in texts)
+    assert not [t for t in texts if MARKER in t]

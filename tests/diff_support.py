@@ -26,16 +26,25 @@ def run_case(case: Path, *extra: str, fmt: str = "json") -> tuple[int, str, str]
     return result.returncode, result.stdout, result.stderr
 
 
-@lru_cache(maxsize=1)
-def _all_runs() -> dict[Path, tuple[int, str, str]]:
+def strict_case_dirs() -> list[Path]:
+    """Cases that also pin their findings under --strict (expected-strict.txt)."""
+    return [c for c in case_dirs() if (c / "labels.json").exists()]
+
+
+def _run_strict(case: Path) -> tuple[int, str, str]:
+    return run_case(case, "--strict")
+
+
+@lru_cache(maxsize=2)
+def _all_runs(strict: bool = False) -> dict[Path, tuple[int, str, str]]:
     """Every case through the real CLI once per session, a few at a time (each run is a fresh process)."""
-    cases = case_dirs()
+    cases = strict_case_dirs() if strict else case_dirs()
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return dict(zip(cases, pool.map(run_case, cases)))
+        return dict(zip(cases, pool.map(_run_strict if strict else run_case, cases)))
 
 
-def case_report(case: Path) -> tuple[int, dict[str, Any], str]:
-    code, out, err = _all_runs()[case]
+def case_report(case: Path, strict: bool = False) -> tuple[int, dict[str, Any], str]:
+    code, out, err = _all_runs(strict)[case]
     assert code in (0, 1), f"{case.name}: exit {code}\n{err}"
     return code, json.loads(out), err
 
@@ -45,7 +54,7 @@ def finding_lines(report: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     for finding in report["findings"]:
         lines.append(f"{finding['tag']} {finding['rule']} #{finding['pointer']}: {finding['message']}")
-        if finding["witness"] is not None:
+        if finding["has_witness"]:
             lines.append("    witness: " + json.dumps(finding["witness"], sort_keys=True))
         elif finding["witness_note"]:
             lines.append(f"    {finding['witness_note']}")

@@ -7,22 +7,35 @@ expected.txt. Every witness is re-validated here with jsonschema, independently 
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
 
 import jsonschema
 import pytest
-from diff_support import case_dirs, case_report, finding_lines
+from diff_support import case_dirs, case_report, finding_lines, strict_case_dirs
 
+from contractgen.diff import RULES_BY_ID
 from contractgen.manifest import load_contracts
 
 CASES = case_dirs()
+STRICT_CASES = strict_case_dirs()
+CASES_BY_NAME = {c.name: c for c in CASES}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case_matches_expected_findings(case: Path, update_goldens: bool) -> None:
-    code, report, _ = case_report(case)
+    _check_golden(case, "expected.txt", False, update_goldens)
+
+
+@pytest.mark.parametrize("case", STRICT_CASES, ids=[c.name for c in STRICT_CASES])
+def test_case_matches_expected_findings_under_strict(case: Path, update_goldens: bool) -> None:
+    _check_golden(case, "expected-strict.txt", True, update_goldens)
+
+
+def _check_golden(case: Path, name: str, strict: bool, update_goldens: bool) -> None:
+    code, report, _ = case_report(case, strict)
     actual = "\n".join(finding_lines(report)) + "\n" if report["findings"] else ""
-    expected_file = case / "expected.txt"
+    expected_file = case / name
     if update_goldens:
         expected_file.write_text(actual, "utf-8")
     expected = expected_file.read_text("utf-8") if expected_file.exists() else None
@@ -41,39 +54,61 @@ def test_no_change_cases_find_nothing(case: Path) -> None:
     assert report["findings"] == [] and code == 0
 
 
-def _schemas(folder: Path, tool: str, version: str) -> dict:
+def _schemas(folder: Path, tool: str, version: str, direction: str) -> dict:
     result = load_contracts([folder])
     assert result.ok, result.diagnostics
     for candidate in result.contracts.tools:
         if candidate.name == tool and candidate.version == version:
-            return dict(candidate.contract.input_schema)
+            contract = candidate.contract
+            return dict(contract.input_schema if direction == "input" else contract.output_schema)
     raise AssertionError(f"{tool} {version} not in {folder}")
 
 
-def test_every_witness_is_accepted_by_old_and_rejected_by_new() -> None:
-    checked = 0
-    for case in CASES:
-        _, report, _ = case_report(case)
+def _all_reports() -> list[tuple[str, dict]]:
+    runs = [(c, False) for c in CASES] + [(c, True) for c in STRICT_CASES]
+    return [(f"{case.name}{' --strict' if strict else ''}", case_report(case, strict)[1]) for case, strict in runs]
+
+
+def test_every_witness_is_confirmed_by_jsonschema_in_its_direction() -> None:
+    """Input: accepted by the old input schema, rejected by the new. Output: allowed by the new output
+    schema, rejected by the old. Checked here with jsonschema, independently of the diff code."""
+    checked = {"input": 0, "output": 0}
+    checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
+    for name, report in _all_reports():
+        case = CASES_BY_NAME[name.split(" ")[0]]
         for finding in report["findings"]:
-            if finding["witness"] is None:
+            if not finding["has_witness"]:
                 continue
-            old = _schemas(case / "old", finding["tool"], finding["old_version"])
-            new = _schemas(case / "new", finding["tool"], finding["new_version"])
-            checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
-            assert jsonschema.Draft202012Validator(old, format_checker=checker).is_valid(finding["witness"]), \
-                f"{case.name}: old schema rejects the witness of {finding['rule']}"
-            assert not jsonschema.Draft202012Validator(new, format_checker=checker).is_valid(finding["witness"]), \
-                f"{case.name}: new schema accepts the witness of {finding['rule']}"
-            checked += 1
-    assert checked >= 20  # the corpus has witnesses for every value rule
+            direction = RULES_BY_ID[finding["rule"]].direction.value
+            old = _schemas(case / "old", finding["tool"], finding["old_version"], direction)
+            new = _schemas(case / "new", finding["tool"], finding["new_version"], direction)
+            accepting, rejecting = (old, new) if direction == "input" else (new, old)
+            assert jsonschema.Draft202012Validator(accepting, format_checker=checker).is_valid(finding["witness"]), \
+                f"{name}: the witness of {finding['rule']} is not a valid {direction} of the side it must fit"
+            assert not jsonschema.Draft202012Validator(rejecting, format_checker=checker).is_valid(
+                finding["witness"]), f"{name}: the witness of {finding['rule']} does not tell the schemas apart"
+            checked[direction] += 1
+    assert checked["input"] >= 40 and checked["output"] >= 10, checked
 
 
-def test_breaking_value_findings_carry_a_witness_or_say_why_not() -> None:
-    from contractgen.diff import RULES_BY_ID
-
-    for case in CASES:
-        _, report, _ = case_report(case)
+def test_every_breaking_value_finding_carries_a_witness() -> None:
+    """No ERR about values without proof: without a witness a value finding is at most WARN."""
+    for name, report in _all_reports():
         for finding in report["findings"]:
             rule = RULES_BY_ID[finding["rule"]]
             if rule.witness and finding["level"] == "breaking":
-                assert finding["witness"] is not None or finding["witness_note"], (case.name, finding)
+                assert finding["has_witness"], (name, finding)
+            if rule.witness and not finding["has_witness"] and finding["level"] == "dangerous":
+                assert (finding["witness_note"] or "").startswith("could not prove"), (name, finding)
+
+
+@pytest.mark.parametrize("case", STRICT_CASES, ids=[c.name for c in STRICT_CASES])
+def test_labelled_verdicts_hold(case: Path) -> None:
+    """labels.json says, per direction and reading, whether the change breaks; ERR findings must agree."""
+    labels = json.loads((case / "labels.json").read_text("utf-8"))
+    for reading, strict in (("default", False), ("strict", True)):
+        _, report, _ = case_report(case, strict)
+        for direction in ("input", "output"):
+            breaking = any(f["level"] == "breaking" and RULES_BY_ID[f["rule"]].direction.value == direction
+                           for f in report["findings"])
+            assert ("breaking" if breaking else "safe") == labels[direction][reading], (reading, direction)

@@ -79,7 +79,8 @@ def test_json_shape_and_stable_fingerprints() -> None:
     assert first["schema"] == "contractgen-diff/1" and first["mode"] == "trees"
     assert set(first["result"]) == {"exit_code", "compared", "breaking", "dangerous", "safe", "acknowledged", "failing"}
     keys = {"fingerprint", "rule", "level", "tag", "tool", "old_version", "new_version", "pointer", "message", "file",
-            "line", "column", "side", "witness", "witness_note", "allowed_by", "acknowledged_by", "counts"}
+            "line", "column", "side", "witness", "has_witness", "witness_note", "allowed_by", "acknowledged_by",
+            "counts"}
     prints = [f["fingerprint"] for f in first["findings"]]
     assert all(set(f) == keys for f in first["findings"])
     assert all(re.fullmatch(r"[0-9a-f]{16}", p) for p in prints) and len(set(prints)) == len(prints)

@@ -58,3 +58,12 @@ def test_readme_summary_gives_every_rule_a_before_and_after() -> None:
         example = row.rsplit("|", 2)[-2]
         before, after = example.split("→")
         assert "`" in before + after, rule.id  # at least one side quotes the case's text
+
+
+def test_policy_adjustments_are_documented_as_listed() -> None:
+    """docs/diff.md's adjustments table is the list `contractgen diff --list-rules` prints, row for row."""
+    from contractgen.diff.reading import ADJUSTMENTS
+
+    text = DOC.read_text("utf-8")
+    rows = [line for line in text.split("<!-- adjustments:", 1)[1].splitlines() if line.startswith("| ")][2:]
+    assert rows == [f"| {direction} | {what} | {why} |" for direction, what, why in ADJUSTMENTS]

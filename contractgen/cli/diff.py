@@ -19,6 +19,7 @@ from ..diagnostics import Level as DiagnosticLevel
 from ..diff import RULES, Context, Level, parse_settings, resolve_inputs, run_diff
 from ..diff.engine import RuleError
 from ..diff.levels import GROUPS, group_of
+from ..diff.reading import ADJUSTMENTS
 from ..diff.render import RENDERERS, Labels, render_text, summary
 from ..diff.sarif import render_sarif
 from .output import EXIT_INVALID, print_diagnostics
@@ -53,8 +54,8 @@ def diff(
     fail_on: Annotated[FailOn | None, typer.Option(
         "--fail-on", help="Lowest level that fails the run (default from config, else breaking).")] = None,
     strict: Annotated[bool | None, typer.Option(
-        "--strict/--no-strict", help="Pure subset semantics: a new optional input property on an open object "
-                                      "is breaking.")] = None,
+        "--strict/--no-strict", help="Pure set semantics in both directions: breaking exactly when the accepted "
+                                      "inputs shrink or the returned outputs grow (no policy adjustments).")] = None,
     list_rules: Annotated[bool, typer.Option("--list-rules", help="Print every rule (ID, level, summary) and exit.")] = False,
     today: Annotated[str | None, typer.Option(
         "--today", metavar="YYYY-MM-DD", help="The date sunsets are compared with (default: today).")] = None,
@@ -131,6 +132,8 @@ def _rules_listing(output_format: Format) -> str:
                      f"{rule.summary}")
     lines += ["", "Groups (for [tool.contractgen.diff.levels]):"]
     lines += [f"  {name:<7}  {meaning}" for name, meaning in GROUPS.items()]
+    lines += ["", "Default policy = set semantics (--strict) plus these adjustments:"]
+    lines += [f"  {direction:<6} {what}: {why}" for direction, what, why in ADJUSTMENTS]
     return "\n".join(lines) + "\n"
 
 

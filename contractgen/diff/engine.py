@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..ir import ToolVersion
+from .containment import Verdict, contains
 from .ignores import DiffSettings, IgnoreEntry
 from .levels import apply_levels
-from .model import Context, Direction, Finding, Hit, Level, Scope
-from .registry import RULES, Rule
+from .model import Context, Direction, Finding, Hit, Level, Mutation, Scope
+from .reading import plain, prove
+from .registry import RULES, RULES_BY_ID, Rule
 from .rules._versions import content_key, is_major_bump
 from .structure import SchemaPair, ToolChange, ToolPair
 from .witness import WitnessFinder, thaw
@@ -58,14 +60,12 @@ def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings:
 def _pair_findings(pair: ToolPair, settings: DiffSettings, context: Context,
                    rules: Sequence[Rule]) -> list[Finding]:
     found: list[Finding] = []
-    finders: list[WitnessFinder] = []
+    finders: dict[Direction, WitnessFinder] = {}
 
-    def finder() -> WitnessFinder:
-        if not finders:
-            finders.append(WitnessFinder(thaw(pair.old.contract.input_schema), thaw(pair.new.contract.input_schema),
-                                         pair.old_input, [e.arguments for e in pair.old.contract.examples],
-                                         pair.new_input))
-        return finders[0]
+    def finder(direction: Direction) -> WitnessFinder:
+        if direction not in finders:
+            finders[direction] = _witness_finder(pair, direction)
+        return finders[direction]
 
     ordered = [r for r in rules if not r.backstop] + [r for r in rules if r.backstop]
     for rule in ordered:
@@ -79,13 +79,20 @@ def _pair_findings(pair: ToolPair, settings: DiffSettings, context: Context,
                     covered = frozenset(f.pointer for f in found if f.level is Level.BREAKING)
                     rule_context = dataclasses.replace(context, covered=covered)
                 for hit in _checked(rule, pair, schema_pair, rule_context):
+                    if (rule.witness or rule.id in RELAXATIONS) and _equivalent(schema_pair):
+                        continue  # the same values spelled differently: nothing narrowed or widened
                     finding = _finding(rule, hit, pair.old, pair.new, context, schema_pair)
-                    if rule.witness and finding.level is Level.BREAKING and rule.direction is Direction.INPUT:
-                        finding = _with_witness(finding, hit, finder())
+                    if rule.witness and finding.level is Level.BREAKING:
+                        proved = _proved(finding, hit, schema_pair, finder(rule.direction), context.strict)
+                        if proved is None:
+                            continue
+                        finding = proved
                     found.append(finding)
         elif rule.scope is Scope.CONTRACT:
             found.extend(_finding(rule, hit, pair.old, pair.new, context)
                          for hit in _checked(rule, pair, pair, context))
+    for direction in (Direction.INPUT, Direction.OUTPUT):
+        found.extend(_root_backstop(pair, direction, found, finder, context))
     found = list(_acknowledge(settings.ignores, found))
     if is_major_bump(pair.old.version, pair.new.version):
         allowance = f"major version bump {pair.old.version} -> {pair.new.version}"
@@ -144,11 +151,85 @@ def _finding(rule: Rule, hit: Hit, old: ToolVersion | None, new: ToolVersion | N
                    file=located.source, line=line, column=column, side="new" if located is new else "old")
 
 
-def _with_witness(finding: Finding, hit: Hit, finder: WitnessFinder) -> Finding:
-    result = finder.find(hit.mutations, hit.probe_path)
+def _witness_finder(pair: ToolPair, direction: Direction) -> WitnessFinder:
+    """Inputs: values old accepts and new rejects. Outputs: values new may return and old excluded."""
+    if direction is Direction.INPUT:
+        return WitnessFinder(thaw(pair.old.contract.input_schema), thaw(pair.new.contract.input_schema),
+                             pair.old_input, [e.arguments for e in pair.old.contract.examples], pair.new_input)
+    return WitnessFinder(thaw(pair.new.contract.output_schema), thaw(pair.old.contract.output_schema),
+                         pair.new_output, [], pair.old_output)
+
+
+PROVEN_SAFE = {Direction.INPUT: " (proven harmless: the new schema accepts every value the old one accepted here)",
+               Direction.OUTPUT: " (proven harmless: the old schema already admitted every value the new one allows here)"}
+
+
+#: rules that only report a relaxation (values gained), silent where old and new are proven equivalent
+RELAXATIONS = frozenset({"input-constraint-relaxed", "input-type-widened", "input-nullability-added",
+                         "input-enum-value-added", "input-branch-added", "output-type-narrowed"})
+
+
+def _equivalent(schema_pair: SchemaPair) -> bool:
+    """Both sides present and each covers the other (pure set semantics)."""
+    if not schema_pair.both:
+        return False
+    old, new = plain(schema_pair.old), plain(schema_pair.new)
+    return contains(new, old).verdict is Verdict.COVERS and contains(old, new).verdict is Verdict.COVERS
+
+
+def _proved(finding: Finding, hit: Hit, schema_pair: SchemaPair, finder: WitnessFinder,
+            strict: bool) -> Finding | None:
+    """A breaking value finding stands only with a checked witness; a proven "covers" makes it INFO and
+    no witness (and no proof) makes it WARN "could not prove". A backstop whose difference cannot be
+    shown on the whole schema yields to the enclosing position (None)."""
+    proof, steps = prove(schema_pair, strict)
+    if proof.verdict is Verdict.COVERS:
+        return dataclasses.replace(finding, level=Level.SAFE,
+                                   message=finding.message + PROVEN_SAFE[schema_pair.direction])
+    mutations = hit.mutations
+    if proof.verdict is Verdict.NOT_COVERS:
+        mutations = (*mutations, Mutation(steps, "set", proof.witness))
+    result = finder.find(mutations, hit.probe_path if hit.probe_path is not None else steps)
     if result.found:
         return dataclasses.replace(finding, witness=result.value, has_witness=True)
-    return dataclasses.replace(finding, witness_note=hit.witness_hint or result.note)
+    if RULES_BY_ID[finding.rule].backstop:
+        return None
+    why = hit.witness_hint or (proof.reason if proof.verdict is Verdict.UNKNOWN else result.note)
+    return dataclasses.replace(finding, level=Level.DANGEROUS, witness_note=f"could not prove: {why}")
+
+
+_ROOT_RULES = {Direction.INPUT: ("input-schema-narrowed", "input-keyword-changed"),
+               Direction.OUTPUT: ("output-schema-widened", "output-keyword-changed")}
+
+
+def _root_backstop(pair: ToolPair, direction: Direction, found: Sequence[Finding],
+                   finder: Callable[[Direction], WitnessFinder], context: Context) -> Iterable[Finding]:
+    """The whole schema's proof has the last word: a proven break no rule reported is reported here,
+    and an undecided change nothing flagged is flagged as "could not prove"."""
+    schema_pairs = pair.pairs(direction)
+    if not schema_pairs or not schema_pairs[0].both:
+        return
+    mine = [f for f in found if RULES_BY_ID[f.rule].direction is direction]
+    if any(f.level is Level.BREAKING for f in mine):
+        return
+    root = schema_pairs[0]
+    proof, steps = prove(root, context.strict)
+    narrowed, unknown = (RULES_BY_ID[r] for r in _ROOT_RULES[direction])
+    if proof.verdict is Verdict.NOT_COVERS:
+        result = finder(direction).find((Mutation(steps, "set", proof.witness),), None)
+        if result.found:
+            what = "rejects arguments the old schema accepted" if direction is Direction.INPUT \
+                else "admits results the old schema excluded"
+            hit = Hit(f"the new schema {what} (proved on the whole schema)")
+            yield dataclasses.replace(_finding(narrowed, hit, pair.old, pair.new, context, root),
+                                      witness=result.value, has_witness=True)
+            return
+    if proof.verdict is not Verdict.COVERS and not any(f.level is Level.DANGEROUS for f in mine):
+        reason = proof.reason if proof.verdict is Verdict.UNKNOWN else \
+            "a difference was found but no whole value could be built and checked to show it"
+        hit = Hit(f"could not prove the change is safe: {reason}")
+        yield dataclasses.replace(_finding(unknown, hit, pair.old, pair.new, context, root),
+                                  level=Level.DANGEROUS)
 
 
 def _acknowledge(ignores: Sequence[IgnoreEntry], findings: Iterable[Finding]) -> Iterable[Finding]:

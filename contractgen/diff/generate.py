@@ -215,6 +215,14 @@ _CATEGORY_CHARS = {
 _PROBE_ALPHABET = "aZ0_-. /@:+!x9Az"
 
 
+def shortest_match(pattern: str) -> int | None:
+    """The length of the shortest string ``pattern`` can match (None when Python cannot parse it)."""
+    try:
+        return int(sre_parse.parse(pattern).getwidth()[0])
+    except Exception:  # noqa: BLE001 - any regex Python cannot parse tells us nothing
+        return None
+
+
 def regex_samples(pattern: str, limit: int = 8) -> list[str]:
     """Up to ``limit`` distinct short strings that match ``pattern`` (by ``re.search``)."""
     import re

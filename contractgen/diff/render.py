@@ -111,7 +111,8 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "tag": finding.level.tag, "tool": finding.tool, "old_version": finding.old_version,
         "new_version": finding.new_version, "pointer": finding.pointer, "message": finding.message,
         "file": finding.file, "line": finding.line, "column": finding.column, "side": finding.side,
-        "witness": finding.witness if finding.has_witness else None, "witness_note": finding.witness_note,
+        "witness": finding.witness if finding.has_witness else None, "has_witness": finding.has_witness,
+        "witness_note": finding.witness_note,
         "allowed_by": finding.allowed_by, "acknowledged_by": finding.ignored_by, "counts": finding.counts,
     }
 

@@ -126,7 +126,7 @@ def samples(node: Mapping[str, Any] | None) -> list[Any]:
 
 
 def described_types(node: Mapping[str, Any] | None) -> str:
-    types = types_of(node)
+    types = effective_types(node) if node is not None and "type" not in node else types_of(node)
     if types == frozenset(JSON_TYPES):
         return "any type"
     return ", ".join(sorted(types))
@@ -174,6 +174,12 @@ def effective_types(node: Mapping[str, Any] | None) -> frozenset[str]:
     types = types_of(node)
     if node is None:
         return types
+    if "type" not in node:  # a type that lives in the branches: `anyOf: [{type: string}, {type: integer}]`
+        for keyword in ("anyOf", "oneOf"):
+            branches = node.get(keyword)
+            if isinstance(branches, list) and branches and all(isinstance(b, Mapping) and "type" in b
+                                                               for b in branches):
+                types = frozenset().union(*(effective_types(b) for b in branches))
     values = [node["const"]] if "const" in node else node.get("enum")
     if isinstance(values, list):
         found = {json_type(v) for v in values}

@@ -138,7 +138,8 @@ def _walk(pair: SchemaPair) -> Iterator[SchemaPair]:
             yield child
         else:
             yield from _walk(child)
-    if ("items" in old or "items" in new) and "array" in shared:
+    tuple_form = "prefixItems" in old or "prefixItems" in new  # then `items` is only the tail, not every item
+    if ("items" in old or "items" in new) and "array" in shared and not tuple_form:
         old_items, new_items = old.get("items", Node()), new.get("items", Node())
         if isinstance(old_items, Node) and isinstance(new_items, Node):
             yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/items", old_items, new_items,
@@ -153,21 +154,66 @@ def _walk(pair: SchemaPair) -> Iterator[SchemaPair]:
 
 
 def _walk_branches(pair: SchemaPair, keyword: str) -> Iterator[SchemaPair]:
-    """Branches equal on both sides are matched wherever they sit; the rest pair up in order."""
+    """Branches are paired by meaning wherever they sit (see ``match_branches``), never by position."""
     assert pair.old is not None and pair.new is not None
     old_branches: list[Node] = pair.old.get(keyword, [])
     new_branches: list[Node] = pair.new.get(keyword, [])
-    new_keys = [canonical(b) for b in new_branches]
-    old_keys = [canonical(b) for b in old_branches]
-    unmatched_old = [i for i, key in enumerate(old_keys) if key not in new_keys]
-    unmatched_new = [i for i, key in enumerate(new_keys) if key not in old_keys]
-    for i, j in zip(unmatched_old, unmatched_new):
-        yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/{keyword}/{j}", old_branches[i],
-                                    new_branches[j], pair.steps, parent=pair))
+    matched, _, _ = match_branches(old_branches, new_branches)
+    for i, j in matched:
+        if canonical(old_branches[i]) != canonical(new_branches[j]):
+            yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/{keyword}/{j}", old_branches[i],
+                                        new_branches[j], pair.steps, parent=pair))
+
+
+def match_branches(old: list[Node], new: list[Node]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """Pairs (old index, new index), then the unpaired old and new indexes.
+
+    Equal branches pair first; then, greedily, the pair that is closest in meaning: containment both
+    ways (the same values), one way (one relaxed or narrowed the other), then the share of keywords
+    they have in common. Branches with nothing in common stay unpaired (removed and added).
+    """
+    old_keys, new_keys = [canonical(b) for b in old], [canonical(b) for b in new]
+    pairs: list[tuple[int, int]] = []
+    free_old, free_new = list(range(len(old))), list(range(len(new)))
+    for i in list(free_old):
+        j = next((j for j in free_new if new_keys[j] == old_keys[i]), None)
+        if j is not None:
+            pairs.append((i, j))
+            free_old.remove(i)
+            free_new.remove(j)
+    scored = sorted(((_closeness(old[i], new[j]), i, j) for i in free_old for j in free_new), reverse=True)
+    for score, i, j in scored:
+        if score <= (0, 0.0) or i not in free_old or j not in free_new:
+            continue
+        pairs.append((i, j))
+        free_old.remove(i)
+        free_new.remove(j)
+    return sorted(pairs, key=lambda p: p[1]), free_old, free_new
+
+
+def _closeness(old: Node, new: Node) -> tuple[int, float]:
+    from .containment import Verdict, contains
+
+    a, b = _plain_json(old), _plain_json(new)
+    forward = contains(b, a).verdict is Verdict.COVERS
+    backward = contains(a, b).verdict is Verdict.COVERS
+    items_a = {canonical({k: v}) for k, v in a.items()} if isinstance(a, dict) else set()
+    items_b = {canonical({k: v}) for k, v in b.items()} if isinstance(b, dict) else set()
+    shared_types = types_of(old) & types_of(new)
+    overlap = len(items_a & items_b) / max(1, len(items_a | items_b))
+    if not shared_types and not (forward or backward):
+        return (0, 0.0)
+    return (int(forward) + int(backward), overlap + 0.01)
+
+
+def _plain_json(node: Node) -> object:
+    import json
+
+    return json.loads(canonical(node))
 
 
 def unmatched_branches(pair: SchemaPair, keyword: str) -> tuple[list[Node], list[Node]]:
-    """Branches only on one side that the walk could not pair up: (removed, added)."""
+    """Branches only on one side that ``match_branches`` could not pair with anything: (removed, added)."""
     old_branches: list[Node] = list(pair.old.get(keyword, [])) if pair.old is not None else []
     new_branches: list[Node] = list(pair.new.get(keyword, [])) if pair.new is not None else []
     if not new_branches and pair.new is not None:
@@ -175,9 +221,5 @@ def unmatched_branches(pair: SchemaPair, keyword: str) -> tuple[list[Node], list
         new_branches = [Node({k: v for k, v in pair.new.items() if k not in ("anyOf", "oneOf", "default")})]
     if not old_branches and pair.old is not None:
         old_branches = [Node({k: v for k, v in pair.old.items() if k not in ("anyOf", "oneOf", "default")})]
-    new_keys = [canonical(b) for b in new_branches]
-    old_keys = [canonical(b) for b in old_branches]
-    removed = [b for b, key in zip(old_branches, old_keys) if key not in new_keys]
-    added = [b for b, key in zip(new_branches, new_keys) if key not in old_keys]
-    paired = min(len(removed), len(added))
-    return removed[paired:], added[paired:]
+    _, removed, added = match_branches(old_branches, new_branches)
+    return [old_branches[i] for i in removed], [new_branches[j] for j in added]

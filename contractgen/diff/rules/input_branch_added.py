@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..coverage import semantic_verdict
+from ..containment import Verdict
 from ..model import Context, Direction, Hit, Level, Scope
 from ..normalize import canonical
+from ..reading import prove
 from ..ruletools import show
 from ..structure import SchemaPair, unmatched_branches
 
@@ -27,7 +28,7 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         if keyword not in pair.new or not pair.changed(keyword):
             continue
         _, added = unmatched_branches(pair, keyword)
-        if keyword == "oneOf" and added and semantic_verdict(pair, context.strict)[0] == "narrowed":
+        if keyword == "oneOf" and added and prove(pair, context.strict)[0].verdict is Verdict.NOT_COVERS:
             continue  # the new branch overlaps an old one: input-schema-narrowed reports the break
         new_keys = [canonical(b) for b in pair.new[keyword]]
         for branch in added:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..coverage import semantic_verdict, unhandled
+from ..containment import Verdict
+from ..coverage import unhandled
 from ..model import Context, Direction, Hit, Level, Scope
+from ..reading import prove
 from ..structure import SchemaPair
 
 ID = "input-keyword-changed"
@@ -23,7 +25,6 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     keywords = unhandled(pair)
     if not keywords or context.is_covered(pair.pointer):
         return
-    verdict, reason = semantic_verdict(pair, context.strict)
-    if verdict != "unknown":
-        return
-    yield Hit(f"changed {', '.join(keywords)}: no rule checks it and {reason}")
+    proof, _ = prove(pair, context.strict)
+    if proof.verdict is Verdict.UNKNOWN:
+        yield Hit(f"changed {', '.join(keywords)}: could not prove: {proof.reason}")

@@ -10,19 +10,30 @@ from ..structure import SchemaPair
 from ._closed import rejects_extra
 
 ID = "input-property-removed-open"
-LEVEL = Level.DANGEROUS
-SUMMARY = "An input property was removed from an open object: still accepted, but no longer declared."
+LEVEL = Level.BREAKING
+STRICT_LEVEL = Level.DANGEROUS
+SUMMARY = "An input property was removed or renamed on an open object: old calls still validate but the argument is silently ignored."
 DIRECTION = Direction.INPUT
 SCOPE = Scope.SCHEMA
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
-    """The object accepts unknown properties, so calls that send the removed property still validate,
-    but the tool presumably ignores it now: callers silently lose whatever it controlled."""
+    """A policy tightening of the default reading. The object accepts unknown properties, so calls that
+    send the removed (or renamed) property still validate: the set of accepted values did not shrink,
+    but the meaning of the call changed. A caller, or a model that learned the old schema, still sends
+    it; the call "succeeds" and silently does the wrong thing. Bump the major version with a
+    migrations entry listing it under renamed or removed, so the guard answers old-shaped calls with
+    VERSION_MISMATCH. Under --strict (pure set semantics) it is reported as what it is: not a narrowing."""
     if pair.old is None or pair.new is not None or pair.parent is None or pair.parent.new is None:
         return
     name = property_name(pair)
     if rejects_extra(pair.parent.new, name):
         return
-    yield Hit(f"input property '{name}' was removed; the object is open, so it is still accepted but "
-              "no longer declared (and likely ignored)", source=pair.old.source, side="old")
+    if context.strict:
+        message = (f"input property '{name}' was removed from an open object: still accepted (not a narrowing), "
+                   "but no longer declared and likely ignored")
+    else:
+        message = (f"input property '{name}' was removed or renamed: old calls that send it still validate but "
+                   "it is silently ignored (list it in a migrations entry and bump the major version)")
+    yield Hit(message, source=pair.old.source, side="old",
+              witness_hint="not about values: the old call is still accepted, its meaning changed")

@@ -10,10 +10,11 @@ from ..ruletools import show
 from ..structure import SchemaPair
 
 ID = "output-enum-value-added"
-LEVEL = Level.DANGEROUS
+LEVEL = Level.BREAKING
 SUMMARY = "An output enum value was added: exhaustive consumers meet a value they do not know."
 DIRECTION = Direction.OUTPUT
 SCOPE = Scope.SCHEMA
+WITNESS = True
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:

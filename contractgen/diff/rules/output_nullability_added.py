@@ -13,6 +13,7 @@ LEVEL = Level.BREAKING
 SUMMARY = "An output may now be null."
 DIRECTION = Direction.OUTPUT
 SCOPE = Scope.SCHEMA
+WITNESS = True
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:

@@ -10,9 +10,11 @@ from ..structure import SchemaPair
 
 ID = "output-optional-property-removed"
 LEVEL = Level.DANGEROUS
+STRICT_LEVEL = Level.BREAKING
 SUMMARY = "An optional output property was removed."
 DIRECTION = Direction.OUTPUT
 SCOPE = Scope.SCHEMA
+WITNESS = True
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:

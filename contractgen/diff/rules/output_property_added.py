@@ -10,9 +10,11 @@ from ..structure import SchemaPair
 
 ID = "output-property-added"
 LEVEL = Level.SAFE
+STRICT_LEVEL = Level.BREAKING
 SUMMARY = "An output property was added."
 DIRECTION = Direction.OUTPUT
 SCOPE = Scope.SCHEMA
+WITNESS = True
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:

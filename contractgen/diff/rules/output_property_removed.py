@@ -13,6 +13,7 @@ LEVEL = Level.BREAKING
 SUMMARY = "A required output property was removed."
 DIRECTION = Direction.OUTPUT
 SCOPE = Scope.SCHEMA
+WITNESS = True
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:

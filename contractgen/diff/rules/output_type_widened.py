@@ -13,6 +13,7 @@ LEVEL = Level.BREAKING
 SUMMARY = "An output's type was widened: consumers get values of a type they do not handle."
 DIRECTION = Direction.OUTPUT
 SCOPE = Scope.SCHEMA
+WITNESS = True
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:

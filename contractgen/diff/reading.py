@@ -1,0 +1,90 @@
+"""The two readings of a schema change: ``--strict`` (pure set semantics) and the default tool policy.
+
+The default reading is the set reading plus documented adjustments, applied to the schemas before the
+proof: callers never sent an input property the old schema did not declare (so declaring one is
+safe), consumers ignore output properties they never read, and an output property the new schema no
+longer declares is no longer sent. Tightenings of the default policy are rules (input-property-removed-open).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from .containment import Proof, Verdict, contains
+from .model import Direction, Step
+from .normalize import canonical
+from .structure import SchemaPair
+
+#: (direction, what the default policy reads differently, why): listed by --list-rules and docs/diff.md
+ADJUSTMENTS: tuple[tuple[str, str, str], ...] = (
+    ("input", "an optional property added to an open input object is safe",
+     "callers built against the old schema never sent a property it did not declare"),
+    ("input", ("a property removed or renamed on an open input object is breaking "
+               "(rule input-property-removed-open)"),
+     "the old call still validates but the argument is silently ignored: the call does the wrong thing"),
+    ("output", "a property added to an output object is safe",
+     "consumers ignore fields they do not read (generated models drop unknown fields)"),
+    ("output", "a property the new output no longer declares is read as no longer sent",
+     "removing an optional output property only stops sending it; a removed required one still breaks"),
+)
+
+_FALSE: dict[str, Any] = {"not": {}}
+
+
+def plain(node: Any) -> Any:
+    """A normalized node as plain JSON for the prover (soft annotations dropped)."""
+    import json
+
+    return json.loads(canonical(node)) if node is not None else {}
+
+
+def adjusted(old: Any, new: Any, direction: Direction, strict: bool) -> tuple[Any, Any]:
+    """(old, new) as the reading sees them: unchanged under --strict, adjusted by the default policy."""
+    if strict:
+        return old, new
+    return _adjust(old, new, direction, 0)
+
+
+def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, Any]:
+    if not isinstance(old, dict) or not isinstance(new, dict) or depth > 20:
+        return old, new
+    old_props: Mapping[str, Any] = old.get("properties", {}) if isinstance(old.get("properties"), dict) else {}
+    new_props: Mapping[str, Any] = new.get("properties", {}) if isinstance(new.get("properties"), dict) else {}
+    old_out, new_out = dict(old), dict(new)
+    if old_props or new_props:
+        merged_old, merged_new = dict(old_props), dict(new_props)
+        for name in set(old_props) & set(new_props):
+            merged_old[name], merged_new[name] = _adjust(old_props[name], new_props[name], direction, depth + 1)
+        for name in set(new_props) - set(old_props):
+            merged_old[name] = new_props[name]  # never sent by old callers / ignored by old consumers
+        if direction is Direction.OUTPUT:
+            for name in set(old_props) - set(new_props):
+                merged_new[name] = _FALSE  # no longer sent
+        old_out["properties"], new_out["properties"] = merged_old, merged_new
+    if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
+        old_out["items"], new_out["items"] = _adjust(old["items"], new["items"], direction, depth + 1)
+    return old_out, new_out
+
+
+_PROOFS: WeakKeyDictionary[SchemaPair, dict[bool, tuple[Proof, tuple[Step, ...]]]] = WeakKeyDictionary()
+
+
+def prove(pair: SchemaPair, strict: bool) -> tuple[Proof, tuple[Step, ...]]:
+    """The proof at ``pair`` (or its nearest position present on both sides) and that position's path.
+
+    Input: does the new schema accept every value the old one did? Output: does the old schema admit
+    every value the new one can return? A witness is a value for that position.
+    """
+    target: SchemaPair | None = pair
+    while target is not None and not target.both:
+        target = target.parent
+    if target is None:
+        return Proof(Verdict.UNKNOWN, reason="the position exists on one side only"), pair.steps
+    per_reading = _PROOFS.setdefault(target, {})
+    if strict not in per_reading:
+        old, new = adjusted(plain(target.old), plain(target.new), target.direction, strict)
+        proof = contains(new, old) if target.direction is Direction.INPUT else contains(old, new)
+        per_reading[strict] = (proof, target.steps)
+    return per_reading[strict]

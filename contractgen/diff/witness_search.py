@@ -1,0 +1,225 @@
+"""Candidate values that one schema accepts and another rejects, built from both schemas' own terms.
+
+Candidates come from the algebra's difference schema, then a walk of both schemas position by
+position (boundary numbers and lengths, both patterns, property names, tuple slots, branches).
+Nothing here is trusted: ``search`` returns only a value python ``jsonschema`` confirms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import islice
+from typing import Any
+
+from .generate import (
+    FORMAT_BREAKERS,
+    NOTHING,
+    accepts,
+    candidates,
+    generate,
+    regex_samples,
+    rejects,
+)
+from .witness import PROBES
+
+#: candidates tried per search; each costs two validations
+BUDGET = 1500
+_MAX_DEPTH = 4
+
+
+def search(inner: Any, outer: Any, hints: list[Any]) -> Any:
+    """A value ``inner`` accepts and ``outer`` rejects, or NOTHING."""
+    seen: set[str] = set()
+    for value in islice(_pool(inner, outer, hints), BUDGET):
+        if value is NOTHING:
+            continue
+        key = repr(value)
+        if key in seen:
+            continue
+        seen.add(key)
+        if accepts(inner, value) and rejects(outer, value):
+            return value
+    return NOTHING
+
+
+def _pool(inner: Any, outer: Any, hints: list[Any]) -> Iterator[Any]:
+    for hint in hints:
+        yield from candidates(hint)
+        if isinstance(hint, dict) and "not" in hint:
+            yield from candidates({k: v for k, v in hint.items() if k != "not"})
+    yield from _values(inner, outer, 0)
+
+
+def _sub(schema: Any, *path: Any) -> Any:
+    for step in path:
+        if not isinstance(schema, dict):
+            return {}
+        schema = schema.get(step, {})
+    return schema if isinstance(schema, (dict, bool)) else {}
+
+
+def _values(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
+    """Candidates for one position: inner's own values first, then values at both schemas' edges."""
+    if depth > _MAX_DEPTH or not isinstance(inner, dict):
+        return
+    yield from candidates(inner)
+    for branch in (*inner.get("anyOf", ()), *inner.get("oneOf", ())):
+        if isinstance(branch, dict):
+            rest = {k: v for k, v in inner.items() if k not in ("anyOf", "oneOf")}
+            yield from _values({**rest, **branch}, outer, depth + 1)
+    for part in inner.get("allOf", ()):
+        if isinstance(part, dict):
+            yield from _values({**{k: v for k, v in inner.items() if k != "allOf"}, **part}, outer, depth + 1)
+    yield from _scalars(inner, outer)
+    yield from _objects(inner, outer, depth)
+    yield from _arrays(inner, outer, depth)
+    yield from PROBES
+
+
+def _limits(keyword: str, *schemas: Any) -> list[Any]:
+    found: list[Any] = []
+
+    def collect(node: Any) -> None:
+        if isinstance(node, dict):
+            value = node.get(keyword)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                found.append(value)
+            for key in ("anyOf", "oneOf", "allOf"):
+                for branch in node.get(key, ()) if isinstance(node.get(key), list) else ():
+                    collect(branch)
+            if isinstance(node.get("not"), dict):
+                collect(node["not"])
+
+    for schema in schemas:
+        collect(schema)
+    return found
+
+
+def _scalars(inner: Any, outer: Any) -> Iterator[Any]:
+    from .ruletools import numbers_near
+
+    bounds = [v for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+              for v in _limits(k, inner, outer)]
+    yield from numbers_near(*bounds)
+    for step in _limits("multipleOf", inner, outer):
+        if step > 0:
+            for factor in (1, 2, 3, 5, 6, 0.5, -1, -2):
+                value = step * factor
+                yield int(value) if float(value).is_integer() else value
+    for low, high in ((0, 0.5), (-0.5, 2.5)):
+        yield from (low, high)
+    lengths = [v for k in ("minLength", "maxLength") for v in _limits(k, inner, outer)]
+    for length in {max(0, int(n) + d) for n in lengths for d in (-1, 0, 1)}:
+        yield "a" * length
+        yield "1" * length
+    for schema in (inner, outer):
+        for pattern in _patterns(schema):
+            yield from regex_samples(pattern, 12)
+    yield from FORMAT_BREAKERS
+
+
+def _patterns(schema: Any) -> list[str]:
+    if not isinstance(schema, dict):
+        return []
+    found = [schema["pattern"]] if isinstance(schema.get("pattern"), str) else []
+    for key in ("anyOf", "oneOf", "allOf"):
+        for branch in schema.get(key, ()) if isinstance(schema.get(key), list) else ():
+            found.extend(_patterns(branch))
+    if isinstance(schema.get("not"), dict):
+        found.extend(_patterns(schema["not"]))
+    return found
+
+
+def _property_names(inner: Any, outer: Any) -> list[str]:
+    names: list[str] = []
+    for schema in (inner, outer):
+        if not isinstance(schema, dict):
+            continue
+        names.extend(schema.get("properties", {}) if isinstance(schema.get("properties"), dict) else ())
+        names.extend(n for n in schema.get("required", ()) if isinstance(n, str))
+        for pattern in schema.get("patternProperties", {}) if isinstance(schema.get("patternProperties"), dict) else ():
+            names.extend(regex_samples(pattern, 3))
+    names.append("extra")
+    return list(dict.fromkeys(names))
+
+
+def _objects(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
+    base = generate(inner)
+    if not isinstance(base, dict):
+        if not _may_be(inner, "object"):
+            return
+        base = {}
+    for name in _property_names(inner, outer):
+        if name in base:
+            trimmed = dict(base)
+            del trimmed[name]
+            yield trimmed
+        inner_sub, outer_sub = _for_property(inner, name), _for_property(outer, name)
+        for value in islice(_values(inner_sub, outer_sub, depth + 1), 60):
+            if value is not NOTHING:
+                yield {**base, name: value}
+    counts = [int(v) for k in ("minProperties", "maxProperties") for v in _limits(k, inner, outer)]
+    for count in {c + d for c in counts for d in (-1, 0, 1) if c + d >= 0}:
+        grown = dict(base)
+        for index in range(count + 3):
+            if len(grown) >= count:
+                break
+            grown.setdefault(f"p{index}", 1)
+        yield grown
+
+
+def _for_property(schema: Any, name: str) -> Any:
+    """The subschema a property named ``name`` meets (declared, else pattern, else additional)."""
+    import re
+
+    if not isinstance(schema, dict):
+        return {}
+    props = schema.get("properties", {})
+    if isinstance(props, dict) and name in props:
+        return props[name]
+    for pattern, sub in (schema.get("patternProperties") or {}).items():
+        try:
+            if re.search(pattern, name):
+                return sub
+        except re.error:
+            continue
+    extra = schema.get("additionalProperties", {})
+    return extra if isinstance(extra, dict) else ({} if extra else {"not": {}})
+
+
+def _may_be(schema: Any, json_type: str) -> bool:
+    declared = schema.get("type") if isinstance(schema, dict) else None
+    if declared is None:
+        return True
+    return json_type in ([declared] if isinstance(declared, str) else declared)
+
+
+def _arrays(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
+    if not _may_be(inner, "array"):
+        return
+    base = generate(inner)
+    base = base if isinstance(base, list) else []
+    prefix = inner.get("prefixItems", []) if isinstance(inner.get("prefixItems"), list) else []
+    outer_prefix = _sub(outer, "prefixItems") if isinstance(_sub(outer, "prefixItems"), list) else []
+    filled = [generate(s) for s in prefix]
+    if all(v is not NOTHING for v in filled):
+        yield filled
+        for extra in (None, 0, "a"):
+            yield [*filled, extra]
+        for index, slot in enumerate(prefix):
+            other = outer_prefix[index] if index < len(outer_prefix) else _sub(outer, "items")
+            for value in islice(_values(slot, other, depth + 1), 30):
+                yield [*filled[:index], value, *filled[index + 1:]]
+    items, outer_items = _sub(inner, "items"), _sub(outer, "items")
+    contains = _sub(inner, "contains")
+    item_values = list(islice(_values(items, outer_items, depth + 1), 40))
+    item_values += list(islice(_values(contains, _sub(outer, "contains"), depth + 1), 20)) if contains else []
+    lengths = [int(v) for k in ("minItems", "maxItems", "minContains", "maxContains") for v in _limits(k, inner, outer)]
+    for value in item_values:
+        if value is NOTHING:
+            continue
+        yield [value]
+        yield [*base, value]
+        for count in {n + d for n in lengths for d in (-1, 0, 1) if 0 <= n + d <= 50}:
+            yield [value] * count
+            yield [value, *([generate(items)] * max(0, count - 1))] if generate(items) is not NOTHING else [value]

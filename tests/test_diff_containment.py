@@ -65,7 +65,9 @@ def _compound(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dic
         st.fixed_dictionaries({}, optional={"maxProperties": st.integers(0, 3), "minProperties": st.integers(0, 2)}))
     arr = st.builds(lambda items, extra: {"type": "array", "items": items, **extra}, inner,
                     st.fixed_dictionaries({}, optional={"minItems": st.integers(0, 2), "maxItems": st.integers(0, 3),
-                                                        "uniqueItems": st.booleans()}))
+                                                        "uniqueItems": st.booleans(), "contains": inner,
+                                                        "minContains": st.integers(0, 2),
+                                                        "maxContains": st.integers(0, 2)}))
     combos = st.builds(lambda key, branches: {key: branches}, st.sampled_from(["anyOf", "oneOf", "allOf"]),
                        st.lists(inner, min_size=1, max_size=3))
     negation = st.builds(lambda s: {"not": s}, inner)
@@ -122,11 +124,14 @@ COVERS = [
     ({"type": "string", "anyOf": [{"minLength": 2}, {"pattern": "^x"}]}, S),
     ({"anyOf": [S, I]}, {"anyOf": [I, S]}),
     ({"allOf": [S, I]}, {"type": "boolean"}),  # the old schema admits nothing
+    ({"contains": I, "minContains": 2}, {"contains": {}, "minContains": 2}),
     ({"type": "integer", "multipleOf": 4}, {"type": "integer", "multipleOf": 2}),
 ]
 NOT_COVERS = [
     ({"type": "object", "maxProperties": 3}, {"type": "object", "maxProperties": 2}),
     ({"type": "array", "contains": I, "minContains": 1}, {"type": "array", "contains": I, "minContains": 2}),
+    ({"contains": {"const": 1}, "minContains": 0, "maxContains": 0}, {"contains": {"const": 1}, "maxContains": 1}),
+    ({"contains": {"const": 1}, "maxContains": 1}, {"contains": {}, "maxContains": 1}),
     ({"type": "integer", "multipleOf": 2}, {"type": "integer", "multipleOf": 4}),
     ({"type": "array", "prefixItems": [I, S]}, {"type": "array", "prefixItems": [I, S], "maxItems": 2}),
     ({"type": "object", "patternProperties": {"^x": I}},

@@ -146,6 +146,8 @@ def _keyword_holds(key: str, value: Any, outer: dict[str, Any], inner: dict[str,
         needs = _DEPENDS[key]
         if needs is None or any(outer.get(n) != inner.get(n) for n in needs):
             return False
+    if key == "contains" and any(outer.get(k) != inner.get(k) for k in ("minContains", "maxContains")):
+        return False  # the same `contains` means something else under other counts
     if inner.get(key) == value:
         return True
     if key == "type":
@@ -168,7 +170,11 @@ def _keyword_holds(key: str, value: Any, outer: dict[str, Any], inner: dict[str,
         inner_props = inner.get("properties", {})
         return all(structurally_covers(sub, inner_props.get(name, _unconstrained(inner, name)), depth + 1)
                    for name, sub in value.items())
-    if key in ("items", "additionalProperties", "propertyNames", "contains") and key in inner:
+    if key == "contains":  # minContains defaults to 1, and a wider `contains` can exceed maxContains
+        same_counts = all(outer.get(k) == inner.get(k) for k in ("minContains", "maxContains"))
+        return same_counts and "maxContains" not in outer and key in inner and \
+            structurally_covers(value, inner[key], depth + 1)
+    if key in ("items", "additionalProperties", "propertyNames") and key in inner:
         return structurally_covers(value, inner[key], depth + 1)
     if key == "allOf" and isinstance(value, list):
         return all(structurally_covers(part, inner, depth + 1) for part in value)

@@ -64,6 +64,6 @@ def test_policy_adjustments_are_documented_as_listed() -> None:
     """docs/diff.md's adjustments table is the list `contractgen diff --list-rules` prints, row for row."""
     from contractgen.diff.reading import ADJUSTMENTS
 
-    text = DOC.read_text("utf-8")
-    rows = [line for line in text.split("<!-- adjustments:", 1)[1].splitlines() if line.startswith("| ")][2:]
+    block = DOC.read_text("utf-8").split("<!-- adjustments:", 1)[1].split("\n\n", 1)[0]
+    rows = [line for line in block.splitlines() if line.startswith("| ")][1:]  # below the header row
     assert rows == [f"| {direction} | {what} | {why} |" for direction, what, why in ADJUSTMENTS]

@@ -148,7 +148,7 @@ def _keyword_holds(key: str, value: Any, outer: dict[str, Any], inner: dict[str,
             return False
     if key == "contains" and any(outer.get(k) != inner.get(k) for k in ("minContains", "maxContains")):
         return False  # the same `contains` means something else under other counts
-    if inner.get(key) == value:
+    if key in inner and inner[key] == value:
         return True
     if key == "type":
         inner_types = _types(inner)

@@ -12,7 +12,7 @@ from ._closed import rejects_extra
 ID = "input-property-removed-open"
 LEVEL = Level.BREAKING
 STRICT_LEVEL = Level.DANGEROUS
-SUMMARY = "An input property was removed or renamed on an open object: old calls still validate but the argument is silently ignored."
+SUMMARY = "An input property was removed or renamed on an open object: old calls validate but the argument is ignored."
 DIRECTION = Direction.INPUT
 SCOPE = Scope.SCHEMA
 

@@ -10,7 +10,7 @@ from ..structure import SchemaPair
 
 ID = "output-schema-widened"
 LEVEL = Level.BREAKING
-SUMMARY = "A change no specific rule reports (bounds, lengths, pattern, branches, ...) lets results hold values the old schema excluded."
+SUMMARY = "A change no specific rule reports (bounds, lengths, pattern, branches, ...) lets results hold new values."
 DIRECTION = Direction.OUTPUT
 SCOPE = Scope.SCHEMA
 WITNESS = True

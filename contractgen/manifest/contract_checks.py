@@ -40,6 +40,14 @@ def check_retry_and_timeout(report: Reporter, data: dict[str, Any]) -> None:
         )
 
 
+def _accepts_empty_object(schema: dict[str, Any]) -> bool:
+    """Whether ``{}`` is a valid output: no ``required``, or an equivalent (a branch, ``minProperties``)."""
+    try:
+        return bool(jsonschema.Draft202012Validator(schema).is_valid({}))
+    except (Unresolvable, re.error, RecursionError, jsonschema.exceptions.SchemaError):
+        return False  # the schema checks report why it cannot be used
+
+
 def check_examples(
     report: Reporter, data: dict[str, Any], input_schema: dict[str, Any] | None
 ) -> None:
@@ -95,11 +103,31 @@ def check_examples(
             )
 
 
+EMPTY_OUTPUT_HINT = (
+    "list the fields every result has under `required: [...]`, or declare "
+    "`empty_result: {pointer: ..., meaning: ...}` so an empty result reaches the model as empty, "
+    "not as a success"
+)
+
+
 def check_empty_result(
     report: Reporter, data: dict[str, Any], output_schema: dict[str, Any] | None
 ) -> None:
     empty = data.get("empty_result")
-    if not isinstance(empty, dict) or output_schema is None:
+    if output_schema is None:
+        return
+    if empty is None and _accepts_empty_object(output_schema):
+        # The author's decision, not a weakened guarantee: a warning (fails only with --strict).
+        report.warning(
+            "/output",
+            "the output schema accepts an empty object {} (nothing is required), and no "
+            "`empty_result` says what an empty result means: a tool that found nothing "
+            "reports plain success",
+            "output-accepts-empty",
+            hint=EMPTY_OUTPUT_HINT,
+            key=True,
+        )
+    if not isinstance(empty, dict):
         return
     found = lookup_argument(output_schema, empty["pointer"])
     if not found.found:

@@ -243,10 +243,11 @@ def _check_required_listed(report: Reporter, pointer: str, sub: dict[str, Any]) 
     ):
         return  # the property may be declared in a branch
     closed = sub.get("additionalProperties") is False
+    noun = "result field" if pointer.startswith("/output") else "argument"
     for i, name in enumerate(required):
         if isinstance(name, str) and name not in properties:
             text = (
-                f"required argument {name!r} is not among the properties "
+                f"required {noun} {name!r} is not among the properties "
                 f"(expected one of: {', '.join(properties) or 'none'})"
             )
             hint = did_you_mean(name, properties) or f"declare {name!r} under `properties`"

@@ -45,7 +45,8 @@ FORBIDDEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                                r"lan|corp|cloud|dev|svc|cluster)\b", re.IGNORECASE)),
     ("an IP address", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")),
 )
-_OK_KEYS = {"status", "tool", "version", "output", "empty", "empty_meaning"}
+_OK_KEYS = {"status", "tool", "version", "output", "empty", "empty_meaning", "notices"}
+_NOTICE_KEYS = {"field", "message", "did_you_mean"}
 _ERROR_TOP_KEYS = {"status", "tool", "version", "error"}
 _REF = re.compile(r"^[0-9a-f]{6,16}$")
 
@@ -119,6 +120,12 @@ def _ok_problems(envelope: Mapping[str, Any], contract: Contract | None) -> list
         problems.append("'empty' must be a boolean")
     if ("empty_meaning" in envelope) != (envelope.get("empty") is True):
         problems.append("'empty_meaning' must be present exactly when 'empty' is true")
+    if "notices" in envelope:
+        notices = envelope["notices"]
+        if not isinstance(notices, list) or not notices or not all(
+                isinstance(n, Mapping) and set(n) == _NOTICE_KEYS and all(isinstance(v, str) for v in n.values())
+                for n in notices):
+            problems.append("'notices' must be a non-empty list of {field, message, did_you_mean} strings")
     if contract is not None and "output" in envelope:
         check = compiled_for(contract).output
         if not check.is_valid(envelope["output"]):

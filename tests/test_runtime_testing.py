@@ -74,6 +74,10 @@ def test_ok_envelope_checked_against_the_contract() -> None:
     assert any("output schema" in p for p in envelope_problems({**good, "output": {}}, contract))
     assert any("'version'" in p for p in envelope_problems({**good, "version": "2.0.0"}, contract))
     assert any("empty_meaning" in p for p in envelope_problems({**good, "empty": True}, contract))
+    notice = {"field": "/ownr", "message": "did you mean 'owner'?", "did_you_mean": "owner"}
+    assert envelope_problems({**good, "notices": [notice]}, contract) == []
+    for bad in ([], [{**notice, "extra": 1}], [{"field": "/ownr"}], "ownr"):
+        assert any("'notices'" in p for p in envelope_problems({**good, "notices": bad}, contract))
 
 
 class LeakyTool:

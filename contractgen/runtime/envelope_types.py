@@ -60,6 +60,15 @@ class ErrorBody(TypedDict):
     upstream: NotRequired[dict[str, Any]]
 
 
+class Notice(TypedDict):
+    """Something the model should know about a call that succeeded (an argument name that looks
+    misspelt on a schema that accepts other keys); docs/runtime.md describes it."""
+
+    field: str
+    message: str
+    did_you_mean: str
+
+
 class OkEnvelope(TypedDict, Generic[OutT_co]):
     """A success: ``output`` is the result in its wire (JSON) form, checked against the output schema."""
 
@@ -69,6 +78,7 @@ class OkEnvelope(TypedDict, Generic[OutT_co]):
     output: OutT_co
     empty: bool
     empty_meaning: NotRequired[str]
+    notices: NotRequired[list[Notice]]
 
 
 class ErrorEnvelope(TypedDict):

@@ -59,7 +59,7 @@ from .redaction import REDACTED, cap_value, redact_at
 from .schema_check import SchemaCheck, nested_too_deep
 from .schema_walk import child_nodes, expand, is_recursive, pins_plain_json
 from .versions import VersionCheck
-from .wording import Violation, describe, field_label, first_lines
+from .wording import RESULT, Violation, describe, field_label, first_lines
 from .workers import POOL, PoolBusy
 
 #: An exception mapper turns a foreign exception into a ToolError, or returns None to pass.
@@ -75,7 +75,7 @@ class _Compiled:
 
     def __init__(self, contract: Contract, resources: Any, formats: bool) -> None:
         self.input = SchemaCheck(contract.input_schema, resources=resources, formats=formats)
-        self.output = SchemaCheck(contract.output_schema, resources=resources, formats=formats)
+        self.output = SchemaCheck(contract.output_schema, resources=resources, formats=formats, subject=RESULT)
         self.versions = VersionCheck(contract)
         #: a recursive input schema lets the fast validator walk any depth: bound it first
         self.input_recursive = is_recursive(self.input.schema)
@@ -175,6 +175,7 @@ class GuardedTool(Generic[InT, OutT]):
         self._empty_rule = contract.empty_result
         self._depth_first = self._compiled.input_recursive
         self._output_plain = self._compiled.output_plain
+        self._open_names = self._compiled.input.open_names
         self._declared = frozenset(spec.class_name for spec in contract.errors)
         #: worker threads and abandoned calls of this tool: a stuck tool exhausts only its own share
         self.capacity = Capacity(contract.name)
@@ -230,6 +231,8 @@ class GuardedTool(Generic[InT, OutT]):
                     raise
                 except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
                     envelope = self._internal(exc, "guard")
+                if self._open_names is not None and not self._open_names.issuperset(arguments):
+                    envelope = self._with_notices(envelope, arguments)
                 counts = self._local_counts
                 if counts is not None and not counts and envelope["status"] == "ok":
                     return cast("Envelope", envelope)  # no failure counted anywhere: nothing to reset
@@ -250,7 +253,8 @@ class GuardedTool(Generic[InT, OutT]):
     def run_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
         """The call's envelope before the failure budget sees it."""
         try:
-            return self._call_sync(arguments, contract_version)
+            envelope = self._call_sync(arguments, contract_version)
+            return envelope if self._open_names is None else self._with_notices(envelope, arguments)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself still answers with an envelope
@@ -258,7 +262,8 @@ class GuardedTool(Generic[InT, OutT]):
 
     async def arun_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
         try:
-            return await self._call_async(arguments, contract_version)
+            envelope = await self._call_async(arguments, contract_version)
+            return envelope if self._open_names is None else self._with_notices(envelope, arguments)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001
@@ -272,6 +277,16 @@ class GuardedTool(Generic[InT, OutT]):
         key = self._keys.get(session) or self._key(session)
         counted = await count_async(self.budget, key, envelope, self._limit)
         return self._finish(envelope, session, start, observed, counted)
+
+    def _with_notices(self, envelope: dict[str, Any], arguments: Any) -> dict[str, Any]:
+        """An ok envelope on an open input schema gains ``notices`` for near-miss argument names."""
+        if self._open_names is None or envelope.get("status") != "ok" or not isinstance(arguments, dict) \
+                or self._open_names.issuperset(arguments):
+            return envelope
+        notices = self._compiled.input.notices(arguments)
+        if notices:
+            envelope["notices"] = notices
+        return envelope
 
     def parse_output(self, envelope: OkEnvelope[JsonObject]) -> OutT:
         """The output model built from an ok envelope's ``output`` (which is its JSON form)."""

@@ -20,8 +20,12 @@ from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redac
 from .schema_resolve import marked_on_the_way
 from .schema_walk import child_nodes, expand, extra_keys, known_properties, property_node
 from .wording import (
+    ARGUMENTS,
     EXPECTED_CAP,
     RANK,
+    LIST_CAP,
+    NEAR_MISS_CUTOFF,
+    Subject,
     Violation,
     clip,
     describe,
@@ -29,6 +33,8 @@ from .wording import (
     field_label,
     first_lines,
     keyword_message,
+    listed,
+    near_miss_notice,
     rank_of,
 )
 
@@ -73,18 +79,22 @@ EXPLAIN_CAP = 50
 ITEM_CAP = 1000
 _NEEDS_ALL_MEMBERS = frozenset({"minItems", "contains", "minContains", "required", "minProperties",
                                 "dependentRequired", "dependentSchemas"})
+NOTICE_SCAN = 50  # undeclared keys looked at for near misses (a call may send 100,000)
+NOTICE_CAP = 5
 
 
 class SchemaCheck:
     """A compiled schema: ``is_valid`` for the fast path and ``violations`` for the details.
 
     ``resources`` maps absolute URIs to schemas that ``$ref`` may point at (nothing is ever fetched
-    over the network). ``formats=True`` turns ``format`` into an assertion.
+    over the network). ``formats=True`` turns ``format`` into an assertion. ``subject`` words the
+    messages for the caller's arguments (the default) or for a tool's result (``wording.RESULT``).
     """
 
     def __init__(self, schema: Any, *, resources: Mapping[str, Any] | None = None,
-                 formats: bool = False, prefer_fast: bool = True) -> None:
+                 formats: bool = False, prefer_fast: bool = True, subject: Subject = ARGUMENTS) -> None:
         self.schema = thaw(schema)
+        self.subject = subject
         self.resources = {k: thaw(v) for k, v in (resources or {}).items()}
         self.formats = formats
         self._py: Any = None
@@ -100,6 +110,9 @@ class SchemaCheck:
         #: the bare yes/no of the fast backend; raises ValueError on non-JSON values (use is_valid)
         self._memo: dict[tuple[str, int], Any] = {}  # per schema node: its description, its keys
         self._key_memo: dict[tuple[str, int, str], Any] = {}
+        #: top-level names of an open object schema (unknown keys pass it), for near-miss notices;
+        #: None when the root is closed or declares nothing
+        self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
         self.fast_is_valid: Callable[[Any], bool] = (
             self._rs.is_valid if self._rs is not None else self._py.is_valid)
 
@@ -174,7 +187,8 @@ class SchemaCheck:
             if bad is not None:
                 where = pointer(bad[0])
                 verb = "is" if where else "are"
-                return [Violation(where, "type", f"{field_label(where)} {verb} not a JSON value (got {bad[1]})",
+                return [Violation(where, "type",
+                                  f"{field_label(where, self.subject)} {verb} not a JSON value (got {bad[1]})",
                                   expected="a JSON value")], 0
             value = thaw(value)
             raw = list(itertools.islice(self._raw_errors(value), COUNT_CAP))
@@ -188,7 +202,8 @@ class SchemaCheck:
             found.extend(explained)
             omitted += skipped
         if not found and not self.is_valid(value):
-            found.append(Violation("", "false", "the arguments are not accepted by the schema"))
+            found.append(Violation("", "false", f"{self.subject.whole} are not accepted by the schema"
+                                   if self.subject is ARGUMENTS else f"{self.subject.whole} is not accepted by the schema"))
         seen: set[tuple[str, str, str]] = set()
         unique = []
         for v in found:
@@ -229,7 +244,10 @@ class SchemaCheck:
         elif keyword in _UNKNOWN_KEY_KEYWORDS and isinstance(e.instance, Mapping):
             details = {"unexpected": extra_keys(e.instance, e.schema, keyword)}
         elif keyword in ("anyOf", "oneOf") and e.context:
-            details = {"context": [[c] for c in e.context]}
+            by_branch: dict[int, list[Any]] = {}  # jsonschema lists the failing branches' errors flat
+            for c in e.context:
+                by_branch.setdefault(c.relative_schema_path[0] if c.relative_schema_path else 0, []).append(c)
+            details = {"context": [by_branch[i] for i in sorted(by_branch)], "branches": sorted(by_branch)}
         yield keyword, list(e.absolute_path), e.schema, details
 
     def _explain(self, value: Any, keyword: str, path: list[Any], node: Any, details: Any,
@@ -258,11 +276,12 @@ class SchemaCheck:
                 guess = self._cached_key("guess", node, key_text,
                                          functools.partial(did_you_mean, key_text, known))
                 hint = f"; did you mean '{guess}'?" if guess else ""
-                where = "" if not path else f" in {field_label(here)}"
-                allowed = ", ".join(known[:12]) + (", …" if len(known) > 12 else "")
+                where = "" if not path else f" in {field_label(here, self.subject)}"
+                allowed = self._cached("allowed", node, lambda: listed(known, cap=12, quoted=False)) \
+                    if len(known) <= 12 else listed(known, key_text, cap=12, quoted=False)
                 out.append(Violation(
                     here + pointer([key]), keyword,
-                    f"unknown argument '{clip(str(key))}'{where}{hint}",
+                    f"unknown {self.subject.noun} '{clip(str(key))}'{where}{hint}",
                     expected=f"only these keys: {allowed}" if known else "no other keys",
                     did_you_mean=guess))
             return out, max(len(unexpected) - room, 0)
@@ -273,9 +292,9 @@ class SchemaCheck:
             out = []
             for name in names:
                 prop = property_node(node, name, self.schema)
-                where = "" if not path else f" in {field_label(here)}"
+                where = "" if not path else f" in {field_label(here, self.subject)}"
                 out.append(Violation(here + pointer([name]), "required",
-                                     f"missing required argument '{clip(str(name))}'{where}",
+                                     f"missing required {self.subject.noun} '{clip(str(name))}'{where}",
                                      expected=self.describe(prop) if prop is not None else None))
             return out[:room], max(len(out) - room, 0)
         sensitive = self.is_sensitive(here)
@@ -285,9 +304,97 @@ class SchemaCheck:
             attempted = cap_value(redact_at(sent, [str(p) for p in path], self.schema))
         else:
             attempted = cap_value(sent)
-        expected = self.describe(node) if isinstance(node, Mapping) else None
-        return [Violation(here, keyword, keyword_message(keyword, here, node, sent, details),
-                          expected=expected, attempted=attempted)], 0
+        if keyword in ("anyOf", "oneOf") and isinstance(details, Mapping) and details.get("context"):
+            closest = self._closest_branch(value, keyword, here, node, details)
+            if closest is not None:
+                closest.attempted = attempted
+                return [closest], 0
+        guess = None
+        if keyword == "enum" and isinstance(node, Mapping) and isinstance(node.get("enum"), list):
+            enum = node["enum"]
+            # a long list keeps the values closest to what was sent, in the expectation too
+            expected = describe(node, self.schema, sent) if len(enum) > LIST_CAP else self.describe(node)
+            if isinstance(sent, str):  # the cheap tiers only: same modulo case, or one typo away
+                guess = self._cached_key("enum-guess", node, sent, lambda: did_you_mean(
+                    sent, [o for o in enum if isinstance(o, str)], None))
+        else:
+            expected = self.describe(node) if isinstance(node, Mapping) else None
+        return [Violation(here, keyword, keyword_message(keyword, here, node, sent, details, self.subject),
+                          expected=expected, attempted=attempted, did_you_mean=guess)], 0
+
+    def _closest_branch(self, value: Any, keyword: str, here: str, node: Any,
+                        details: Mapping[str, Any]) -> Violation | None:
+        """The anyOf/oneOf violation explained against the branch the value came closest to: the
+        branch with no shape mismatch (type, const, enum) where it sits, then the fewest problems."""
+        branches = node.get(keyword) if isinstance(node, Mapping) else None
+        if not isinstance(branches, list):
+            return None
+        indexes = details.get("branches") or range(len(details["context"]))
+        best: tuple[tuple[bool, int], int, list[Violation]] | None = None
+        for index, errors in zip(indexes, details["context"]):
+            raw = list(itertools.islice(self._branch_errors(errors), COUNT_CAP))
+            if not raw:
+                return None  # a branch matched: oneOf failed on several matches, not on closeness
+            shape_wrong = any(k in ("type", "const", "enum", "false") and pointer(p) == here for k, p, _, _ in raw)
+            score = (shape_wrong, len(raw))
+            if best is None or score < best[0]:
+                explained = [v for item in raw for v in self._explain(value, *item, room=EXPLAIN_CAP)[0]]
+                explained.sort(key=rank_of)
+                best = (score, index, explained)
+        if best is None or not best[2] or not 0 <= best[1] < len(branches):
+            return None
+        (shape_wrong, _), index, explained = best
+        label = field_label(here, self.subject)
+        verb = "match" if not here and self.subject is ARGUMENTS else "matches"
+        head = f"{label} {verb} none of the allowed shapes ({keyword})"
+        if shape_wrong:  # no branch has the value's shape: name them all instead of guessing one
+            names = [_shape_name(b, self.schema) or "?" for b in branches]
+            expected = " or ".join(dict.fromkeys(clip(n, 40) for n in names))
+            sent = resolve_pointer(value, here)
+            return Violation(here, keyword, f"{head}: expected {expected} (got {json_type(sent)})",
+                             expected=expected)
+        branch = branches[index]
+        name = _shape_name(branch, self.schema)
+        shape = f"shape {index + 1} of {len(branches)}" + (f" ({clip(name, 40)})" if name else "")
+        more = len(explained) - 1
+        tail = f" ({more} more problem{'s' if more > 1 else ''} there)" if more else ""
+        return Violation(here, keyword, f"{head}; closest is {shape}: {explained[0].message}{tail}",
+                         expected=self.describe(branch),
+                         did_you_mean=next((v.did_you_mean for v in explained if v.did_you_mean), None))
+
+    def _branch_errors(self, errors: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
+        for e in errors:
+            if self._rs is not None and hasattr(e, "kind"):
+                name = e.kind.name
+                details: Any = {}
+                if name in _DETAILED:
+                    try:
+                        details = e.kind.as_dict()
+                    except Exception:  # noqa: BLE001
+                        details = {}
+                yield name, list(e.instance_path), self._node_at(e.schema_path), details
+            else:
+                yield from self._python_error(e)
+
+    def notices(self, arguments: Mapping[str, Any]) -> list[dict[str, str]]:
+        """For valid ``arguments`` on an open schema: a notice per undeclared top-level key that is a
+        near miss of a declared name the caller did not send (``ownr`` for ``owner``). Bounded work:
+        at most NOTICE_SCAN undeclared keys are looked at and NOTICE_CAP notices made."""
+        names = self.open_names
+        if not names:
+            return []
+        known = self._cached("known", self.schema, lambda: sorted(names))
+        found: list[dict[str, str]] = []
+        undeclared = [k for k in itertools.islice((k for k in arguments if k not in names), NOTICE_SCAN)
+                      if isinstance(k, str) and len(k) <= 64]
+        for key in extra_keys(dict.fromkeys(undeclared), self.schema, "additionalProperties"):
+            meant = self._cached_key("near", self.schema, key,
+                                     functools.partial(did_you_mean, key, known, NEAR_MISS_CUTOFF))
+            if meant is not None and meant not in arguments:
+                found.append(near_miss_notice(key, meant))
+                if len(found) >= NOTICE_CAP:
+                    break
+        return found
 
     def _cached(self, kind: str, node: Any, compute: Callable[[], Any]) -> Any:
         # nodes belong to self.schema, which lives as long as self: their ids are stable keys
@@ -343,6 +450,26 @@ def nested_too_deep(path: Sequence[Any]) -> Violation:
     where = cap_pointer(pointer(path))
     return Violation(where, "type", f"{field_label(where)} is nested more than {MAX_DEPTH} levels deep",
                      expected=f"a JSON value nested at most {MAX_DEPTH} levels deep")
+
+
+def _open_root_names(schema: Any) -> frozenset[str] | None:
+    if not isinstance(schema, Mapping) or schema.get("additionalProperties") is False \
+            or schema.get("unevaluatedProperties") is False:
+        return None
+    names = frozenset(known_properties(schema, schema))
+    return names or None
+
+
+def _shape_name(branch: Any, root: Any) -> str | None:
+    """A branch's title, else its type (through $ref): how a message names a shape."""
+    for node in expand(branch, root):
+        if isinstance(node, Mapping):
+            if isinstance(node.get("title"), str):
+                return str(node["title"])
+            typ = node.get("type")
+            if isinstance(typ, str) or isinstance(typ, list) and all(isinstance(t, str) for t in typ):
+                return typ if isinstance(typ, str) else " or ".join(typ)
+    return None
 
 
 Retriever = Callable[[str], Any]

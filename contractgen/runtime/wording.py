@@ -10,10 +10,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from .jsonvalue import MISSING, json_type
-from .pointer import cap_pointer
+from .pointer import cap_pointer, escape_token
 from .schema_walk import expand, is_marked
 
 EXPECTED_CAP = 240
+#: How many allowed values or keys a message lists; a longer list keeps the ones closest to what
+#: was sent and says how many it left out.
+LIST_CAP = 10
+_COMPARED = 64  # characters compared per value: edit distance is quadratic
+_RANKED_AT_MOST = 2000  # values ranked by closeness; the rest of a huge enum counts as left out
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """Who the checked value belongs to, for the wording: the caller's arguments or the tool's result."""
+
+    noun: str  # "argument": "unknown argument 'x'", "missing required argument 'x'"
+    whole: str  # "the arguments": the label of the value itself
+
+
+ARGUMENTS = Subject("argument", "the arguments")
+RESULT = Subject("result field", "the result")
 
 #: Rank of each keyword when listing violations: what the caller most likely got wrong comes first.
 RANK = {"additionalProperties": 0, "unevaluatedProperties": 0, "propertyNames": 0,
@@ -72,9 +89,9 @@ def _one_edit_apart(a: str, b: str) -> bool:
     return a[i:] == b[i + 1:]
 
 
-def did_you_mean(key: str, known: Sequence[str]) -> str | None:
+def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> str | None:
     """The known name the caller most likely meant: same name modulo case/separators, one typo
-    away, or (slower, last) difflib's closest match."""
+    away, or (slower, last) difflib's closest match at ``cutoff`` (skipped when it is None)."""
     if not known:
         return None
     norm = _norm(key)
@@ -84,14 +101,78 @@ def did_you_mean(key: str, known: Sequence[str]) -> str | None:
     for name in known:
         if _one_edit_apart(norm, _norm(name)):
             return name
-    if len(key) > 64:
+    if len(key) > 64 or cutoff is None:
         return None
-    guess = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    guess = difflib.get_close_matches(key, known, n=1, cutoff=cutoff)
     return guess[0] if guess else None
 
 
-def field_label(ptr: str) -> str:
-    return f"'{clip(ptr.lstrip('/'))}'" if ptr else "the arguments"
+#: A notice names an undeclared argument only when it is this close to a declared one.
+NEAR_MISS_CUTOFF = 0.8
+
+
+def near_miss_notice(key: str, meant: str) -> dict[str, str]:
+    """The ok envelope's notice for an undeclared argument that looks like a misspelt declared one."""
+    return {"field": cap_pointer("/" + escape_token(key)),
+            "message": f"'{clip(key)}' is not a declared argument; did you mean '{meant}'? The call went "
+                       f"ahead without '{meant}' (the schema accepts other keys); call again with "
+                       f"'{meant}' if that is what you meant.",
+            "did_you_mean": meant}
+
+
+def field_label(ptr: str, subject: Subject = ARGUMENTS) -> str:
+    return f"'{clip(ptr.lstrip('/'))}'" if ptr else subject.whole
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``limit`` when it is at least that (early stop)."""
+    if abs(len(a) - len(b)) >= limit:
+        return limit
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) >= limit:
+            return limit
+        previous = current
+    return min(previous[-1], limit)
+
+
+def closest_first(options: Sequence[Any], sent: Any, cap: int = LIST_CAP) -> tuple[list[Any], int]:
+    """At most ``cap`` of ``options`` to show, and how many were left out.
+
+    A short list is shown whole and in order. A longer one keeps the values closest (by edit
+    distance) to what was sent, closest first, so the value the caller needed is not the one cut.
+    """
+    if len(options) <= cap:
+        return list(options), 0
+    if not isinstance(sent, str):
+        return list(options[:cap]), len(options) - cap
+    target = sent[:_COMPARED]
+    ranked: list[tuple[int, int]] = []  # (distance, index), the best ``cap`` so far
+    worst = _COMPARED + 1
+    for index, option in enumerate(options[:_RANKED_AT_MOST]):
+        text = option if isinstance(option, str) else short(option, _COMPARED)
+        distance = edit_distance(target, text[:_COMPARED], worst if len(ranked) >= cap else _COMPARED + 1)
+        if len(ranked) < cap or distance < worst:
+            ranked.append((distance, index))
+            ranked.sort()
+            del ranked[cap:]
+            worst = ranked[-1][0] if len(ranked) >= cap else _COMPARED + 1
+    return [options[i] for _, i in ranked], len(options) - len(ranked)
+
+
+def listed(options: Sequence[Any], sent: Any = MISSING, cap: int = LIST_CAP, *, quoted: bool = True) -> str:
+    """``a, b, c`` or, for a cut list, the closest values then ``(and N more)``; ``quoted=False``
+    lists names (keys) as they are."""
+    if len(options) <= cap:  # the common case, on the bad-argument path: no ranking
+        return ", ".join([short(o, 30) for o in options] if quoted else [clip(str(o), 40) for o in options])
+    shown, more = closest_first(options, sent, cap)
+    text = ", ".join(short(o, 30) if quoted else clip(str(o), 40) for o in shown)
+    if more:
+        text += f" (and {more} more" + ("; the closest to what was sent are listed)" if isinstance(sent, str) else ")")
+    return text
 
 
 def clip(text: str, limit: int = 60) -> str:
@@ -108,16 +189,16 @@ def short(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any) -> str:
-    label = field_label(here)
+def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any,
+                    subject: Subject = ARGUMENTS) -> str:
+    label = field_label(here, subject)
     node = node if isinstance(node, Mapping) else {}
     if keyword == "type":
         want = node.get("type")
         want_text = " or ".join(want) if isinstance(want, (list, tuple)) else str(want)
         return f"{label} must be of type {want_text} (got {json_type(sent)})"
     if keyword == "enum":
-        options = ", ".join(short(o, 30) for o in list(node.get("enum", ()))[:10])
-        return f"{label} must be one of: {options}"
+        return f"{label} must be one of: {listed(list(node.get('enum', ())), sent)}"
     if keyword == "const":
         return f"{label} must be exactly {short(node.get('const'))}"
     bounds = {"minimum": ">= {}", "maximum": "<= {}", "exclusiveMinimum": "> {}",
@@ -148,8 +229,11 @@ def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any)
     return f"{label} violates the '{keyword}' constraint"
 
 
-def describe(node: Any, root: Any = None) -> str | None:
-    """What the schema expects at a node: type, enum/const, bounds, description and examples."""
+def describe(node: Any, root: Any = None, sent: Any = MISSING) -> str | None:
+    """What the schema expects at a node: type, enum/const, bounds, description and examples.
+
+    A long enum keeps the values closest to ``sent`` (when given) and says how many it left out.
+    """
     if node is True:
         return "any value"
     if node is False:
@@ -166,7 +250,7 @@ def describe(node: Any, root: Any = None) -> str | None:
     if typ is not None:
         parts.append(" or ".join(typ) if isinstance(typ, (list, tuple)) else str(typ))
     if "enum" in merged:
-        parts.append("one of " + ", ".join(short(o, 30) for o in list(merged["enum"])[:10]))
+        parts.append("one of " + listed(list(merged["enum"]), sent))
     if "const" in merged:
         parts.append("exactly " + short(merged["const"]))
     for key, text in (("minimum", ">= {}"), ("exclusiveMinimum", "> {}"), ("maximum", "<= {}"),

@@ -144,6 +144,22 @@ def test_mcp_annotations_icons_and_meta(tmp_path: Path) -> None:
     check = run_cli("check", "c", cwd=tmp_path)
     assert check.returncode == 0, check.stderr
     assert "timeout-retry-not-idempotent" not in check.stderr and "non-idempotent" not in check.stderr
+    # icons and _meta reach the MCP exports: the generated MCP_TOOL and the served Tool
+    build = run_cli("build", "--contracts", "c", "--output", "generated", "--no-cache", cwd=tmp_path)
+    assert build.returncode == 0, build.stderr
+    from contractgen.runtime.mcp_server import tool_definition
+
+    with imported_package(tmp_path) as package:
+        module = package.list_files_v1
+        assert module.MCP_TOOL["icons"] == listed["icons"]
+        assert module.MCP_TOOL["_meta"] == {"example.com/owner": "storage-team"}
+        assert "icons" not in package.stat_file_v1.MCP_TOOL
+        served = tool_definition(package.STUBS["list_files_v1"].implement(lambda arguments: {})).model_dump(
+            by_alias=True,
+            exclude_none=True)
+        assert served["icons"] == listed["icons"]
+        assert served["_meta"]["example.com/owner"] == "storage-team"
+        assert served["_meta"]["contractgen/version"] == "1.0.0"
 
 
 def test_clash_with_a_manifest_already_in_the_tree_is_refused(tmp_path: Path) -> None:
@@ -303,6 +319,52 @@ def test_measure_dialect_samples(tmp_path: Path) -> None:
     assert sorted(unconverted) == ["delete_file", "get_stock_price"]
 
 
+def test_corpus_tools_import_into_guards_that_hold(corpus: Path, tmp_path: Path) -> None:
+    """Every tool of the shared corpus (MCP servers, tau-bench OpenAI tools) imports, builds, and its
+    guard accepts a valid call and rejects, for every required property, the call without it and the
+    call with a value of the wrong type (for a tool with none required: a wrong-typed property)."""
+    from corpus_support import corpus_groups
+
+    root = make_project(tmp_path / "project")
+    total = 0
+    for index, group in enumerate(corpus_groups(corpus)):
+        sources = [(str(p), p.read_bytes()) for p in sorted(group.glob("*.json"))]
+        total += len(sources)
+        plan = plan_import(sources, root / "contracts", prefix=f"g{index}_")
+        assert plan.ok, [d.format() for d in plan.diagnostics if d.level.value == "error"]
+        assert not write_plan(plan)
+    build = run_cli("build", "--no-cache", cwd=root)
+    assert build.returncode == 0, build.stderr
+    probes = 0
+    failures: list[str] = []
+    with imported_package(root) as package:
+        assert len(package.STUBS) == total
+        for module, stub in package.STUBS.items():
+            schema = json.loads(json.dumps(stub.contract.input_schema))
+            valid = _valid_call(schema)
+            if not jsonschema.Draft202012Validator(schema).is_valid(valid):
+                failures.append(f"{module}: no valid call synthesised")
+                continue
+            guarded = stub.implement(lambda arguments: {})
+            if guarded(valid)["status"] != "ok":
+                failures.append(f"{module}: valid call {valid!r} refused")
+            properties = schema.get("properties", {})
+            required = [r for r in schema.get("required", []) if r in properties]
+            typed = [p for p, s in properties.items() if isinstance(s, dict) and s.get("type") in WRONG]
+            for prop in required or typed[:1]:
+                calls = [({k: v for k, v in valid.items() if k != prop}, "missing")] if prop in required else []
+                kind = properties[prop].get("type") if isinstance(properties[prop], dict) else None
+                if kind in WRONG:
+                    calls.append(({**valid, prop: WRONG[kind]}, "wrong type"))
+                for call, what in calls:
+                    probes += 1
+                    envelope = guarded(call)
+                    if envelope["status"] != "error" or envelope["error"]["code"] != "INVALID_ARGUMENT":
+                        failures.append(f"{module}: {prop!r} {what} accepted")
+    print(f"\ncorpus: {total} tools imported and built; {probes} missing/wrong-type probes; failures: {len(failures)}")
+    assert not failures, failures
+
+
 def _valid_call(schema: dict[str, Any]) -> dict[str, Any]:
     """``valid_instance`` (which knows no ``maxLength``), strings cut to their ``maxLength``."""
     valid = valid_instance(schema, schema)
@@ -317,3 +379,16 @@ def _result_for(stub: Any) -> dict[str, Any]:
     output = json.loads(json.dumps(stub.contract.output_schema))
     value = valid_instance(output, output)
     return value if isinstance(value, dict) else {}
+
+
+def test_output_required_only_from_the_results_own_examples(tmp_path: Path) -> None:
+    source = json.loads((CASES / "response-output" / "source.json").read_text("utf-8"))
+    without_examples = json.loads(json.dumps(source[2]))
+    without_examples["name"] = "get_order_status_no_examples"
+    del without_examples["response"]["examples"]
+    plan = plan_import([("source.json", json.dumps([*source, without_examples]).encode())], tmp_path / "c")
+    assert plan.ok and not write_plan(plan)
+    proposed = _manifest(tmp_path / "c" / "get_order_status" / "1.0.0.yaml")["output"]
+    assert proposed["required"] == ["status", "eta"]  # carrier is missing from the second example
+    assert "required" not in _manifest(tmp_path / "c" / "get_order_status_no_examples" / "1.0.0.yaml")["output"]
+    assert _manifest(tmp_path / "c" / "get_stock_price" / "1.0.0.yaml")["output"]["required"] == ["price", "currency"]

@@ -51,8 +51,13 @@ def mcp_tool(contract: Contract, description: str = DESCRIPTION) -> dict[str, An
             annotations[key] = value
     if annotations:
         tool["annotations"] = annotations
+    if contract.icons:
+        tool["icons"] = [dict(icon) for icon in contract.icons]
+    meta = dict(contract.meta or {})
     if contract.timeout.long_running:  # clients should wait and show progress, not give up early
-        tool["_meta"] = {META_LONG_RUNNING: True}
+        meta[META_LONG_RUNNING] = True
+    if meta:
+        tool["_meta"] = meta
     return tool
 
 

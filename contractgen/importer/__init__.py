@@ -19,7 +19,7 @@ from ..manifest.load import discover_manifests, load_parsed, read_manifest
 from ..manifest.meta import manifest_meta_schema
 from ..manifest.parse import MAX_MANIFEST_BYTES, ParsedFile, parse_manifest_text
 from ..naming import python_identifier
-from .dialects import Converted, convert_schema
+from .dialects import Converted, convert_schema, propose_output_required
 from .formats import FORMATS, ImportedTool, extract_tools
 from .manifest import _one_line, build_manifest, is_portable, portable_name, render_manifest
 
@@ -208,6 +208,8 @@ def _plan_tool(tool: ImportedTool, name: str, target: Path, version: str, projec
         if schema is None or key is None:
             continue
         converted = convert_schema(schema)
+        if section == "output":
+            propose_output_required(converted)
         schemas[section] = converted
         notes.extend(locate.note(f"{tool.pointer}/{key}{c.pointer}", c.code, c.message)
                      for c in converted.conversions)

@@ -352,6 +352,22 @@ class _Walker:
         return result
 
 
+def propose_output_required(converted: Converted) -> None:
+    """An output schema without ``required`` accepts ``{}``: propose the properties that every one of
+    the source's own result examples has, never a guess (no examples, no proposal)."""
+    schema = converted.schema
+    properties, examples = schema.get("properties"), schema.get("examples")
+    if "required" in schema or not isinstance(properties, dict) or not isinstance(examples, list) \
+            or not examples or not all(isinstance(e, dict) for e in examples):
+        return
+    names = [name for name in properties if all(name in example for example in examples)]
+    if names:
+        schema["required"] = names
+        converted.conversions.append(Conversion(
+            "/examples", "output-required-from-examples",
+            f"required {names} proposed for the result: each of its {len(examples)} examples has them"))
+
+
 def _rename(schema: dict[str, Any], old: str, new: str | Mapping[str, Any]) -> None:
     """Rename ``old`` in place, keeping the key order the author wrote; a mapping for ``new`` puts
     several keys (with those values) where ``old`` was."""
@@ -399,4 +415,5 @@ def _schema_objects(schema: Any, pointer: str = "") -> list[tuple[str, dict[str,
     return found
 
 
-__all__ = ["DIALECT_TYPES", "Conversion", "Converted", "convert_schema", "is_parameter_map"]
+__all__ = ["DIALECT_TYPES", "Conversion", "Converted", "convert_schema", "is_parameter_map",
+           "propose_output_required"]

@@ -101,6 +101,8 @@ def lower_manifest(data: Mapping[str, Any]) -> Contract:
         ),
         dependency=_dependency(data.get("dependency")),
         state_unreachable=data.get("state_unreachable", "allow"),
+        icons=tuple(data.get("icons", ())),
+        meta=data.get("meta"),
     )
 
 

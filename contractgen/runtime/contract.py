@@ -154,6 +154,9 @@ class Contract:
     dependency: Dependency | None = None
     #: when shared state (budget, breaker) cannot be reached: "allow" (fail open) or "refuse"
     state_unreachable: str = "allow"
+    #: MCP ``Tool.icons`` and ``Tool._meta`` as the manifest gives them (served as they are)
+    icons: tuple[Mapping[str, JSON], ...] = ()
+    meta: Mapping[str, JSON] | None = None
 
     @property
     def major(self) -> int:

@@ -111,14 +111,15 @@ def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
     annotations = types.ToolAnnotations(
         title=contract.title, read_only_hint=hints.read_only, destructive_hint=hints.destructive,
         idempotent_hint=hints.idempotent, open_world_hint=hints.open_world)
-    meta: dict[str, Any] = {META_VERSION: contract.version}
+    meta: dict[str, Any] = {**(contract.meta or {}), META_VERSION: contract.version}
     if contract.timeout.long_running:
         meta[META_LONG_RUNNING] = True
     if contract.deprecation is not None:
         meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v is not None}
+    icons = [types.Icon.model_validate(_plain(icon)) for icon in contract.icons] or None
     return types.Tool(name=contract.name, title=contract.title, description=tool.description,
                       input_schema=_plain(contract.input_schema), output_schema=_plain(contract.output_schema),
-                      annotations=annotations, _meta=meta)
+                      icons=icons, annotations=annotations, _meta=meta)
 
 
 def call_result(envelope: Mapping[str, Any]) -> types.CallToolResult:

@@ -454,7 +454,7 @@ class GuardedTool(Generic[InT, OutT]):
             raise
         except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
-        if larger_than(result, BIG_VALUE):
+        if not self._output_plain and larger_than(result, BIG_VALUE):  # else the fast check is Rust
             return await asyncio.to_thread(self._complete, result)
         return self._complete(result)
 

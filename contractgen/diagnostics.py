@@ -12,7 +12,8 @@ from typing import Any
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def _escape_controls(text: str) -> str:
+def escape_controls(text: str) -> str:
+    """``text`` with control characters written as escapes: safe on one line of a terminal."""
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
@@ -36,16 +37,16 @@ class Diagnostic:
 
     def format(self) -> str:
         """``file:line:col #/pointer: message`` plus an indented ``hint:`` line."""
-        location = _escape_controls(self.file)
+        location = escape_controls(self.file)
         if self.line is not None:
             location += f":{self.line}"
             if self.column is not None:
                 location += f":{self.column}"
         prefix = "" if self.level is Level.ERROR else "warning: "
-        pointer, message = _escape_controls(self.pointer), _escape_controls(self.message)
+        pointer, message = escape_controls(self.pointer), escape_controls(self.message)
         text = f"{location} #{pointer}: {prefix}{message}"
         if self.hint:
-            text += f"\n    hint: {_escape_controls(self.hint)}"
+            text += f"\n    hint: {escape_controls(self.hint)}"
         return text
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Read manifests as they were at a git revision, with ``git ls-tree`` and one ``git cat-file --batch``.
 
-Never clones or fetches: a revision missing from a shallow clone is reported with the fetch command
-that brings it in.
+Never clones or fetches: every git process runs with lazy fetching off and no transport allowed, so a
+partial clone (``--filter=blob:none``) never goes to the network; a revision missing from a shallow clone
+or a blob missing from a partial one is reported with the command that brings it in. Blob sizes are
+read with ``cat-file --batch-check`` and an oversized blob is reported, never read.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic
+from ..manifest.caps import MAX_MANIFEST_BYTES
 from ..manifest.load import MANIFEST_SUFFIXES
-from ..manifest.parse import ParsedFile, parse_manifest_text
+from ..manifest.parse import ParsedFile, parse_manifest_text, too_large
 
 _FULL_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
@@ -26,8 +29,15 @@ class RevisionRead:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
+#: for every git process: no lazy fetch of missing objects (git 2.44+), no transport at all (any git),
+#: and never a credential prompt
+_OFFLINE = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": "contractgen-never-fetches",
+            "GIT_TERMINAL_PROMPT": "0"}
+
+
 def _git(args: list[str], cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, check=False)
+    return subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, check=False,
+                          env={**os.environ, **_OFFLINE})
 
 
 def read_revision(paths: list[Path], revision: str, cwd: Path | None = None) -> RevisionRead:
@@ -84,10 +94,29 @@ def read_revision(paths: list[Path], revision: str, cwd: Path | None = None) -> 
         blobs.append((parts[2], name))
     if not blobs:
         return out
-    batch = _git(["cat-file", "--batch"], top, stdin="".join(f"{sha}\n" for sha, _ in blobs).encode())
+    missing = _missing_objects(commit, top)
+    present: list[tuple[str, str]] = []
+    for sha, name in blobs:
+        display = os.path.relpath(top / name, cwd)
+        if sha in missing:
+            out.parsed.append(ParsedFile(display, diagnostics=[_missing_blob(display, revision, name)]))
+        else:
+            present.append((sha, name))
+    sizes = _blob_sizes([sha for sha, _ in present], top)
+    readable: list[tuple[str, str]] = []
+    for sha, name in present:
+        display = os.path.relpath(top / name, cwd)
+        size = sizes.get(sha)
+        if size is None:
+            out.parsed.append(ParsedFile(display, diagnostics=[_missing_blob(display, revision, name)]))
+        elif size > MAX_MANIFEST_BYTES:
+            out.parsed.append(too_large(display, size))  # never read
+        else:
+            readable.append((sha, name))
+    batch = _git(["cat-file", "--batch"], top, stdin="".join(f"{sha}\n" for sha, _ in readable).encode())
     data = batch.stdout
     offset = 0
-    for sha, name in blobs:
+    for sha, name in readable:
         header_end = data.index(b"\n", offset)
         header = data[offset:header_end].split()
         size = int(header[2]) if len(header) == 3 else 0
@@ -97,6 +126,33 @@ def read_revision(paths: list[Path], revision: str, cwd: Path | None = None) -> 
         out.parsed.append(parse_manifest_text(display, raw))
     out.parsed.sort(key=lambda p: p.path)
     return out
+
+
+def _missing_objects(commit: str, top: Path) -> set[str]:
+    """Objects of ``commit``'s tree absent from this (partial) clone, found without fetching them."""
+    listing = _git(["rev-list", "--objects", "--no-walk", "--missing=print", commit], top)
+    return {line[1:].split()[0] for line in listing.stdout.decode("ascii", "replace").splitlines()
+            if line.startswith("?") and len(line) > 1}
+
+
+def _blob_sizes(shas: list[str], top: Path) -> dict[str, int]:
+    """``{sha: size}`` from ``cat-file --batch-check`` (headers only); absent when git cannot tell."""
+    if not shas:
+        return {}
+    check = _git(["cat-file", "--batch-check"], top, stdin="".join(f"{sha}\n" for sha in shas).encode())
+    sizes: dict[str, int] = {}
+    for line in check.stdout.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
+            sizes[parts[0]] = int(parts[2])
+    return sizes
+
+
+def _missing_blob(display: str, revision: str, name: str) -> Diagnostic:
+    return Diagnostic(display, "", f"expected the file at '{revision}' in this clone (got a partial clone "
+                      "without its contents; contractgen never fetches)", code="blob-not-fetched",
+                      hint=f"fetch it once: git cat-file -p {revision}:{name} > /dev/null "
+                           "(or clone without --filter)")
 
 
 def _missing_revision(revision: str, top: Path, anchor: Path) -> Diagnostic:

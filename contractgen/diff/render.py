@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
+from ..diagnostics import escape_controls
 from .engine import DiffReport
 from .model import Finding, Level
 
@@ -81,11 +82,14 @@ def render_text(report: DiffReport, labels: Labels, *, color: bool = False, verb
     lines: list[str] = []
     for key, group in groupby(report.findings, key=_group_key):
         findings = list(group)
-        lines.append(paint(_pair_title(findings[0]), "\x1b[1m") if color else _pair_title(findings[0]))
+        title = escape_controls(_pair_title(findings[0]))
+        lines.append(paint(title, "\x1b[1m") if color else title)
         for finding in findings:
             tag = paint(f"{finding.level.tag:<4}", _COLOURS[finding.level])
-            where = _location(finding, labels)
-            lines.append(f"  {tag} {finding.rule}  {where} #{finding.pointer}: {finding.message}")
+            # names and messages come from files and manifests: no raw control characters reach the terminal
+            where, ptr, message = (escape_controls(t) for t in (_location(finding, labels), finding.pointer,
+                                                                 finding.message))
+            lines.append(f"  {tag} {finding.rule}  {where} #{ptr}: {message}")
             notes: list[str] = []
             if finding.ignored_by:
                 notes.append(f"acknowledged: {finding.ignored_by}")
@@ -97,6 +101,7 @@ def render_text(report: DiffReport, labels: Labels, *, color: bool = False, verb
                 notes.append(finding.witness_note)
             if verbose and finding.level is not Level.SAFE:
                 notes.append(f"fingerprint: {finding.fingerprint}")
+            notes = [escape_controls(n) for n in notes]
             lines.extend(f"       {paint(n, _DIM) if color else n}" for n in notes)
         lines.append("")
     if not report.findings:
@@ -131,7 +136,7 @@ def render_json(report: DiffReport, labels: Labels) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return escape_controls(text.replace("\n", " ")).replace("|", "\\|")
 
 
 def render_markdown(report: DiffReport, labels: Labels) -> str:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, Level, has_errors
+from ..manifest.caps import MAX_MANIFEST_BYTES
 from ..manifest.load import discover_manifests, load_parsed, read_manifest
 from ..manifest.meta import manifest_meta_schema
-from ..manifest.parse import MAX_MANIFEST_BYTES, ParsedFile, parse_manifest_text
+from ..manifest.parse import ParsedFile, parse_manifest_text
 from ..naming import python_identifier
 from .dialects import Converted, convert_schema, propose_output_required
 from .formats import FORMATS, ImportedTool, extract_tools

@@ -15,9 +15,9 @@ import jsonschema
 
 from ..diagnostics import Diagnostic, Level, has_errors
 from ..ir import ContractSet, ToolVersion
-from .caps import read_capped
+from .caps import MAX_MANIFEST_BYTES, read_capped
 from .lower import lower_manifest
-from .parse import MAX_MANIFEST_BYTES, ParsedFile, parse_manifest_text, too_large
+from .parse import ParsedFile, parse_manifest_text, too_large
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 

@@ -1,0 +1,96 @@
+"""``diff`` under hostile input: control characters in names never reach the terminal raw, a partial
+clone never makes ``--against`` fetch, and an oversized blob is refused from its size.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_diff_git import ENV, git, write_manifest
+
+from contractgen.diff.engine import DiffReport
+from contractgen.diff.model import Finding, Level
+from contractgen.diff.render import Labels, render_markdown, render_text
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+CONTROLS = "".join(chr(c) for c in [*range(0x20), *range(0x7f, 0xa0)]) + "\u2028\u2029"
+
+
+def _missing(repo: Path, revision: str) -> list[str]:
+    listing = subprocess.run(["git", "rev-list", "--objects", "--no-walk", "--missing=print", revision], cwd=repo,
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, **ENV, "GIT_NO_LAZY_FETCH": "1"})
+    return [line for line in listing.stdout.splitlines() if line.startswith("?")]
+
+
+def test_partial_clone_never_fetches_and_explains_the_missing_blob(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    write_manifest(origin, "1.0.0", ["fast", "exact"])
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "v1")
+    write_manifest(origin, "1.1.0", ["fast"])
+    git(origin, "commit", "-q", "-am", "v2")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{origin}", str(clone))
+    assert _missing(clone, "HEAD~1"), "the old blob should be absent from the partial clone"
+    result = run_cli("diff", "--against", "HEAD~1", "contracts", cwd=clone)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "partial clone" in result.stderr and "hint: fetch it once: git cat-file -p HEAD~1:" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert _missing(clone, "HEAD~1"), "contractgen fetched the blob from the remote"
+
+
+def test_an_oversized_blob_is_refused_from_its_size(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    write_manifest(repo, "1.0.0", ["fast"])
+    big = repo / "contracts" / "big" / "1.0.0.yaml"
+    big.parent.mkdir(parents=True)
+    big.write_text("name: big\n" + "# padding\n" * 150_000, "utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "big")
+    big.unlink()
+    result = run_cli("diff", "--against", "main", "contracts", "--format", "json", cwd=repo)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "file-too-large" in result.stdout + result.stderr or "at most 1,000,000 bytes" in result.stderr
+
+
+def _report(text: str) -> DiffReport:
+    finding = Finding(rule="input-property-removed", level=Level.BREAKING, tool=f"t{text}", old_version="1.0.0",
+                      new_version="1.1.0", pointer=f"/input/properties/{text}", message=f"removed {text}",
+                      file=f"contracts/{text}.yaml", line=3, column=1)
+    return DiffReport(findings=(finding,), compared=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(CONTROLS + "ab\\\"'"), min_size=1, max_size=12))
+def test_text_and_markdown_output_hold_no_raw_control_characters(text: str) -> None:
+    labels = Labels(mode="folders", old="old", new="new")
+    for rendered in (render_text(_report(text), labels), render_markdown(_report(text), labels)):
+        body = rendered.replace("\n", "")  # line breaks of the layout itself
+        assert not any(c in CONTROLS for c in body), repr(rendered)
+
+
+def test_a_hostile_file_name_is_printed_escaped_by_the_cli(tmp_path: Path) -> None:
+    for side, modes in (("old", ["fast", "exact"]), ("new", ["fast"])):
+        write_manifest(tmp_path / side, "1.0.0" if side == "old" else "1.1.0", modes)
+        source = tmp_path / side / "contracts" / "demo" / "tool.yaml"
+        target = tmp_path / side / "evil\x1b[31m\nname.yaml"
+        source.rename(target)
+    result = run_cli("diff", str(tmp_path / "old"), str(tmp_path / "new"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "\x1b" not in result.stdout and "\\x1b[31m\\nname.yaml" in result.stdout
+    assert json.loads(run_cli("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--format", "json").stdout)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .diagnostics import Diagnostic
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,6 +28,8 @@ class Config:
     #: list each tool's parameters (and result fields) in its description, for hosts that drop the
     #: input schema's descriptions; off by default, since every export carries the schema
     describe_parameters: bool = False
+    #: what is wrong with the table (printed by the CLI, exit 2): never silently read as a default
+    problems: tuple[Diagnostic, ...] = ()
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -35,17 +40,27 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
+_KEYS = {"contracts": str, "output": str, "package": str, "describe_parameters": bool, "diff": dict}
+
+
 def load_config(start: Path | None = None) -> Config:
     cwd = (start or Path.cwd()).resolve()
     pyproject = find_pyproject(cwd)
     table: dict[str, Any] = {}
     root = cwd
+    problems: list[Diagnostic] = []
     if pyproject is not None:
+        where = os.path.relpath(pyproject, cwd)
         try:
-            table = tomllib.loads(pyproject.read_text("utf-8")).get("tool", {}).get("contractgen", {})
+            raw = tomllib.loads(pyproject.read_text("utf-8")).get("tool", {}).get("contractgen", {})
             root = pyproject.parent
-        except (OSError, tomllib.TOMLDecodeError):
-            table = {}
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raw = {}
+            at = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+            problems.append(Diagnostic(where, "", f"expected a readable TOML file (got {exc})", code="invalid-config",
+                                       line=int(at.group(1)) if at else None, column=int(at.group(2)) if at else None,
+                                       hint="fix the file: contractgen reads [tool.contractgen] from it"))
+        table = _checked_table(raw, where, problems)
     if not table:
         root = cwd
     contracts = Path(table.get("contracts", "contracts"))
@@ -56,8 +71,35 @@ def load_config(start: Path | None = None) -> Config:
         output=_relative_to_cwd(root / output, cwd),
         package=str(table.get("package", output.name)),
         diff=dict(table.get("diff", {})),
-        describe_parameters=table.get("describe_parameters") is True,
+        describe_parameters=table.get("describe_parameters", False),
+        problems=tuple(problems),
     )
+
+
+def _checked_table(raw: Any, where: str, problems: list[Diagnostic]) -> dict[str, Any]:
+    """The keys of [tool.contractgen] that are known and of the right type; the rest become problems."""
+    from .manifest.describe import did_you_mean
+
+    base = "/tool/contractgen"
+    if not isinstance(raw, dict):
+        problems.append(Diagnostic(where, base, f"expected a table (got {type(raw).__name__})", code="invalid-config"))
+        return {}
+    table: dict[str, Any] = {}
+    for key, value in raw.items():
+        expected = _KEYS.get(key)
+        if expected is None:
+            problems.append(Diagnostic(where, f"{base}/{key}", f"unknown key '{key}' (expected one of: "
+                                       f"{', '.join(sorted(_KEYS))})", code="invalid-config",
+                                       hint=did_you_mean(key, _KEYS)))
+        elif not isinstance(value, expected):
+            problems.append(Diagnostic(where, f"{base}/{key}", f"expected {_TYPE_WORDS[expected]} (got {value!r})",
+                                       code="invalid-config"))
+        else:
+            table[key] = value
+    return table
+
+
+_TYPE_WORDS = {str: "a string", bool: "true or false", dict: "a table"}
 
 
 def _relative_to_cwd(path: Path, cwd: Path) -> Path:

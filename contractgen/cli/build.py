@@ -12,8 +12,14 @@ import typer
 
 from ..compiler.cache import CACHE_DIR_NAME, BuildCache, tree_key, tree_matches
 from ..compiler.pipeline import Progress, cache_root, display_source, manifest_files
-from ..config import load_config
-from .output import EXIT_FINDINGS, EXIT_INVALID, EXIT_OK, exit_code_for, print_diagnostics
+from .output import (
+    EXIT_FINDINGS,
+    EXIT_INVALID,
+    EXIT_OK,
+    checked_config,
+    exit_code_for,
+    print_diagnostics,
+)
 
 
 def build(
@@ -23,7 +29,7 @@ def build(
     no_cache: Annotated[bool, typer.Option("--no-cache", help=f"Ignore and do not update {CACHE_DIR_NAME}/.")] = False,
 ) -> None:
     """Compile contracts into typed models, errors, guarded stubs, descriptions and tool exports."""
-    config = load_config()
+    config = checked_config()
     sources = list(contracts or [config.contracts])
     out = output or config.output
     label = ", ".join(display_source(str(p), config.root) for p in sources)

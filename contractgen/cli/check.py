@@ -8,9 +8,14 @@ from typing import Annotated
 
 import typer
 
-from ..config import load_config
 from ..manifest import load_contracts
-from .output import exit_code_for, print_diagnostics, print_diagnostics_json, summary
+from .output import (
+    checked_config,
+    exit_code_for,
+    print_diagnostics,
+    print_diagnostics_json,
+    summary,
+)
 
 
 class Format(str, Enum):
@@ -39,7 +44,7 @@ def check(
 
     Exit 0 when clean, 1 when there are only warnings and --strict is given, 2 for errors.
     """
-    targets = paths or [load_config().contracts]
+    targets = paths or [checked_config().contracts]
     result = load_contracts(targets)
     files = len(result.files)
     code = exit_code_for(result.diagnostics, strict=strict)

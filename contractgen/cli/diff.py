@@ -13,7 +13,6 @@ from typing import Annotated
 
 import typer
 
-from ..config import load_config
 from ..diagnostics import Diagnostic
 from ..diagnostics import Level as DiagnosticLevel
 from ..diff import RULES, Context, Level, parse_settings, resolve_inputs, run_diff
@@ -22,7 +21,7 @@ from ..diff.levels import GROUPS, group_of
 from ..diff.reading import ADJUSTMENTS
 from ..diff.render import RENDERERS, Labels, render_text, summary
 from ..diff.sarif import render_sarif
-from .output import EXIT_INVALID, print_diagnostics
+from .output import EXIT_INVALID, checked_config, print_diagnostics
 
 
 class Format(str, Enum):
@@ -65,7 +64,7 @@ def diff(
     if list_rules:
         typer.echo(_rules_listing(output_format), nl=False)
         raise typer.Exit(0)
-    config = load_config()
+    config = checked_config()
     settings, problems = parse_settings(config.diff, {r.id for r in RULES},
                                         str(config.root / "pyproject.toml") if config.diff else "pyproject.toml")
     given = list(paths or [])

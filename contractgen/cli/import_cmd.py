@@ -8,10 +8,9 @@ from typing import Annotated
 
 import typer
 
-from ..config import load_config
 from ..diagnostics import Diagnostic
 from ..importer import FORMATS, plan_import, read_sources, write_plan
-from .output import EXIT_INVALID, exit_code_for, print_diagnostics
+from .output import EXIT_INVALID, checked_config, exit_code_for, print_diagnostics
 
 _VERSION_PATTERN = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"
 
@@ -56,7 +55,7 @@ def import_(
         print_diagnostics([Diagnostic("--version", "", f"expected a version like 1.0.0 (got {version!r})",
                                       code="usage")])
         raise typer.Exit(EXIT_INVALID)
-    config = load_config()
+    config = checked_config()
     target = out if out is not None else config.contracts
     raw, problems = read_sources(sources)
     plan = plan_import(raw, target, fmt=source_format, force=force, prefix=prefix, version=version,

@@ -9,11 +9,10 @@ from typing import Annotated
 
 import typer
 
-from ..config import load_config
 from ..diagnostics import Diagnostic
 from ..importer import schema_ref
 from ..scaffold import DEFAULT_VERSION, invalid_name, scaffold_text, target_path
-from .output import EXIT_INVALID, print_diagnostics
+from .output import EXIT_INVALID, checked_config, print_diagnostics
 
 
 def init(
@@ -27,7 +26,7 @@ def init(
     if problem is not None:
         print_diagnostics([problem])
         raise typer.Exit(EXIT_INVALID)
-    config = load_config()
+    config = checked_config()
     target = target_path(out if out is not None else config.contracts, name)
     if target.exists() and not force:
         print_diagnostics([Diagnostic(str(target), "", "expected a new manifest path (got an existing file)",

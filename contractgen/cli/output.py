@@ -6,6 +6,9 @@ import json
 import sys
 from collections.abc import Iterable, Sequence
 
+import typer
+
+from ..config import Config, load_config
 from ..diagnostics import Diagnostic, Level
 
 EXIT_OK = 0
@@ -47,3 +50,12 @@ def exit_code_for(diagnostics: Iterable[Diagnostic], *, strict: bool = False) ->
     if strict and Level.WARNING in levels:
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def checked_config() -> Config:
+    """``[tool.contractgen]``, or exit 2 with a diagnostic for each mistake in it (never a silent default)."""
+    config = load_config()
+    if config.problems:
+        print_diagnostics(config.problems)
+        raise typer.Exit(EXIT_INVALID)
+    return config

@@ -22,9 +22,9 @@ from .schema_walk import child_nodes, expand, extra_keys, known_properties, prop
 from .wording import (
     ARGUMENTS,
     EXPECTED_CAP,
-    RANK,
     LIST_CAP,
     NEAR_MISS_CUTOFF,
+    RANK,
     Subject,
     Violation,
     clip,

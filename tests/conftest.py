@@ -35,7 +35,7 @@ def run_cli(*args: str, cwd: Path | str = ROOT, input: str | None = None,
             env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run the real `contractgen` command line in a subprocess."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "contractgen", *args], cwd=cwd, input=input,
+    return subprocess.run(check=False, args=[sys.executable, "-m", "contractgen", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env=full_env, timeout=timeout)
 
 

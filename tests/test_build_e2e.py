@@ -24,16 +24,16 @@ def test_generated_is_ruff_clean_and_formatted() -> None:
     # contractgen is a third-party package for every project that uses generated code; say so here,
     # where the repo itself would otherwise count it as first party.
     config = ["--config", "lint.isort.known-third-party = ['contractgen']"]
-    lint = subprocess.run([sys.executable, "-m", "ruff", "check", *config, "generated"], cwd=ROOT,
+    lint = subprocess.run(check=False, args=[sys.executable, "-m", "ruff", "check", *config, "generated"], cwd=ROOT,
                           capture_output=True, text=True)
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    fmt = subprocess.run([sys.executable, "-m", "ruff", "format", "--check", "generated"], cwd=ROOT,
+    fmt = subprocess.run(check=False, args=[sys.executable, "-m", "ruff", "format", "--check", "generated"], cwd=ROOT,
                          capture_output=True, text=True)
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
 
 
 def test_generated_passes_mypy_strict() -> None:
-    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "generated"],
+    result = subprocess.run(check=False, args=[sys.executable, "-m", "mypy", "--strict", "--no-incremental", "generated"],
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 

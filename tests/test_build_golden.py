@@ -56,10 +56,10 @@ def test_build_case(case: str, tmp_path: Path, update_goldens: bool) -> None:
 def _invariants(root: Path) -> None:
     """What every generated tree must satisfy: ruff-clean, formatted, importable, __all__ complete."""
     ruff = [sys.executable, "-m", "ruff"]
-    lint = subprocess.run([*ruff, "check", "--isolated", "--line-length", "100", "generated"], cwd=root,
+    lint = subprocess.run(check=False, args=[*ruff, "check", "--isolated", "--line-length", "100", "generated"], cwd=root,
                           capture_output=True, text=True)
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    fmt = subprocess.run([*ruff, "format", "--isolated", "--line-length", "100", "--check", "generated"],
+    fmt = subprocess.run(check=False, args=[*ruff, "format", "--isolated", "--line-length", "100", "--check", "generated"],
                          cwd=root, capture_output=True, text=True)
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
     with imported_package(root) as package:

@@ -136,3 +136,29 @@ def test_the_marker_never_comes_back_over_mcp(kind: str) -> None:
     texts = anyio.run(main)
     assert all("INVALID_ARGUMENT" in t for t in texts)
     assert not [t for t in texts if MARKER in t]
+
+
+@pytest.mark.parametrize("kind", ["anchor", "dynamic", "dependent", "chain"])
+def test_model_errors_are_redacted_by_the_resolved_schema(kind: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The schema accepts the call, the (stricter) input model rejects it: its errors are redacted too."""
+    import pydantic
+
+    prop, defs, extra = _hide(kind, 3, "writeOnly")
+    prop = {key: value for key, value in prop.items() if key not in ("type", "pattern")}
+    defs = {name: {k: v for k, v in d.items() if k not in ("type", "pattern")} for name, d in defs.items()}
+    if kind == "dependent":
+        extra = {"dependentSchemas": {"pw": {"properties": {"pw": {"writeOnly": True}}}}}
+    schema = {"type": "object", "properties": {"pw": prop}, **extra, **({"$defs": defs} if defs else {})}
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+
+    class Strict(pydantic.BaseModel):
+        pw: int
+
+    records: list[Any] = []
+    tool = guard(contract, lambda a: {}, input_model=Strict, on_call=records.append)
+    with caplog.at_level(logging.DEBUG):
+        envelope = tool({"pw": MARKER})
+    assert envelope["status"] == "error" and envelope["error"]["code"] == "INVALID_ARGUMENT", envelope
+    assert envelope["error"]["field"] == "/pw"
+    assert MARKER not in json.dumps(envelope) + caplog.text + repr(records)

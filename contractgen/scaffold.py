@@ -83,6 +83,17 @@ timeout:
   seconds: 10
   long_running: false
 
+# dependency: the upstream service this tool calls. Tools naming the same dependency share one
+# circuit breaker across sessions and processes: after `failures` consecutive retry_later failures
+# it opens, calls fail fast with UNAVAILABLE, and after `open_for` seconds one probe call goes through.
+# dependency:
+#   name: records-api
+#   breaker: {{failures: 5, window: 60, open_for: 30}}
+
+# state_unreachable: when shared state (a Redis budget or breaker) cannot be reached, `allow` runs
+# calls uncounted (fail open, the default) and `refuse` stops retries (fail closed).
+# state_unreachable: allow
+
 # migrations: how callers of earlier versions move to this one (from a 2.0.0 onwards). A call
 # shaped like an older version then gets VERSION_MISMATCH with these steps.
 # migrations:
@@ -105,6 +116,15 @@ annotations:
   destructive: false
   idempotent: true
   open_world: true
+
+# icons: images MCP clients may show for the tool (MCP Tool.icons), served as given.
+# icons:
+#   - src: https://example.com/lookup.png
+#     mimeType: image/png
+#     sizes: [48x48]
+
+# meta: extra metadata for MCP clients (Tool._meta), served as given; contractgen/ keys are reserved.
+# meta: {{vendor/team: records}}
 
 # examples: calls the model can copy; `contractgen check` validates each against `input`.
 examples:

@@ -5,7 +5,11 @@ change is breaking. The engine's verdict for a direction is "breaking" when it r
 ERR finding from a rule of that direction (acknowledgements and major-bump allowances ignored).
 Also counts the ERR findings about values that carry no witness (the goal is zero).
 
-    python bench/diff_accuracy.py [--cases tests/cases/diff] [--verbose]
+    python bench/diff_accuracy.py [--cases tests/cases/diff] [--verbose] [--suite CORPUS]
+
+``--suite ../shared/corpus`` adds the JSON-Schema-Test-Suite pairs (as tests/test_diff_suite.py builds
+them, input direction, --strict): how often a narrowing the suite's own test data shows is reported
+as ERR, as WARN only, or not at all, and how many pairs stay undecided.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=Path, default=ROOT / "tests" / "cases" / "diff")
     parser.add_argument("--verbose", action="store_true", help="list every misjudged case")
+    parser.add_argument("--suite", type=Path, help="the shared corpus folder holding json_schema_test_suite")
     args = parser.parse_args(argv)
     labelled = sorted(p.parent for p in args.cases.glob("*/labels.json"))
     counts = {(r, d): {"tp": 0, "fp": 0, "fn": 0, "tn": 0} for r in READINGS for d in DIRECTIONS}
@@ -77,7 +82,36 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(["misjudged:", *wrong]))
     elif wrong:
         print(f"{len(wrong)} misjudged verdicts (--verbose lists them)")
+    if args.suite is not None:
+        suite_report(args.suite)
     return 0
+
+
+def suite_report(corpus: Path) -> None:
+    """Data-evidenced narrowings among the JSON-Schema-Test-Suite pairs: ERR, WARN only, or silent."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_diff_suite import _decides, _pairs, _tool, _validator
+
+    from contractgen.diff.structure import ToolPair
+
+    counts = {"pairs": 0, "evidenced": 0, "err": 0, "warn_only": 0, "silent": 0, "err_without_evidence": 0}
+    for _, old, new, data in _pairs(corpus / "json_schema_test_suite"):
+        report = run_diff([ToolPair(_tool(old, "1.0.0"), _tool(new, "2.0.0"))], [], DiffSettings(),
+                          Context(date(2026, 1, 1), strict=True))
+        old_check, new_check = _validator(old), _validator(new)
+        evidenced = any(_decides(old_check, d) is True and _decides(new_check, d) is False for d in data)
+        levels = {f.level for f in report.findings if f.pointer.startswith("/input")}
+        counts["pairs"] += 1
+        if evidenced:
+            counts["evidenced"] += 1
+            key = "err" if Level.BREAKING in levels else "warn_only" if Level.DANGEROUS in levels else "silent"
+            counts[key] += 1
+        elif Level.BREAKING in levels:
+            counts["err_without_evidence"] += 1  # a narrowing the suite's data does not show (witnessed)
+    print(f"\nJSON-Schema-Test-Suite, input, --strict: {counts['pairs']} pairs, {counts['evidenced']} with a "
+          f"narrowing shown by the suite's data: {counts['err']} ERR, {counts['warn_only']} WARN only, "
+          f"{counts['silent']} silent; {counts['err_without_evidence']} more ERR (each with a checked witness) "
+          "where the suite's data shows none")
 
 
 if __name__ == "__main__":

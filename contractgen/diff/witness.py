@@ -58,13 +58,12 @@ class WitnessFinder:
 
     def find(self, mutations: Iterable[Mutation], fallback_path: tuple[Step, ...] | None,
              fallback_schemas: Sequence[Any] = ()) -> WitnessResult:
-        if not self.bases:
-            return WitnessResult(note="no witness: no argument object valid under the old input schema "
-                                      "could be built (add an example to the old manifest)")
+        # without a base, a mutation of the whole value (empty path) can still be a witness
+        bases = self.bases or [None]
         attempts = 0
         for mutation in _with_fallbacks(mutations, fallback_path, fallback_schemas):
             found: list[Any] = []
-            for base in self.bases:
+            for base in bases:
                 attempts += 1
                 value = apply_mutation(base, mutation)
                 if value is not NOTHING and self.is_witness(value):
@@ -73,6 +72,9 @@ class WitnessFinder:
                 return WitnessResult(value=min(found, key=self.error_count), found=True)
             if attempts > MAX_ATTEMPTS:
                 break
+        if not self.bases:
+            return WitnessResult(note="no witness: no argument object valid under the old input schema "
+                                      "could be built (add an example to the old manifest)")
         return WitnessResult(note="no witness found: no argument object built from the old schema's "
                                   "examples is accepted by the old schema and rejected by the new one")
 

@@ -43,7 +43,10 @@ class DiffReport:
 
 def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings: DiffSettings,
              context: Context, rules: Sequence[Rule] = RULES) -> DiffReport:
-    rules = apply_levels(rules, settings.levels)
+    configured = apply_levels(rules, settings.levels)
+    kept_ids = {r.id for r in configured}
+    silenced = tuple(r for r in rules if r.id not in kept_ids and r.scope is Scope.SCHEMA and not r.backstop)
+    rules = configured
     findings: list[Finding] = []
     for change in changes:
         for rule in rules:
@@ -52,14 +55,18 @@ def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings:
     for pair in pairs:
         if pair.old.version == pair.new.version and content_key(pair.old) == content_key(pair.new):
             continue  # identical manifests: no rule can report anything
-        findings.extend(_pair_findings(pair, settings, context, rules))
+        findings.extend(_pair_findings(pair, settings, context, rules, silenced))
     findings.sort(key=lambda f: f.sort_key)
     return DiffReport(tuple(findings), len(pairs), settings.fail_on)
 
 
 def _pair_findings(pair: ToolPair, settings: DiffSettings, context: Context,
-                   rules: Sequence[Rule]) -> list[Finding]:
+                   rules: Sequence[Rule], silenced: Sequence[Rule] = ()) -> list[Finding]:
     found: list[Finding] = []
+    # what rules turned off in configuration would have reported: the backstops must not report it again
+    quiet = {(rule.direction, hit.pointer if hit.pointer is not None else schema_pair.pointer)
+             for rule in silenced for schema_pair in pair.pairs(rule.direction)
+             for hit in _checked(rule, pair, schema_pair, context)}
     finders: dict[Direction, WitnessFinder] = {}
 
     def finder(direction: Direction) -> WitnessFinder:
@@ -77,6 +84,7 @@ def _pair_findings(pair: ToolPair, settings: DiffSettings, context: Context,
                 rule_context = context
                 if rule.backstop:
                     covered = frozenset(f.pointer for f in found if f.level is Level.BREAKING)
+                    covered |= {pointer for direction, pointer in quiet if direction is rule.direction}
                     rule_context = dataclasses.replace(context, covered=covered)
                 for hit in _checked(rule, pair, schema_pair, rule_context):
                     if (rule.witness or rule.id in RELAXATIONS) and _equivalent(schema_pair):
@@ -92,7 +100,8 @@ def _pair_findings(pair: ToolPair, settings: DiffSettings, context: Context,
             found.extend(_finding(rule, hit, pair.old, pair.new, context)
                          for hit in _checked(rule, pair, pair, context))
     for direction in (Direction.INPUT, Direction.OUTPUT):
-        found.extend(_root_backstop(pair, direction, found, finder, context))
+        if not any(d is direction for d, _ in quiet):  # a silenced rule explains part of it: the user decided
+            found.extend(_root_backstop(pair, direction, found, finder, context))
     found = list(_acknowledge(settings.ignores, found))
     if is_major_bump(pair.old.version, pair.new.version):
         allowance = f"major version bump {pair.old.version} -> {pair.new.version}"

@@ -87,9 +87,12 @@ def test_a_huge_manifest_is_refused_from_its_size_without_reading_it(tmp_path: P
 
 def _run_measured(cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], int]:
     """The real CLI in a subprocess that reports its own peak memory (KiB) on its last stderr line."""
-    code = ("import resource, runpy, sys\nsys.argv = ['contractgen', *sys.argv[1:]]\ntry:\n"
+    # VmHWM is this process image's own peak: ru_maxrss would carry over the peak of the forking
+    # test process (Linux keeps it across exec), which grows over a long session
+    code = ("import runpy, sys\nsys.argv = ['contractgen', *sys.argv[1:]]\ntry:\n"
             "    runpy.run_module('contractgen', run_name='__main__')\nfinally:\n"
-            "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+            "    peak = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0].split()[1]\n"
+            "    print(peak, file=sys.stderr)\n")
     result = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
                             timeout=300, check=False)
     *rest, last = result.stderr.rstrip("\n").split("\n")

@@ -90,7 +90,9 @@ import contractgen.compiler.write as write
 
 def announce(point):
     sys.stderr.write(f"HOOK {point}\n"); sys.stderr.flush()
-    time.sleep(float(os.environ.get("HOOK_SLEEP", "0")))
+    target = os.environ.get("HOOK_AT")
+    if target and target in point:  # hold still only where the test is about to kill us
+        time.sleep(float(os.environ.get("HOOK_SLEEP", "0")))
 
 if os.environ.get("HOOK_NO_EXCHANGE"):
     write._exchange = None
@@ -136,6 +138,7 @@ def _two_trees(tmp_path: Path) -> tuple[Path, dict[str, bytes], dict[str, bytes]
 
 def _kill_at(root: Path, env: dict[str, str], point: str | None, delay: float) -> None:
     """Run build; SIGKILL it when it announces ``point`` (or after ``delay`` seconds when None)."""
+    env = {**env, "HOOK_AT": point} if point is not None else env
     proc = subprocess.Popen([sys.executable, "-m", "contractgen", "build", "--no-cache"], cwd=root, env=env,
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:

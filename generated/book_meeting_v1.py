@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypedDict
 
 from contractgen.runtime import (
     Annotations,
@@ -33,6 +33,7 @@ __all__ = [
     "OUTPUT_SCHEMA",
     "BookMeetingV1Input",
     "BookMeetingV1Output",
+    "BookMeetingV1OutputJson",
     "CalendarNotFound",
     "SlotTaken",
     "VersionMismatch",
@@ -79,6 +80,12 @@ class BookMeetingV1Output(BaseModel):
     )
     meeting_id: Annotated[str, Field(description="Identifier of the booked meeting.", min_length=1)]
     starts_at: datetime
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class BookMeetingV1OutputJson(TypedDict):
+    meeting_id: str
+    starts_at: str
 
 
 class SlotTaken(ToolError):
@@ -205,8 +212,9 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@book_meeting.implement`` (sync or async): the function takes BookMeetingV1Input
-#: and returns BookMeetingV1Output (or its JSON form as a dict); mypy holds it to that.
-book_meeting: ToolStub[BookMeetingV1Input, BookMeetingV1Output] = ToolStub(
+#: and returns BookMeetingV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed BookMeetingV1OutputJson.
+book_meeting: ToolStub[BookMeetingV1Input, BookMeetingV1Output, BookMeetingV1OutputJson] = ToolStub(
     CONTRACT,
     input_model=BookMeetingV1Input,
     output_model=BookMeetingV1Output,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypedDict
 
 from contractgen.runtime import (
     Annotations,
@@ -34,6 +34,7 @@ __all__ = [
     "BookMeetingV2Input",
     "BookMeetingV2InputAttendee",
     "BookMeetingV2Output",
+    "BookMeetingV2OutputJson",
     "CalendarNotFound",
     "SlotTaken",
     "UnknownTimeZone",
@@ -99,6 +100,13 @@ class BookMeetingV2Input(BaseModel):
         list[BookMeetingV2InputAttendee] | None,
         Field(description="People to invite.", max_length=50),
     ] = None
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class BookMeetingV2OutputJson(TypedDict):
+    meeting_id: str
+    starts_at: str
+    status: Literal["confirmed", "tentative"]
 
 
 class SlotTaken(ToolError):
@@ -279,8 +287,9 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@book_meeting.implement`` (sync or async): the function takes BookMeetingV2Input
-#: and returns BookMeetingV2Output (or its JSON form as a dict); mypy holds it to that.
-book_meeting: ToolStub[BookMeetingV2Input, BookMeetingV2Output] = ToolStub(
+#: and returns BookMeetingV2Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed BookMeetingV2OutputJson.
+book_meeting: ToolStub[BookMeetingV2Input, BookMeetingV2Output, BookMeetingV2OutputJson] = ToolStub(
     CONTRACT,
     input_model=BookMeetingV2Input,
     output_model=BookMeetingV2Output,

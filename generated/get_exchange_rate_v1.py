@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import date as date_aliased
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypedDict
 
 from contractgen.runtime import (
     Annotations,
@@ -21,6 +21,7 @@ from contractgen.runtime import (
     require_runtime,
 )
 from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing_extensions import NotRequired
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -35,6 +36,7 @@ __all__ = [
     "GetExchangeRateV1Input",
     "GetExchangeRateV1InputCurrency",
     "GetExchangeRateV1Output",
+    "GetExchangeRateV1OutputJson",
     "ProviderRateLimited",
     "ProviderTimeout",
     "ProviderUnavailable",
@@ -82,6 +84,15 @@ class GetExchangeRateV1Input(BaseModel):
             examples=["2026-11-27"],
         ),
     ] = None
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class GetExchangeRateV1OutputJson(TypedDict):
+    base: str
+    quote: str
+    rate: float
+    date: str
+    provider: NotRequired[str]
 
 
 class UnknownCurrency(ToolError):
@@ -227,8 +238,11 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@get_exchange_rate.implement`` (sync or async): the function takes GetExchangeRateV1Input
-#: and returns GetExchangeRateV1Output (or its JSON form as a dict); mypy holds it to that.
-get_exchange_rate: ToolStub[GetExchangeRateV1Input, GetExchangeRateV1Output] = ToolStub(
+#: and returns GetExchangeRateV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed GetExchangeRateV1OutputJson.
+get_exchange_rate: ToolStub[
+    GetExchangeRateV1Input, GetExchangeRateV1Output, GetExchangeRateV1OutputJson
+] = ToolStub(
     CONTRACT,
     input_model=GetExchangeRateV1Input,
     output_model=GetExchangeRateV1Output,

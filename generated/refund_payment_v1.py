@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypedDict
 
 from contractgen.runtime import (
     Annotations,
@@ -36,6 +36,7 @@ __all__ = [
     "RefundOverLimit",
     "RefundPaymentV1Input",
     "RefundPaymentV1Output",
+    "RefundPaymentV1OutputJson",
     "VersionMismatch",
     "refund_payment",
 ]
@@ -95,6 +96,14 @@ class RefundPaymentV1Output(BaseModel):
     ]
     amount_cents: Annotated[int, Field(description="Amount refunded, in cents.", ge=1)]
     currency: Annotated[Literal["EUR", "USD", "GBP"], Field(description="Currency of the refund.")]
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class RefundPaymentV1OutputJson(TypedDict):
+    refund_id: str
+    status: Literal["pending", "succeeded"]
+    amount_cents: int
+    currency: Literal["EUR", "USD", "GBP"]
 
 
 class PaymentNotFound(ToolError):
@@ -282,20 +291,23 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@refund_payment.implement`` (sync or async): the function takes RefundPaymentV1Input
-#: and returns RefundPaymentV1Output (or its JSON form as a dict); mypy holds it to that.
-refund_payment: ToolStub[RefundPaymentV1Input, RefundPaymentV1Output] = ToolStub(
-    CONTRACT,
-    input_model=RefundPaymentV1Input,
-    output_model=RefundPaymentV1Output,
-    errors=(
-        PaymentNotFound,
-        RefundOverLimit,
-        RefundExceedsPayment,
-        RefundNotPermitted,
-        ProcessorTimeout,
-        VersionMismatch,
-    ),
-    description=DESCRIPTION,
+#: and returns RefundPaymentV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed RefundPaymentV1OutputJson.
+refund_payment: ToolStub[RefundPaymentV1Input, RefundPaymentV1Output, RefundPaymentV1OutputJson] = (
+    ToolStub(
+        CONTRACT,
+        input_model=RefundPaymentV1Input,
+        output_model=RefundPaymentV1Output,
+        errors=(
+            PaymentNotFound,
+            RefundOverLimit,
+            RefundExceedsPayment,
+            RefundNotPermitted,
+            ProcessorTimeout,
+            VersionMismatch,
+        ),
+        description=DESCRIPTION,
+    )
 )
 
 MCP_TOOL: dict[str, Any] = {

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import date as date_aliased
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypedDict
 
 from contractgen.runtime import (
     Annotations,
@@ -21,6 +21,7 @@ from contractgen.runtime import (
     require_runtime,
 )
 from pydantic import AnyUrl, BaseModel, ConfigDict, EmailStr, Field
+from typing_extensions import NotRequired
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -39,6 +40,8 @@ __all__ = [
     "SearchDocumentsV1InputFilters",
     "SearchDocumentsV1Output",
     "SearchDocumentsV1OutputHit",
+    "SearchDocumentsV1OutputHitJson",
+    "SearchDocumentsV1OutputJson",
     "SearchTimedOut",
     "VersionMismatch",
     "search_documents",
@@ -119,6 +122,21 @@ class SearchDocumentsV1Output(BaseModel):
     next_cursor: Annotated[
         str | None, Field(description="Pass as cursor to get the next page; null on the last page.")
     ] = None
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class SearchDocumentsV1OutputHitJson(TypedDict):
+    document_id: str
+    title: str
+    snippet: NotRequired[str]
+    score: float
+    url: NotRequired[str]
+
+
+class SearchDocumentsV1OutputJson(TypedDict):
+    results: list[SearchDocumentsV1OutputHitJson]
+    complete: bool
+    next_cursor: NotRequired[str | None]
 
 
 class QueryTooBroad(ToolError):
@@ -325,8 +343,11 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@search_documents.implement`` (sync or async): the function takes SearchDocumentsV1Input
-#: and returns SearchDocumentsV1Output (or its JSON form as a dict); mypy holds it to that.
-search_documents: ToolStub[SearchDocumentsV1Input, SearchDocumentsV1Output] = ToolStub(
+#: and returns SearchDocumentsV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed SearchDocumentsV1OutputJson.
+search_documents: ToolStub[
+    SearchDocumentsV1Input, SearchDocumentsV1Output, SearchDocumentsV1OutputJson
+] = ToolStub(
     CONTRACT,
     input_model=SearchDocumentsV1Input,
     output_model=SearchDocumentsV1Output,

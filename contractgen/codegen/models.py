@@ -1,5 +1,7 @@
 """The one adapter to datamodel-code-generator: bundle every tool's schemas, generate once, split per tool.
 
+Two calls: pydantic models for both schemas, then TypedDicts of each output's JSON (wire) form.
+
 Every tool version's input and output schema (and their own ``$defs``/``definitions``, hoisted) go under
 the ``$defs`` of ONE bundled schema, keyed ``<ToolPrefix>V<major>Input...``. Local ``$ref``s are rewritten
 to the hoisted keys, so no reference ever crosses tools. With parent-prefixed naming every class name
@@ -10,10 +12,13 @@ and generating a subset of tools yields the same per-tool code (which the increm
 from __future__ import annotations
 
 import ast
+import copy
+import io
 import json
 import os
 import re
 import tempfile
+import tokenize
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..manifest.generator_keys import generator_input
+from ..manifest.schema_walk import subschemas
 from ..runtime.pointer import unescape_token
 from .defaults import type_defaults
 
@@ -46,6 +52,18 @@ GENERATE_OPTIONS: Mapping[str, Any] = {
     # Not populate_by_name: an input model must accept wire names only (``class``, never ``class_``).
     "allow_population_by_field_name": False,
     "allow_remote_refs": False,
+}
+
+#: The output's wire form as TypedDicts: the same naming, every class suffixed ``Json``. Only
+#: JSON types: ``format`` is dropped before the call (a date is a ``str`` on the wire), and no PEP 728
+#: ``closed``/``extra_items`` (mypy rejects ``extra_items``), so every TypedDict stays open.
+WIRE_SUFFIX = "Json"
+WIRE_OPTIONS: Mapping[str, Any] = {
+    **{k: v for k, v in GENERATE_OPTIONS.items()
+       if k not in ("use_annotated", "field_constraints", "allow_population_by_field_name")},
+    "output_model_type": "typing.TypedDict",
+    "class_name_suffix": WIRE_SUFFIX,
+    "use_closed_typed_dict": False,
 }
 
 #: Keys that hold JSON data rather than subschemas: ``$ref`` inside them is not a reference.
@@ -83,6 +101,10 @@ class ModelCode:
     imports: tuple[tuple[str, tuple[str, ...]], ...]
     body: str
     class_names: tuple[str, ...]
+    #: the TypedDict (or alias) of the output's JSON form, and every name its statements define
+    wire_class: str = ""
+    wire_body: str = ""
+    wire_names: tuple[str, ...] = ()
 
 
 def library_version() -> str:
@@ -92,13 +114,15 @@ def library_version() -> str:
 
 
 def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
-    """Generate models for all requests in one library call; return each owner's share."""
+    """Generate models for all requests in one library call (and the output TypedDicts in a second);
+    return each owner's share."""
     requests = list(requests)
     if not requests:
         return {}
     bundle: dict[str, Any] = {}
+    wire_bundle: dict[str, Any] = {}
     key_owner: dict[str, str] = {}
-    roots: dict[str, tuple[str, str]] = {}
+    roots: dict[str, tuple[str, ...]] = {}
     for request in requests:
         in_key, out_key = request.prefix + "Input", request.prefix + "Output"
         for root_key, schema in ((in_key, request.input_schema), (out_key, request.output_schema)):
@@ -108,10 +132,30 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 # only 2020-12 keywords reach the generator: some other keys choose types and imports
                 bundle[key] = generator_input(sub)
                 key_owner[key] = request.owner
+                if root_key == out_key:
+                    wire_bundle[key] = _without_formats(bundle[key])
         roots[request.owner] = (in_key, out_key)
-    code, metadata = _run_generator({"$defs": bundle})
-    code = type_defaults(code)
-    return _split(code, metadata, key_owner, roots)
+    code, metadata = _run_generator({"$defs": bundle}, GENERATE_OPTIONS)
+    models = _split(type_defaults(code), metadata, key_owner, roots)
+    wire_code, wire_metadata = _run_generator({"$defs": wire_bundle}, WIRE_OPTIONS)
+    wires = _split(wire_code, wire_metadata, key_owner, {owner: keys[1:] for owner, keys in roots.items()})
+    result = {}
+    for owner, share in models.items():
+        wire = _unclashed(wires[owner], set(share.names))
+        result[owner] = ModelCode(
+            owner=owner, input_class=share.roots[0], output_class=share.roots[1],
+            imports=_merged(share.imports + wire.imports), body=share.body,
+            class_names=share.classes, wire_class=wire.roots[0], wire_body=wire.body,
+            wire_names=wire.names)
+    return result
+
+
+def _without_formats(schema: Any) -> Any:
+    """A copy without ``format``: on the wire every format is a string (or number) as JSON has it."""
+    clean = copy.deepcopy(schema)
+    for _, sub in subschemas(clean):
+        sub.pop("format", None)
+    return clean
 
 
 def hoist_schema(schema: Mapping[str, Any], root_key: str, owner: str = "") -> dict[str, Any]:
@@ -163,7 +207,7 @@ def _pascal(name: str) -> str:
     return text or "Def"
 
 
-def _run_generator(schema: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+def _run_generator(schema: dict[str, Any], options: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     # The library changes the working directory and holds a process-wide lock: call it from the main
     # thread only, and restore the cwd ourselves. It also reads settings (line length, its own table)
     # from a pyproject.toml it finds from the cwd: run it in an empty folder so no project config leaks in.
@@ -176,7 +220,7 @@ def _run_generator(schema: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
             os.chdir(scratch)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                code = generate(schema, emit_model_metadata=metadata_path, **GENERATE_OPTIONS)
+                code = generate(schema, emit_model_metadata=metadata_path, **options)
         except Exception as exc:  # the library raises many types; all mean "cannot model this"
             raise ModelsError(_first_line(exc)) from exc
         finally:
@@ -192,21 +236,36 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else 'no message'}"
 
 
+@dataclass(frozen=True)
+class _Share:
+    """One tool's statements of one generator call."""
+
+    roots: tuple[str, ...]  # the class (or alias) each root key became, in the order asked
+    imports: tuple[tuple[str, str], ...]  # (module, ``name`` or ``name as alias``; "" = ``import module``)
+    body: str
+    classes: tuple[str, ...]  # class statements, in order
+    names: tuple[str, ...]  # every name the statements define (classes, aliases, functional TypedDicts)
+
+
 def _split(code: str, metadata: list[dict[str, Any]], key_owner: Mapping[str, str],
-           roots: Mapping[str, tuple[str, str]]) -> dict[str, ModelCode]:
+           roots: Mapping[str, tuple[str, ...]]) -> dict[str, _Share]:
     tree = ast.parse(code)
     lines = code.splitlines(keepends=True)
     class_owner: dict[str, str] = {}
     root_class: dict[str, str] = {}
+    nobody: set[str] = set()  # the bundle's own root model
     for model in metadata:
         path = model.get("source_path") or []
         if len(path) >= 2 and path[0] == "$defs" and path[1] in key_owner:
             class_owner[model["class_name"]] = key_owner[path[1]]
             if len(path) == 2:
                 root_class[path[1]] = model["class_name"]
+        elif not path:
+            nobody.add(model["class_name"])
     imports: list[tuple[str, str, str]] = []  # (module, name, asname)
     statements: dict[str, list[str]] = {owner: [] for owner in roots}
     classes: dict[str, list[str]] = {owner: [] for owner in roots}
+    names: dict[str, list[str]] = {owner: [] for owner in roots}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
             if node.module != "__future__":
@@ -215,34 +274,83 @@ def _split(code: str, metadata: list[dict[str, Any]], key_owner: Mapping[str, st
         if isinstance(node, ast.Import):
             imports.extend((a.name, "", a.asname or a.name.split(".")[0]) for a in node.names)
             continue
+        defined = _defined_names(node)
+        if defined and defined <= nobody:
+            continue
         owner = _statement_owner(node, class_owner)
         if owner is None:
-            if isinstance(node, ast.ClassDef) and node.name not in class_owner:
-                continue  # the bundle's own root model: belongs to nobody
             raise ModelsError(f"internal: cannot tell which tool owns generated statement at line {node.lineno}")
         start = (node.decorator_list[0].lineno if isinstance(node, ast.ClassDef) and node.decorator_list
                  else node.lineno)
         statements[owner].append("".join(lines[start - 1: node.end_lineno]).rstrip() + "\n")
         if isinstance(node, ast.ClassDef):
             classes[owner].append(node.name)
-    result: dict[str, ModelCode] = {}
-    for owner, (in_key, out_key) in roots.items():
+        names[owner].extend(sorted(defined))
+    result: dict[str, _Share] = {}
+    for owner, keys in roots.items():
         body = "\n\n".join(statements[owner])
         used = _names_used(body)
-        wanted: dict[str, list[str]] = {}
+        wanted = []
         for module, name, asname in imports:
             if asname in used or (not name and module.split(".")[0] in used):
                 # name "" stands for a plain ``import module``
-                wanted.setdefault(module, []).append(name if name == asname or not name else f"{name} as {asname}")
-        result[owner] = ModelCode(
-            owner=owner,
-            input_class=root_class.get(in_key, in_key),
-            output_class=root_class.get(out_key, out_key),
-            imports=tuple(sorted((m, tuple(sorted(set(n)))) for m, n in wanted.items())),
-            body=body,
-            class_names=tuple(classes[owner]),
-        )
+                wanted.append((module, name if name == asname or not name else f"{name} as {asname}"))
+        result[owner] = _Share(roots=tuple(root_class.get(key, key) for key in keys), imports=tuple(wanted),
+                               body=body, classes=tuple(classes[owner]), names=tuple(names[owner]))
     return result
+
+
+def _merged(imports: Iterable[tuple[str, str]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(module, name)`` pairs as sorted ``(module, names)`` groups."""
+    grouped: dict[str, set[str]] = {}
+    for module, name in imports:
+        grouped.setdefault(module, set()).add(name)
+    return tuple(sorted((module, tuple(sorted(found))) for module, found in grouped.items()))
+
+
+def _defined_names(node: ast.stmt) -> set[str]:
+    if isinstance(node, ast.ClassDef):
+        return {node.name}
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return {t.id for t in targets if isinstance(t, ast.Name)}
+
+
+def _unclashed(wire: _Share, taken: set[str]) -> _Share:
+    """``wire`` with every name the models already define renamed (``XJson`` -> ``XJsonJson``...).
+
+    The suffix keeps the two sets apart unless a schema names a property after another plus ``Json``
+    (``data`` and ``dataJson``); then the TypedDict side gives way, deterministically.
+    """
+    renames: dict[str, str] = {}
+    final = set(wire.names)
+    for name in wire.names:
+        if name in taken:
+            new = name + WIRE_SUFFIX
+            while new in taken or new in final:
+                new += WIRE_SUFFIX
+            renames[name] = new
+            final.add(new)
+    if not renames:
+        return wire
+    return _Share(roots=tuple(renames.get(r, r) for r in wire.roots), imports=wire.imports,
+                  body=_rename(wire.body, renames), classes=tuple(renames.get(c, c) for c in wire.classes),
+                  names=tuple(renames.get(n, n) for n in wire.names))
+
+
+def _rename(code: str, renames: Mapping[str, str]) -> str:
+    """``code`` with identifier tokens and forward-reference strings (``"XJson"``) renamed."""
+    lines = code.splitlines(keepends=True)
+    edits = []
+    for token in tokenize.generate_tokens(io.StringIO(code).readline):
+        text = token.string
+        if token.type == tokenize.NAME and text in renames:
+            edits.append((token.start, token.end, renames[text]))
+        elif token.type == tokenize.STRING and text[:1] == text[-1:] == '"' and text[1:-1] in renames:
+            edits.append((token.start, token.end, f'"{renames[text[1:-1]]}"'))
+    for (row, col), (_, end_col), text in reversed(edits):  # names and these strings span one line
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + text + line[end_col:]
+    return "".join(lines)
 
 
 def _statement_owner(node: ast.stmt, class_owner: Mapping[str, str]) -> str | None:

@@ -53,6 +53,8 @@ class ToolModuleView:
     stub_name: str
     input_class: str
     output_class: str
+    wire_body: str
+    wire_class: str
     mcp_tool: str
     openai_tool: str
     openai_strict_tool: str
@@ -88,6 +90,8 @@ def module_names(tool: ToolVersion, models: ModelCode) -> dict[str, str]:
         names.setdefault(name, "an import")
     for name in models.class_names:
         names[name] = "a generated model class"
+    for name in models.wire_names:
+        names[name] = "a generated TypedDict of the output's JSON form"
     for name in MODULE_NAMES:
         names[name] = "a generated module constant"
     return names
@@ -117,8 +121,8 @@ def render_tool_module(tool: ToolVersion, models: ModelCode, *, describe_paramet
         tool_name=contract.name,
         version=contract.version,
         import_groups=_import_groups(imports),
-        all_names=isort_order({*models.class_names, *(e.class_name for e in errors), *MODULE_NAMES,
-                               tool.identifier}),
+        all_names=isort_order({*models.class_names, *models.wire_names, *(e.class_name for e in errors),
+                               *MODULE_NAMES, tool.identifier}),
         runtime_range=Code(py_str(RUNTIME_RANGE)),
         models_body=Code(models.body.rstrip() + "\n"),
         errors=errors,
@@ -129,6 +133,8 @@ def render_tool_module(tool: ToolVersion, models: ModelCode, *, describe_paramet
         stub_name=tool.identifier,
         input_class=models.input_class,
         output_class=models.output_class,
+        wire_body=Code(models.wire_body.rstrip() + "\n"),
+        wire_class=models.wire_class,
         mcp_tool=Code(py_literal(mcp_tool(contract))),
         openai_tool=Code(py_literal(openai_tool(contract))),
         openai_strict_tool=Code(py_literal(strict)),

@@ -13,6 +13,10 @@ if sys.version_info >= (3, 11):
     from typing import NotRequired, TypedDict
 else:  # generic TypedDicts need typing_extensions before 3.11 (pydantic depends on it)
     from typing_extensions import NotRequired, TypedDict
+if sys.version_info >= (3, 13):
+    from typing import TypeVar as DefaultTypeVar
+else:  # TypeVar defaults (PEP 696) need typing_extensions before 3.13
+    from typing_extensions import TypeVar as DefaultTypeVar
 
 #: The input model an implementation takes and the output model it returns.
 InT = TypeVar("InT")
@@ -21,6 +25,10 @@ OutT_co = TypeVar("OutT_co", covariant=True)
 
 #: A JSON object as it crosses the wire (what the guard puts in ``output``).
 JsonObject = dict[str, Any]
+#: The type of ``output`` in a tool's ok envelopes: generated stubs name their output's TypedDict
+#: (``GetExchangeRateV1OutputJson``). Left out (``GuardedTool[In, Out]``, bare ``Envelope``) it is
+#: ``Any``, so code written before it was a parameter, and code that takes any tool, keeps working.
+WireT = DefaultTypeVar("WireT", default=Any)
 #: Call arguments: any JSON object (the guard checks it against the input schema).
 Arguments = Mapping[str, Any]
 
@@ -70,7 +78,8 @@ class Notice(TypedDict):
 
 
 class OkEnvelope(TypedDict, Generic[OutT_co]):
-    """A success: ``output`` is the result in its wire (JSON) form, checked against the output schema."""
+    """A success: ``output`` is the result in its wire (JSON) form, checked against the output schema;
+    its type is the tool's output TypedDict (aliases as keys, dates as strings), never the model."""
 
     status: Literal["ok"]
     tool: str
@@ -90,5 +99,6 @@ class ErrorEnvelope(TypedDict):
     error: ErrorBody
 
 
-#: What a guarded call answers; narrow it with ``if envelope["status"] == "ok":``.
-Envelope = OkEnvelope[JsonObject] | ErrorEnvelope
+#: What a guarded call answers; narrow it with ``if envelope["status"] == "ok":``. A tool's calls
+#: answer ``Envelope[<its output TypedDict>]``; the bare ``Envelope`` accepts every tool's envelopes.
+Envelope = OkEnvelope[WireT] | ErrorEnvelope

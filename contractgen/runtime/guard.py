@@ -46,10 +46,10 @@ from .envelope_types import (
     AsyncImplementation,
     Envelope,
     InT,
-    JsonObject,
     OkEnvelope,
     OutT,
     SyncImplementation,
+    WireT,
 )
 from .errors import ToolError, VersionMismatchError
 from .jsonvalue import MISSING, json_problem, larger_than, thaw, too_deep
@@ -127,10 +127,11 @@ def exception_chain(exc: BaseException) -> Iterator[BaseException]:
                 todo.append(linked)
 
 
-class GuardedTool(Generic[InT, OutT]):
+class GuardedTool(Generic[InT, OutT, WireT]):
     """A tool implementation behind the guard; call it with JSON arguments, get an envelope.
 
-    Generic in the implementation's input and output models (``Any`` when there are none).
+    Generic in the implementation's input and output models (``Any`` when there are none) and in the
+    output's JSON form, the type of ``envelope["output"]`` (types only: the envelope is a plain dict).
     """
 
     def __init__(self, contract: Contract,
@@ -195,7 +196,7 @@ class GuardedTool(Generic[InT, OutT]):
     def with_implementation(self, implementation: SyncImplementation[InT, OutT]
                             | AsyncImplementation[InT, OutT], *,
                             state: BudgetStore | MutableMapping[str, Any] | None = None,
-                            on_call: Callable[[CallRecord], None] | None = None) -> GuardedTool[InT, OutT]:
+                            on_call: Callable[[CallRecord], None] | None = None) -> GuardedTool[InT, OutT, WireT]:
         """The same contract, models, errors and options around another implementation."""
         return type(self)(self.contract, implementation, input_model=self.input_model,
                            output_model=self.output_model, errors=self.errors, state=state,
@@ -206,7 +207,7 @@ class GuardedTool(Generic[InT, OutT]):
 
     def __call__(self, arguments: Arguments, *, contract_version: str | None = None,
                  session: str = "default", call_id: str | None = None,
-                 caller: str | None = None) -> Envelope:
+                 caller: str | None = None) -> Envelope[WireT]:
         if self.hooks is not None:
             return self.hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
         observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
@@ -242,7 +243,7 @@ class GuardedTool(Generic[InT, OutT]):
 
     async def acall(self, arguments: Arguments, *, contract_version: str | None = None,
                     session: str = "default", call_id: str | None = None,
-                    caller: str | None = None) -> Envelope:
+                    caller: str | None = None) -> Envelope[WireT]:
         if self.hooks is not None:
             return await self.hooks.acall(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
         observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
@@ -288,7 +289,7 @@ class GuardedTool(Generic[InT, OutT]):
             envelope["notices"] = notices
         return envelope
 
-    def parse_output(self, envelope: OkEnvelope[JsonObject]) -> OutT:
+    def parse_output(self, envelope: OkEnvelope[WireT]) -> OutT:
         """The output model built from an ok envelope's ``output`` (which is its JSON form)."""
         if self.output_model is None:
             return cast(OutT, envelope["output"])
@@ -778,7 +779,7 @@ def guard(contract: Contract, implementation: SyncImplementation[InT, OutT] | As
           errors: Sequence[type[ToolError]] = (),
           state: BudgetStore | MutableMapping[str, Any] | None = None,
           on_call: Callable[[CallRecord], None] | None = None, description: str = "",
-          mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT]:
+          mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT, WireT]:
     """Put ``implementation`` behind the guard for ``contract``."""
     return GuardedTool(contract, implementation, input_model=input_model, output_model=output_model,
                        errors=errors, state=state, on_call=on_call, description=description,

@@ -1,32 +1,41 @@
 """``ToolStub``: what generated code instantiates per tool version; ``implement`` attaches your code.
 
-Generic in the input and output models, so a type checker holds the implementation to the contract.
+Generic in the input and output models, so a type checker holds the implementation to the contract,
+and in the output's JSON form (a TypedDict), which types ``envelope["output"]`` of every call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any, Generic, Protocol, overload
 
 from .budget import BudgetStore
 from .contract import Contract
-from .envelope_types import AsyncImplementation, InT, OutT, SyncImplementation
+from .envelope_types import InT, JsonObject, OutT, WireT
 from .errors import ToolError
 from .guard import GuardedTool, Mapper, guard
 from .observe import CallRecord
 
+#: What ``implement`` takes: the model, its JSON form typed (the TypedDict) or any JSON object.
+StubSync = Callable[[InT], OutT | WireT | JsonObject]
+StubAsync = Callable[[InT], Awaitable[OutT | WireT | JsonObject]]
 
-class Implementer(Protocol[InT, OutT]):
+
+class Implementer(Protocol[InT, OutT, WireT]):
     """What ``implement(...)`` with options returns: a decorator for a sync or async function."""
 
     @overload
-    def __call__(self, fn: SyncImplementation[InT, OutT], /) -> GuardedTool[InT, OutT]: ...
+    def __call__(self, fn: StubSync[InT, OutT, WireT], /) -> GuardedTool[InT, OutT, WireT]: ...
     @overload
-    def __call__(self, fn: AsyncImplementation[InT, OutT], /) -> GuardedTool[InT, OutT]: ...
+    def __call__(self, fn: StubAsync[InT, OutT, WireT], /) -> GuardedTool[InT, OutT, WireT]: ...
 
 
-class ToolStub(Generic[InT, OutT]):
-    """What generated code instantiates per tool version; ``implement`` attaches the code."""
+class ToolStub(Generic[InT, OutT, WireT]):
+    """What generated code instantiates per tool version; ``implement`` attaches the code.
+
+    ``WireT`` (the output's TypedDict) comes from the annotation generated code writes
+    (``ToolStub[In, Out, OutJson]``); ``ToolStub[In, Out]`` leaves ``output`` untyped (``Any``).
+    """
 
     @overload
     def __init__(self, contract: Contract, *, input_model: type[InT], output_model: type[OutT],
@@ -49,27 +58,27 @@ class ToolStub(Generic[InT, OutT]):
     # a typed function matches at most one form (a coroutine is not an output), so the order only
     # picks which expectation mypy quotes when neither matches: the sync one, the common case
     @overload
-    def implement(self, fn: SyncImplementation[InT, OutT], /, *,
+    def implement(self, fn: StubSync[InT, OutT, WireT], /, *,
                   state: BudgetStore | MutableMapping[str, Any] | None = None,
                   on_call: Callable[[CallRecord], None] | None = None,
-                  mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT]: ...
+                  mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT, WireT]: ...
     @overload
-    def implement(self, fn: AsyncImplementation[InT, OutT], /, *,
+    def implement(self, fn: StubAsync[InT, OutT, WireT], /, *,
                   state: BudgetStore | MutableMapping[str, Any] | None = None,
                   on_call: Callable[[CallRecord], None] | None = None,
-                  mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT]: ...
+                  mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT, WireT]: ...
     @overload
     def implement(self, fn: None = None, /, *,
                   state: BudgetStore | MutableMapping[str, Any] | None = None,
                   on_call: Callable[[CallRecord], None] | None = None,
-                  mapper: Mapper | None = None, **options: Any) -> Implementer[InT, OutT]: ...
+                  mapper: Mapper | None = None, **options: Any) -> Implementer[InT, OutT, WireT]: ...
     def implement(self, fn: Callable[[InT], Any] | None = None, /, *,
                   state: BudgetStore | MutableMapping[str, Any] | None = None,
                   on_call: Callable[[CallRecord], None] | None = None,
                   mapper: Mapper | None = None, **options: Any) -> Any:
         """Decorator (bare or with options): returns the GuardedTool for ``fn``."""
 
-        def attach(f: Callable[[InT], Any]) -> GuardedTool[InT, OutT]:
+        def attach(f: Callable[[InT], Any]) -> GuardedTool[InT, OutT, WireT]:
             return guard(self.contract, f, input_model=self.input_model,
                          output_model=self.output_model, errors=self.errors, state=state,
                          on_call=on_call, description=self.description, mapper=mapper, **options)

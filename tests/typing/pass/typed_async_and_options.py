@@ -6,10 +6,16 @@ from typing import Any, assert_type
 
 from contractgen.runtime import CallRecord, GuardedTool
 from contractgen.runtime.envelope_types import Envelope
-from generated.book_meeting_v2 import BookMeetingV2Input, BookMeetingV2Output, book_meeting
+from generated.book_meeting_v2 import (
+    BookMeetingV2Input,
+    BookMeetingV2Output,
+    BookMeetingV2OutputJson,
+    book_meeting,
+)
 from generated.search_documents_v1 import (
     SearchDocumentsV1Input,
     SearchDocumentsV1Output,
+    SearchDocumentsV1OutputJson,
     search_documents,
 )
 
@@ -19,7 +25,7 @@ async def book(args: BookMeetingV2Input) -> BookMeetingV2Output:
     return BookMeetingV2Output(meeting_id="m-1", starts_at=args.start_date, status="confirmed")
 
 
-assert_type(book, GuardedTool[BookMeetingV2Input, BookMeetingV2Output])
+assert_type(book, GuardedTool[BookMeetingV2Input, BookMeetingV2Output, BookMeetingV2OutputJson])
 
 
 async def call_it() -> Envelope:
@@ -34,7 +40,7 @@ def search(args: SearchDocumentsV1Input) -> dict[str, Any]:
     return {"hits": [], "query": args.query}  # the JSON form: the guard checks it at run time
 
 
-assert_type(search, GuardedTool[SearchDocumentsV1Input, SearchDocumentsV1Output])
+assert_type(search, GuardedTool[SearchDocumentsV1Input, SearchDocumentsV1Output, SearchDocumentsV1OutputJson])
 
 
 @search_documents.implement(state={})
@@ -42,6 +48,6 @@ async def search_async(args: SearchDocumentsV1Input) -> SearchDocumentsV1Output:
     return SearchDocumentsV1Output.model_validate({"hits": []})
 
 
-assert_type(search_async, GuardedTool[SearchDocumentsV1Input, SearchDocumentsV1Output])
+assert_type(search_async, GuardedTool[SearchDocumentsV1Input, SearchDocumentsV1Output, SearchDocumentsV1OutputJson])
 again = search.with_implementation(lambda args: {"hits": []})
-assert_type(again, GuardedTool[SearchDocumentsV1Input, SearchDocumentsV1Output])
+assert_type(again, GuardedTool[SearchDocumentsV1Input, SearchDocumentsV1Output, SearchDocumentsV1OutputJson])

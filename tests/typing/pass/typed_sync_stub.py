@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any, assert_type
 
 from contractgen.runtime import GuardedTool, ToolStub
@@ -10,10 +11,12 @@ from contractgen.runtime.envelope_types import Action, Code, ErrorEnvelope, OkEn
 from generated.get_exchange_rate_v1 import (
     GetExchangeRateV1Input,
     GetExchangeRateV1Output,
+    GetExchangeRateV1OutputJson,
     get_exchange_rate,
 )
 
-assert_type(get_exchange_rate, ToolStub[GetExchangeRateV1Input, GetExchangeRateV1Output])
+assert_type(get_exchange_rate,
+            ToolStub[GetExchangeRateV1Input, GetExchangeRateV1Output, GetExchangeRateV1OutputJson])
 
 
 @get_exchange_rate.implement
@@ -22,13 +25,16 @@ def lookup(args: GetExchangeRateV1Input) -> GetExchangeRateV1Output:
                                    date=args.date or dt.date(2026, 11, 27))
 
 
-assert_type(lookup, GuardedTool[GetExchangeRateV1Input, GetExchangeRateV1Output])
+assert_type(lookup, GuardedTool[GetExchangeRateV1Input, GetExchangeRateV1Output, GetExchangeRateV1OutputJson])
 
 envelope = lookup({"base": "EUR", "quote": "USD"})
 from_example = lookup(get_exchange_rate.contract.examples[0].arguments)  # any JSON object (a Mapping)
 if envelope["status"] == "ok":
-    assert_type(envelope, OkEnvelope[dict[str, Any]])
-    wire: dict[str, Any] = envelope["output"]
+    assert_type(envelope, OkEnvelope[GetExchangeRateV1OutputJson])
+    assert_type(envelope["output"]["rate"], float)
+    assert_type(envelope["output"]["date"], str)  # the wire form: a date is a string
+    assert_type(envelope["output"].get("provider"), str | None)  # not required by the schema
+    wire: Mapping[str, Any] = envelope["output"]
     empty: bool = envelope["empty"]
     model = lookup.parse_output(envelope)
     assert_type(model, GetExchangeRateV1Output)

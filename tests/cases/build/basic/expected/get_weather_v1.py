@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypedDict
 
 from contractgen.runtime import (
     Annotations,
@@ -30,6 +30,7 @@ __all__ = [
     "CityNotFound",
     "GetWeatherV1Input",
     "GetWeatherV1Output",
+    "GetWeatherV1OutputJson",
     "VersionMismatch",
     "get_weather",
 ]
@@ -55,6 +56,12 @@ class GetWeatherV1Output(BaseModel):
     )
     temperature: Annotated[float, Field(description="Temperature in the requested units.")]
     conditions: Annotated[str, Field(description='Short text such as "light rain".')]
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class GetWeatherV1OutputJson(TypedDict):
+    temperature: float
+    conditions: str
 
 
 class CityNotFound(ToolError):
@@ -124,8 +131,9 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@get_weather.implement`` (sync or async): the function takes GetWeatherV1Input
-#: and returns GetWeatherV1Output (or its JSON form as a dict); mypy holds it to that.
-get_weather: ToolStub[GetWeatherV1Input, GetWeatherV1Output] = ToolStub(
+#: and returns GetWeatherV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed GetWeatherV1OutputJson.
+get_weather: ToolStub[GetWeatherV1Input, GetWeatherV1Output, GetWeatherV1OutputJson] = ToolStub(
     CONTRACT,
     input_model=GetWeatherV1Input,
     output_model=GetWeatherV1Output,

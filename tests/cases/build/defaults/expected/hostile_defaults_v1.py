@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from contractgen.runtime import (
     Contract,
@@ -14,6 +14,7 @@ from contractgen.runtime import (
     require_runtime,
 )
 from pydantic import BaseModel, Field
+from typing_extensions import NotRequired
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -37,6 +38,9 @@ __all__ = [
     "HostileDefaultsV1InputReqWithDefault",
     "HostileDefaultsV1InputUnion",
     "HostileDefaultsV1Output",
+    "HostileDefaultsV1OutputJson",
+    "HostileDefaultsV1OutputJsonListItemJson",
+    "HostileDefaultsV1OutputJsonResultJson",
     "HostileDefaultsV1OutputListItem",
     "HostileDefaultsV1OutputResult",
     "VersionMismatch",
@@ -182,6 +186,20 @@ class HostileDefaultsV1Input(BaseModel):
         },
         validate_default=True,
     )
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class HostileDefaultsV1OutputJsonResultJson(TypedDict):
+    n: NotRequired[int]
+
+
+class HostileDefaultsV1OutputJsonListItemJson(TypedDict):
+    n: NotRequired[int]
+
+
+class HostileDefaultsV1OutputJson(TypedDict):
+    result: NotRequired[HostileDefaultsV1OutputJsonResultJson]
+    list: NotRequired[list[HostileDefaultsV1OutputJsonListItemJson]]
 
 
 class VersionMismatch(VersionMismatchError):
@@ -363,8 +381,11 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@hostile_defaults.implement`` (sync or async): the function takes HostileDefaultsV1Input
-#: and returns HostileDefaultsV1Output (or its JSON form as a dict); mypy holds it to that.
-hostile_defaults: ToolStub[HostileDefaultsV1Input, HostileDefaultsV1Output] = ToolStub(
+#: and returns HostileDefaultsV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed HostileDefaultsV1OutputJson.
+hostile_defaults: ToolStub[
+    HostileDefaultsV1Input, HostileDefaultsV1Output, HostileDefaultsV1OutputJson
+] = ToolStub(
     CONTRACT,
     input_model=HostileDefaultsV1Input,
     output_model=HostileDefaultsV1Output,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypedDict
 
 from contractgen.runtime import (
     Contract,
@@ -31,6 +31,7 @@ __all__ = [
     "Hostile",
     "HostileStringsV1Input",
     "HostileStringsV1Output",
+    "HostileStringsV1OutputJson",
     "VersionMismatch",
     "hostile_strings",
 ]
@@ -83,6 +84,11 @@ class HostileStringsV1Output(BaseModel):
             description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا"
         ),
     ]
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class HostileStringsV1OutputJson(TypedDict):
+    echo: str
 
 
 class Hostile(ToolError):
@@ -181,8 +187,11 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@hostile_strings.implement`` (sync or async): the function takes HostileStringsV1Input
-#: and returns HostileStringsV1Output (or its JSON form as a dict); mypy holds it to that.
-hostile_strings: ToolStub[HostileStringsV1Input, HostileStringsV1Output] = ToolStub(
+#: and returns HostileStringsV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed HostileStringsV1OutputJson.
+hostile_strings: ToolStub[
+    HostileStringsV1Input, HostileStringsV1Output, HostileStringsV1OutputJson
+] = ToolStub(
     CONTRACT,
     input_model=HostileStringsV1Input,
     output_model=HostileStringsV1Output,

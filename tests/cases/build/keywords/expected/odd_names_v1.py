@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from contractgen.runtime import (
     Contract,
@@ -14,6 +14,7 @@ from contractgen.runtime import (
     require_runtime,
 )
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import NotRequired
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -30,6 +31,7 @@ __all__ = [
     "OddNamesV1InputNested",
     "OddNamesV1InputNode",
     "OddNamesV1Output",
+    "OddNamesV1OutputJson",
     "VersionMismatch",
     "odd_names",
 ]
@@ -76,6 +78,17 @@ class OddNamesV1Input(BaseModel):
 
 
 OddNamesV1InputNode.model_rebuild()
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+OddNamesV1OutputJson = TypedDict(
+    "OddNamesV1OutputJson",
+    {
+        "ok": bool,
+        "status": NotRequired[Literal["done", "queued"]],
+        "return": NotRequired[str],
+    },
+)
 
 
 class VersionMismatch(VersionMismatchError):
@@ -141,8 +154,9 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@odd_names.implement`` (sync or async): the function takes OddNamesV1Input
-#: and returns OddNamesV1Output (or its JSON form as a dict); mypy holds it to that.
-odd_names: ToolStub[OddNamesV1Input, OddNamesV1Output] = ToolStub(
+#: and returns OddNamesV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed OddNamesV1OutputJson.
+odd_names: ToolStub[OddNamesV1Input, OddNamesV1Output, OddNamesV1OutputJson] = ToolStub(
     CONTRACT,
     input_model=OddNamesV1Input,
     output_model=OddNamesV1Output,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 from contractgen.runtime import (
     Annotations,
@@ -27,6 +27,7 @@ __all__ = [
     "OUTPUT_SCHEMA",
     "AddNumbersV1Input",
     "AddNumbersV1Output",
+    "AddNumbersV1OutputJson",
     "VersionMismatch",
     "add_numbers",
 ]
@@ -46,6 +47,11 @@ class AddNumbersV1Output(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    sum: float
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class AddNumbersV1OutputJson(TypedDict):
     sum: float
 
 
@@ -89,8 +95,9 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@add_numbers.implement`` (sync or async): the function takes AddNumbersV1Input
-#: and returns AddNumbersV1Output (or its JSON form as a dict); mypy holds it to that.
-add_numbers: ToolStub[AddNumbersV1Input, AddNumbersV1Output] = ToolStub(
+#: and returns AddNumbersV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed AddNumbersV1OutputJson.
+add_numbers: ToolStub[AddNumbersV1Input, AddNumbersV1Output, AddNumbersV1OutputJson] = ToolStub(
     CONTRACT,
     input_model=AddNumbersV1Input,
     output_model=AddNumbersV1Output,

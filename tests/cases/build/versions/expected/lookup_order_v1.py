@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from contractgen.runtime import (
     Contract,
@@ -13,6 +13,7 @@ from contractgen.runtime import (
     require_runtime,
 )
 from pydantic import BaseModel, Field
+from typing_extensions import NotRequired
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -26,6 +27,7 @@ __all__ = [
     "OUTPUT_SCHEMA",
     "LookupOrderV1Input",
     "LookupOrderV1Output",
+    "LookupOrderV1OutputJson",
     "VersionMismatch",
     "lookup_order",
 ]
@@ -40,6 +42,12 @@ class LookupOrderV1Input(BaseModel):
 class LookupOrderV1Output(BaseModel):
     status: Literal["open", "shipped", "delivered"]
     carrier: str | None = None
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class LookupOrderV1OutputJson(TypedDict):
+    status: Literal["open", "shipped", "delivered"]
+    carrier: NotRequired[str | None]
 
 
 class VersionMismatch(VersionMismatchError):
@@ -85,8 +93,9 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@lookup_order.implement`` (sync or async): the function takes LookupOrderV1Input
-#: and returns LookupOrderV1Output (or its JSON form as a dict); mypy holds it to that.
-lookup_order: ToolStub[LookupOrderV1Input, LookupOrderV1Output] = ToolStub(
+#: and returns LookupOrderV1Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed LookupOrderV1OutputJson.
+lookup_order: ToolStub[LookupOrderV1Input, LookupOrderV1Output, LookupOrderV1OutputJson] = ToolStub(
     CONTRACT,
     input_model=LookupOrderV1Input,
     output_model=LookupOrderV1Output,

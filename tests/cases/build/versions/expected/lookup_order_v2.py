@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from contractgen.runtime import (
     Contract,
@@ -27,6 +27,7 @@ __all__ = [
     "OUTPUT_SCHEMA",
     "LookupOrderV2Input",
     "LookupOrderV2Output",
+    "LookupOrderV2OutputJson",
     "VersionMismatch",
     "lookup_order",
 ]
@@ -44,6 +45,11 @@ class LookupOrderV2Input(BaseModel):
 
 
 class LookupOrderV2Output(BaseModel):
+    status: Literal["open", "shipped", "delivered", "returned"]
+
+
+# The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
+class LookupOrderV2OutputJson(TypedDict):
     status: Literal["open", "shipped", "delivered", "returned"]
 
 
@@ -97,8 +103,9 @@ CONTRACT = Contract(
 )
 
 #: Implement with ``@lookup_order.implement`` (sync or async): the function takes LookupOrderV2Input
-#: and returns LookupOrderV2Output (or its JSON form as a dict); mypy holds it to that.
-lookup_order: ToolStub[LookupOrderV2Input, LookupOrderV2Output] = ToolStub(
+#: and returns LookupOrderV2Output (or its JSON form as a dict); mypy holds it to that. A call's ok
+#: envelope carries the JSON form: envelope["output"] is typed LookupOrderV2OutputJson.
+lookup_order: ToolStub[LookupOrderV2Input, LookupOrderV2Output, LookupOrderV2OutputJson] = ToolStub(
     CONTRACT,
     input_model=LookupOrderV2Input,
     output_model=LookupOrderV2Output,

@@ -9,6 +9,7 @@ task cancellation, which are never swallowed.
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import inspect
 import json
@@ -66,6 +67,7 @@ from .workers import POOL, PoolBusy
 Mapper = Callable[[BaseException], "ToolError | None"]
 _NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
 _CHAIN_LIMIT = 32
+_INFO = logging.INFO
 #: Arguments or results with more members than this are checked on a worker thread under ``acall``.
 BIG_VALUE = 2000
 
@@ -143,8 +145,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                  mapper: Mapper | None = None, invalid_output_code: str = "INTERNAL",
                  resources: Any = None, formats: bool = False, hooks: Any = None) -> None:
         self.contract = contract
-        #: around every call when set: breaker and telemetry (``contractgen.runtime.hooks.CallHooks``)
-        self.hooks = hooks
+        self._fast: Callable[[dict[str, Any], str], Envelope | None] | None = None
+        self._hooks = hooks
         self.name = contract.name
         self.version = contract.version
         self.description = description or contract.description
@@ -156,7 +158,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self.budget: BudgetStore = as_budget_store(state)
         #: the in-memory store's counts, read by the fast path (a success resets nothing when empty)
         self._local_counts = self.budget._counts if type(self.budget) is InMemoryBudgetStore else None
-        self.on_call = on_call
+        self._on_call = on_call
         self.mapper = mapper
         self.invalid_output_code = invalid_output_code if invalid_output_code in CODES else "INTERNAL"
         self._formats = formats
@@ -169,6 +171,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._retryable_codes = frozenset(contract.retry.retryable_codes)
         self._build_input = _model_builder(input_model)
         self._keys: dict[str, str] = {}
+        #: INVALID_ARGUMENT envelopes by the explanation they were built from (see _invalid_arguments)
+        self._argument_errors: dict[int, tuple[list[Violation], int, dict[str, Any]]] = {}
         # bound once: the happy path calls these directly
         self._input_is_valid = self._compiled.input.fast_is_valid
         self._output_is_valid = self._compiled.output.fast_is_valid
@@ -178,6 +182,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._output_plain = self._compiled.output_plain
         self._open_names = self._compiled.input.open_names
         self._declared = frozenset(spec.class_name for spec in contract.errors)
+        self._fast = self._fast_path()
         #: worker threads and abandoned calls of this tool: a stuck tool exhausts only its own share
         self.capacity = Capacity(contract.name)
         functools.update_wrapper(self, implementation, assigned=("__module__", "__name__",
@@ -205,41 +210,118 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                            invalid_output_code=self.invalid_output_code,
                            resources=self._resources, formats=self._formats, hooks=self.hooks)
 
+    @property
+    def on_call(self) -> Callable[[CallRecord], None] | None:
+        """Called with a CallRecord after every call (observed calls take the full path)."""
+        return self._on_call
+
+    @on_call.setter
+    def on_call(self, value: Callable[[CallRecord], None] | None) -> None:
+        self._on_call = value
+        self._fast = self._fast_path()
+
+    @property
+    def hooks(self) -> Any:
+        """Around every call when set: breaker and telemetry (``contractgen.runtime.hooks.CallHooks``)."""
+        return self._hooks
+
+    @hooks.setter
+    def hooks(self, value: Any) -> None:
+        self._hooks = value
+        self._fast = self._fast_path()
+
     def __call__(self, arguments: Arguments, *, contract_version: str | None = None,
                  session: str = "default", call_id: str | None = None,
                  caller: str | None = None) -> Envelope[WireT]:
-        if self.hooks is not None:
-            return self.hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
-        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
-        if self._inline and not observed and contract_version is None and type(arguments) is dict:
-            # the common case with fewer calls; the same steps as _call_sync. Anything unusual
-            # before the implementation runs (invalid or non-JSON arguments, a model error) falls
-            # through to the full path; after it runs, nothing can make it run twice.
-            value: Any = NOT_STARTED
-            try:
-                if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
-                        and (not self._depth_first or too_deep(arguments) is None) \
-                        and self._input_is_valid(arguments):
-                    value = self._build_input(arguments)
-            except _NEVER_SWALLOWED:
-                raise
-            except BaseException:  # noqa: BLE001 - the full path below explains the problem
-                value = NOT_STARTED
-            if value is not NOT_STARTED:
-                try:
-                    envelope = self._run_validated(value)
-                except _NEVER_SWALLOWED:
-                    raise
-                except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
-                    envelope = self._internal(exc, "guard")
-                if self._open_names is not None and not self._open_names.issuperset(arguments):
-                    envelope = self._with_notices(envelope, arguments)
-                counts = self._local_counts
-                if counts is not None and not counts and envelope["status"] == "ok":
-                    return cast("Envelope", envelope)  # no failure counted anywhere: nothing to reset
-                return self._finish(envelope, session, 0.0, False)
+        fast = self._fast
+        if fast is not None and contract_version is None and type(arguments) is dict \
+                and not call_logger.isEnabledFor(_INFO):
+            envelope = fast(arguments, session)
+            if envelope is not None:
+                return envelope
+        if self._hooks is not None:
+            return self._hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
+        observed = self._on_call is not None or call_logger.isEnabledFor(_INFO)
+        if not observed and contract_version is None and type(arguments) is dict and self._inline:
+            inline = self._inline_call(arguments)
+            if inline is not None:
+                return self._finish(inline, session, 0.0, False)
         start = time.perf_counter() if observed else 0.0
         return self._finish(self.run_checked(arguments, contract_version), session, start, observed)
+
+    def _inline_call(self, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        """A sync tool without a deadline, in this thread: the same steps as ``_call_sync``.
+
+        None when anything is unusual before the implementation runs (invalid or non-JSON arguments,
+        a model error): the full path then explains it. Once the implementation ran, an envelope
+        always comes back, so nothing can make it run twice.
+        """
+        value: Any = NOT_STARTED
+        try:
+            if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
+                    and (not self._depth_first or too_deep(arguments) is None) \
+                    and self._input_is_valid(arguments):
+                value = self._build_input(arguments)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException:  # noqa: BLE001 - the full path explains the problem
+            return None
+        if value is NOT_STARTED:
+            return None
+        try:
+            envelope = self._run_validated(value)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
+            envelope = self._internal(exc, "guard")
+        if self._open_names is not None and not self._open_names.issuperset(arguments):
+            envelope = self._with_notices(envelope, arguments)
+        return envelope
+
+    def _fast_path(self) -> Callable[[dict[str, Any], str], Envelope | None] | None:
+        """The happy path of the plainest tools as one closure over local names: an unobserved sync
+        tool with no hooks, no deadline, no version history, a flat-checked input schema, no notices, no empty rule and
+        an in-memory budget. None when any of that does not hold (``_inline_call`` serves them).
+
+        It answers only a valid call whose result passes the output check with no failure counted
+        anywhere; anything else goes through ``_inline_call`` and ``_finish`` (never running the
+        implementation twice). ``tests/test_guard_fast_path.py`` proves both paths give the same
+        envelope.
+        """
+        counts = self._local_counts
+        if self._hooks is not None or self._on_call is not None:
+            return None
+        if not self._inline or self._old_keys or self._depth_first or self._open_names is not None \
+                or self._empty_rule is not None or counts is None:
+            return None
+        input_is_valid, output_is_valid = self._input_is_valid, self._output_is_valid
+        build, implementation, output_plain = self._build_input, self.implementation, self._output_plain
+        name, version = self.name, self.version
+        settle, finish = self._settled, self._finish
+
+        def fast(arguments: dict[str, Any], session: str) -> Envelope | None:
+            try:
+                if not input_is_valid(arguments):
+                    return None
+                value = build(arguments)
+            except _NEVER_SWALLOWED:
+                raise
+            except BaseException:  # noqa: BLE001 - the full path explains the problem
+                return None
+            try:
+                result = implementation(value)
+            except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
+                return finish(settle(None, exc), session, 0.0, False)
+            if type(result) is dict and not counts:
+                try:
+                    if output_is_valid(result) and (output_plain or json_problem(result) is None):
+                        return {"status": "ok", "tool": name, "version": version, "output": result,
+                                "empty": False}
+                except ValueError:
+                    pass
+            return finish(settle(result, None), session, 0.0, False)
+
+        return fast
 
     async def acall(self, arguments: Arguments, *, contract_version: str | None = None,
                     session: str = "default", call_id: str | None = None,
@@ -364,6 +446,17 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         """Call a sync implementation inline on validated input and check its result."""
         try:
             result = self.implementation(value)
+        except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
+            return self._settled(None, exc)
+        return self._settled(result, None)
+
+    def _settled(self, result: Any, raised: BaseException | None) -> dict[str, Any]:
+        """The envelope for what an inline call gave: its exception, or its result (awaited here
+        when a plain function returned an awaitable). Only KeyboardInterrupt, SystemExit and a real
+        cancellation of the caller propagate; a defect in the guard itself is INTERNAL."""
+        try:
+            if raised is not None:
+                raise raised
             if type(result) is not dict and inspect.isawaitable(result):
                 result = settle_here(result)  # e.g. a lambda returning a coroutine
         except asyncio.CancelledError as exc:
@@ -372,14 +465,19 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             raise
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
             return self._from_exception(exc)
-        if type(result) is dict and self._empty_rule is None:
-            try:
-                if self._output_is_valid(result) and (self._output_plain or json_problem(result) is None):
-                    return {"status": "ok", "tool": self.name, "version": self.version,
-                            "output": result, "empty": False}
-            except ValueError:
-                pass
-        return self._complete(result)
+        try:
+            if type(result) is dict and self._empty_rule is None:
+                try:
+                    if self._output_is_valid(result) and (self._output_plain or json_problem(result) is None):
+                        return {"status": "ok", "tool": self.name, "version": self.version,
+                                "output": result, "empty": False}
+                except ValueError:
+                    pass
+            return self._complete(result)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
+            return self._internal(exc, "guard")
 
     def _run_in_worker(self, value: Any) -> Any:
         awaitable = self.implementation(value)
@@ -503,6 +601,19 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     # -- envelopes --------------------------------------------------------------------------
     def _invalid_arguments(self, violations: list[Violation], omitted: int = 0) -> dict[str, Any]:
+        """INVALID_ARGUMENT naming the violations. The same explanation (``SchemaCheck.explain``
+        hands back the very list it kept for a repeated mistake) gives a copy of the same envelope."""
+        kept = self._argument_errors.get(id(violations))
+        if kept is not None and kept[0] is violations and kept[1] == omitted:
+            return _fresh_copy(kept[2])
+        envelope = self._argument_error(violations, omitted)
+        if len(self._argument_errors) >= 256:
+            self._argument_errors.clear()
+        # holding the list keeps its id from being reused while it is a key here
+        self._argument_errors[id(violations)] = (violations, omitted, envelope)
+        return _fresh_copy(envelope)
+
+    def _argument_error(self, violations: list[Violation], omitted: int) -> dict[str, Any]:
         first = violations[0] if violations else None
         optional: dict[str, Any] = {}
         if first is not None:
@@ -751,6 +862,17 @@ def _model_builder(model: Any) -> Callable[[Any], Any]:
     if validator is not None and type(validator).__name__ == "SchemaValidator":
         return validator.validate_python  # type: ignore[no-any-return] # model_validate minus its wrapper
     return model.model_validate  # type: ignore[no-any-return]
+
+
+def _fresh_copy(envelope: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a kept error envelope that the caller may change without changing the kept one."""
+    error = dict(envelope["error"])
+    if "violations" in error:
+        error["violations"] = [dict(v) for v in error["violations"]]
+    for holder in (error, *error.get("violations", ())):
+        if isinstance(holder.get("attempted"), (dict, list)):
+            holder["attempted"] = copy.deepcopy(holder["attempted"])
+    return {**envelope, "error": error}
 
 
 def _jsonable(value: Any) -> Any:

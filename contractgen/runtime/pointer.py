@@ -24,14 +24,23 @@ def unescape_token(token: str) -> str:
 
 def pointer(parts: Iterable[Any]) -> str:
     """The pointer of a path of keys and indexes: ``("a/b", 0)`` -> ``/a~1b/0``."""
-    return "".join("/" + escape_token(str(p)) for p in parts)
+    tokens = [p if type(p) is str else str(p) for p in parts]
+    if not tokens:
+        return ""
+    plain = "".join(tokens)  # on the error path: escape token by token only when needed
+    if "~" in plain or "/" in plain:
+        tokens = [escape_token(t) for t in tokens]
+    return "/" + "/".join(tokens)
 
 
 def pointer_parts(ptr: str) -> list[str]:
     """The unescaped tokens of a pointer (a leading ``#`` fragment marker is not accepted here)."""
     if not ptr:
         return []
-    return [unescape_token(p) for p in ptr.lstrip("/").split("/")]
+    tokens = (ptr.removeprefix("/")).split("/")
+    if "~" not in ptr:
+        return tokens
+    return [unescape_token(p) for p in tokens]
 
 
 def resolve_pointer(document: Any, ptr: str) -> Any:

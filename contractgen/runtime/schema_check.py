@@ -14,7 +14,16 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .jsonvalue import MAX_DEPTH, MISSING, json_type, non_json_path, shortened, thaw, too_deep
+from .jsonvalue import (
+    MAX_DEPTH,
+    MISSING,
+    json_type,
+    larger_than,
+    non_json_path,
+    shortened,
+    thaw,
+    too_deep,
+)
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redact, redact_at
 from .schema_resolve import marked_on_the_way
@@ -79,6 +88,21 @@ EXPLAIN_CAP = 50
 ITEM_CAP = 1000
 _NEEDS_ALL_MEMBERS = frozenset({"minItems", "contains", "minContains", "required", "minProperties",
                                 "dependentRequired", "dependentSchemas"})
+#: Keywords a schema may hold for its errors to be read from jsonschema-rs ``evaluate()`` (flat
+#: leaf errors, each located by a schema and an instance pointer, about a third of the cost of
+#: ``iter_errors()``, which builds an exception object per error). Combinators and conditional
+#: applicators are not among them: their errors are explained branch by branch, from the grouped
+#: errors only ``iter_errors()`` gives. ``x-`` extension keys are ignored by both.
+_FLAT_KEYWORDS = frozenset({
+    "type", "enum", "const", "required", "properties", "additionalProperties", "items", "prefixItems",
+    "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "minProperties",
+    "maxProperties", "$defs", "definitions", "$ref", "$schema", "$comment",
+    "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+    "contentEncoding", "contentMediaType", "nullable"})
+#: Values with more members than this are explained through the lazy ``iter_errors()`` (which
+#: stops after COUNT_CAP errors) rather than ``evaluate()``, which lists every error at once.
+FLAT_VALUE_CAP = 200
 NOTICE_SCAN = 50  # undeclared keys looked at for near misses (a call may send 100,000)
 NOTICE_CAP = 5
 
@@ -110,9 +134,13 @@ class SchemaCheck:
         #: the bare yes/no of the fast backend; raises ValueError on non-JSON values (use is_valid)
         self._memo: dict[tuple[str, int], Any] = {}  # per schema node: its description, its keys
         self._key_memo: dict[tuple[str, int, str], Any] = {}
+        self._explained: dict[tuple[Any, ...], tuple[list[Violation], int]] = {}
+        self._located: dict[str, tuple[str, Any]] = {}  # evaluate()'s schema locations, read once
         #: top-level names of an open object schema (unknown keys pass it), for near-miss notices;
         #: None when the root is closed or declares nothing
         self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
+        #: errors can be read from evaluate(): jsonschema-rs compiled it and it is made of flat keywords
+        self._flat = self._rs is not None and _flat_schema(self.schema)
         self.fast_is_valid: Callable[[Any], bool] = (
             self._rs.is_valid if self._rs is not None else self._py.is_valid)
 
@@ -195,10 +223,16 @@ class SchemaCheck:
         if cut:  # what only the cut tail could settle is not claimed about the whole container
             raw = [item for item in raw if item[0] not in _NEEDS_ALL_MEMBERS or tuple(item[1]) not in cut]
         raw.sort(key=lambda item: RANK.get(item[0], 4))  # explain the most useful ones first
+        keys = [_explanation_key(value, *item) for item in raw]
+        whole = tuple(keys) if raw and not cut and None not in keys else None
+        if whole is not None:  # the same mistakes as an earlier call: the same explanation
+            kept = self._explained.get(whole)
+            if kept is not None:
+                return kept
         found: list[Violation] = []
         omitted = 0
-        for item in raw:
-            explained, skipped = self._explain(value, *item, room=EXPLAIN_CAP - len(found))
+        for item, key in zip(raw, keys):
+            explained, skipped = self._explain(value, *item, room=EXPLAIN_CAP - len(found), key=key)
             found.extend(explained)
             omitted += skipped
         if not found and not self.is_valid(value):
@@ -212,10 +246,20 @@ class SchemaCheck:
                 seen.add(key)
                 unique.append(v)
         unique.sort(key=rank_of)
+        if whole is not None:
+            self._keep(whole, (unique, omitted))
         return unique, omitted
+
+    def _keep(self, key: tuple[Any, ...], explanation: tuple[list[Violation], int]) -> None:
+        if len(self._explained) >= _MEMO_LIMIT:  # bounded: odd inputs cannot grow it forever
+            self._explained.clear()
+        self._explained[key] = explanation
 
     def _raw_errors(self, value: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
         """(keyword, instance path, the schema node holding the keyword, details) per raw error."""
+        if self._flat and not larger_than(value, FLAT_VALUE_CAP):
+            yield from self._evaluated_errors(value)
+            return
         if self._rs is not None:
             for e in self._rs.iter_errors(value):
                 kind = e.kind
@@ -230,6 +274,29 @@ class SchemaCheck:
             return
         for e in self._py.iter_errors(value):
             yield from self._python_error(e)
+
+    def _evaluated_errors(self, value: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
+        """The raw errors of a flat schema from ``evaluate()``: the same tuples ``iter_errors()``
+        gives, with the details that need it (a missing or unknown name) left for ``_explain`` to
+        read off the value (tests/test_guard_fast_path.py proves the explanations equal)."""
+        listed_here: set[tuple[str, int]] = set()
+        located = self._located
+        for error in self._rs.evaluate(value).errors():
+            where = error["schemaLocation"]
+            found = located.get(where)
+            if found is None:  # schema locations are the schema's own pointers: a finite set
+                location = pointer_parts(where)
+                holder = self._node_at(location) if location else self.schema
+                found = located[where] = (_flat_keyword(location, holder), holder)
+            keyword, holder = found
+            at = error["instanceLocation"]
+            if keyword == "required":
+                # one error per missing name here, one per name in iter_errors: _explain lists
+                # every missing name of the object from the value, once
+                if (at, id(holder)) in listed_here:
+                    continue
+                listed_here.add((at, id(holder)))
+            yield keyword, _instance_path(value, pointer_parts(at)) if at else [], holder, {}
 
     def _python_error(self, e: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
         keyword = str(e.validator)
@@ -251,8 +318,28 @@ class SchemaCheck:
         yield keyword, list(e.absolute_path), e.schema, details
 
     def _explain(self, value: Any, keyword: str, path: list[Any], node: Any, details: Any,
-                 room: int) -> tuple[list[Violation], int]:
-        """(up to ``room`` violations for one raw error, how many more it holds)."""
+                 room: int, key: Any = MISSING) -> tuple[list[Violation], int]:
+        """(up to ``room`` violations for one raw error, how many more it holds).
+
+        An explanation is a function of the error and of the value where it sits; when that value
+        is a short scalar (or, for a missing or unknown key, the object's key names) it is kept, so
+        a model that repeats a mistake is answered without explaining it again.
+        """
+        if room <= 0:
+            return self._explain_once(value, keyword, path, node, details, room)
+        if key is MISSING:
+            key = _explanation_key(value, keyword, path, node, details)
+        if key is None:
+            return self._explain_once(value, keyword, path, node, details, room)
+        kept = self._explained.get(key)
+        if kept is None:
+            kept = self._explain_once(value, keyword, path, node, details, EXPLAIN_CAP)
+            self._keep(key, kept)
+        violations, skipped = kept
+        return violations[:room], skipped + max(len(violations) - room, 0)
+
+    def _explain_once(self, value: Any, keyword: str, path: list[Any], node: Any, details: Any,
+                      room: int) -> tuple[list[Violation], int]:
         if room <= 0:
             unexpected = details.get("unexpected") if isinstance(details, Mapping) else None
             return [], len(unexpected) if isinstance(unexpected, (list, tuple)) and unexpected else 1
@@ -423,8 +510,9 @@ class SchemaCheck:
         for part in schema_path[:-1]:
             if isinstance(node, dict):
                 node = node.get(part, MISSING) if isinstance(part, str) else MISSING
-            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-                node = node[part]
+            elif isinstance(node, list) and (isinstance(part, int) or part.isdigit()) \
+                    and 0 <= int(part) < len(node):  # evaluate() gives indexes as text
+                node = node[int(part)]
             else:
                 return None
             if node is MISSING:
@@ -450,6 +538,104 @@ def nested_too_deep(path: Sequence[Any]) -> Violation:
     where = cap_pointer(pointer(path))
     return Violation(where, "type", f"{field_label(where)} is nested more than {MAX_DEPTH} levels deep",
                      expected=f"a JSON value nested at most {MAX_DEPTH} levels deep")
+
+
+def _flat_schema(schema: Any) -> bool:
+    """Whether every keyword of ``schema`` (and of its subschemas) is in ``_FLAT_KEYWORDS`` and every
+    ``$ref`` points inside the document (``#/...``)."""
+    todo = [schema]
+    seen = 0
+    while todo:
+        node = todo.pop()
+        seen += 1
+        if seen > 10_000:
+            return False
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            return False
+        for key, member in node.items():
+            if key.startswith("x-"):
+                continue
+            if key not in _FLAT_KEYWORDS:
+                return False
+            if key == "$ref" and not (isinstance(member, str) and member.startswith("#/")):
+                return False
+            if key in ("properties", "$defs", "definitions") and isinstance(member, dict):
+                todo.extend(member.values())
+            elif key in ("items", "additionalProperties"):
+                todo.append(member)
+            elif key == "prefixItems" and isinstance(member, list):
+                todo.extend(member)
+    return True
+
+
+#: Keywords whose explanation names the object's missing or unknown keys and echoes no value.
+_KEY_NAMING = frozenset({"required", "additionalProperties", "unevaluatedProperties"})
+_SCALAR_KEYS = frozenset({str, int, float, bool, type(None)})
+#: Strings longer than this, and objects with more keys, are explained afresh every time.
+_KEPT_TEXT = 256
+
+
+def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, details: Any) -> tuple[Any, ...] | None:
+    """What an explanation depends on, as a dict key; None when it must be computed afresh (a
+    combinator's, which weighs the branches against the whole value, or a large value's)."""
+    if keyword in ("anyOf", "oneOf"):
+        return None
+    sent = value
+    for part in path:
+        try:
+            sent = sent[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    kind = type(sent)
+    if kind in _SCALAR_KEYS:
+        if kind is str and len(sent) > _KEPT_TEXT:
+            return None
+        shown: Any = sent
+    elif kind is dict and keyword in _KEY_NAMING and len(sent) <= _KEPT_TEXT:
+        shown = tuple(sent)
+    else:
+        return None
+    frozen: Any = ()
+    if details:
+        try:
+            frozen = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in details.items())
+            hash(frozen)
+        except (TypeError, AttributeError):
+            return None
+    return keyword, tuple(path), id(node), kind, shown, frozen
+
+
+def _flat_keyword(location: list[str], holder: Any) -> str:
+    """The keyword ``iter_errors()`` names for an ``evaluate()`` error at schema ``location``: its
+    last token, or ``falseSchema`` where that token names a ``false`` subschema."""
+    if not location:
+        return "falseSchema"
+    names_next = False  # whether the token read names a subschema rather than a keyword
+    for token in location[:-1]:
+        names_next = not names_next and token in ("properties", "$defs", "definitions", "prefixItems")
+    last = location[-1]
+    if names_next:
+        return "falseSchema"
+    if last != "additionalProperties" and isinstance(holder, dict) and holder.get(last) is False:
+        return "falseSchema"  # ``items: false``
+    return last
+
+
+def _instance_path(value: Any, tokens: list[str]) -> list[Any]:
+    """The path of unescaped pointer tokens, with array indexes as ints (as iter_errors gives)."""
+    path: list[Any] = []
+    node = value
+    for token in tokens:
+        if isinstance(node, (list, tuple)) and token.isdigit():
+            index = int(token)
+            path.append(index)
+            node = node[index] if index < len(node) else None
+        else:
+            path.append(token)
+            node = node.get(token) if isinstance(node, Mapping) else None
+    return path
 
 
 def _open_root_names(schema: Any) -> frozenset[str] | None:

@@ -1,0 +1,259 @@
+"""The guard's fast paths give exactly the envelopes of the full path, call after call.
+
+An unobserved sync tool without a deadline takes a fast path (the ``_fast`` closure on plain
+contracts, ``_inline_call`` on the others); a tool with an ``on_call`` observer always takes the full
+path. Two tools on the same contract, one of each, receive the same sequence of calls: every
+envelope, every failure count and every budget exhaustion must agree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from typing import Any
+
+import pydantic
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from contractgen.runtime import (
+    Contract,
+    EmptyResult,
+    ErrorSpec,
+    RetryPolicy,
+    Timeout,
+    ToolError,
+    guard,
+)
+from contractgen.runtime.schema_check import SchemaCheck
+
+FLAT_INPUT = {"type": "object", "additionalProperties": False, "required": ["mode"],
+              "properties": {"mode": {"type": "string"}, "n": {"type": "integer", "minimum": 0},
+                             "tag": {"enum": ["a", "b"]}}}
+OPEN_INPUT = {**FLAT_INPUT, "additionalProperties": True}
+RECURSIVE_INPUT = {**FLAT_INPUT, "properties": {**FLAT_INPUT["properties"], "tree": {"$ref": "#/$defs/tree"}},
+                   "$defs": {"tree": {"type": "array", "items": {"$ref": "#/$defs/tree"}}}}
+OUTPUT = {"type": "object", "required": ["hits"], "additionalProperties": False,
+          "properties": {"hits": {"type": "array", "items": {"type": "string"}}}}
+FLAKY = ErrorSpec("Flaky", "UNAVAILABLE", "The backend is flaky. Try again shortly.", retry_after=1.0)
+MISSING_THING = ErrorSpec("MissingThing", "NOT_FOUND", "No such thing.")
+
+
+class Hits(pydantic.BaseModel):
+    hits: list[str]
+
+
+def contract(input_schema: dict[str, Any], *, empty: bool = False) -> Contract:
+    return Contract(name="probe", version="2.0.0", summary="s", description="d", input_schema=input_schema,
+                    output_schema=OUTPUT, errors=(FLAKY, MISSING_THING), timeout=Timeout(seconds=None),
+                    retry=RetryPolicy(failure_budget=3),
+                    empty_result=EmptyResult("/hits", "Nothing matched.") if empty else None)
+
+
+async def _later(value: Any) -> Any:
+    return value
+
+
+def implementation(args: Any) -> Any:
+    """What the call asks for in ``mode``: every kind of result and failure an implementation has."""
+    mode = args["mode"]
+    if mode == "model":
+        return Hits(hits=["m"])
+    if mode == "empty":
+        return {"hits": []}
+    if mode == "wrong_output":
+        return {"hits": "not a list"}
+    if mode == "nan":
+        return {"hits": [], "score": math.nan}
+    if mode == "flaky":
+        raise ToolError.for_spec(FLAKY)()
+    if mode == "missing":
+        raise ToolError.for_spec(MISSING_THING)()
+    if mode == "crash":
+        raise ValueError("boom")
+    if mode == "cancel":
+        raise asyncio.CancelledError
+    if mode == "coroutine":
+        return _later({"hits": ["c"]})
+    return {"hits": [mode]}
+
+
+MODES = ["ok", "model", "empty", "wrong_output", "nan", "flaky", "missing", "crash", "cancel", "coroutine"]
+# success and a counted failure most often: their interleaving is what the budget must get right
+MODE = st.sampled_from(["ok", "flaky"]) | st.sampled_from(MODES)
+VALID = st.fixed_dictionaries({"mode": MODE}, optional={"n": st.integers(0, 3), "tag": st.sampled_from(["a", "b"])})
+ODD = st.fixed_dictionaries({"mode": MODE}, optional={"n": st.integers(-2, 3) | st.text(max_size=2),
+                                                      "tag": st.sampled_from(["a", "b", "c"]),
+                                                      "nmae": st.just(1), "mdoe": st.just("x")})
+CALLS = st.lists(st.tuples(VALID | ODD, st.sampled_from(["default", "s1"])), min_size=1, max_size=10)
+
+
+def _comparable(envelope: Any) -> Any:
+    """The envelope with its random ref (in ``ref`` and in the message) made constant."""
+    error = envelope.get("error") if isinstance(envelope, dict) else None
+    if not isinstance(error, dict) or not error.get("ref"):
+        return envelope
+    return {**envelope, "error": {**error, "ref": "<ref>", "message": error["message"].replace(error["ref"], "<ref>")}}
+
+
+@pytest.mark.parametrize(("schema", "empty", "closure"), [
+    (FLAT_INPUT, False, True),        # the plainest tools: the ``_fast`` closure
+    (OPEN_INPUT, False, False),       # open input (near-miss notices): ``_inline_call``
+    (RECURSIVE_INPUT, False, False),  # recursive input (depth bound first): ``_inline_call``
+    (FLAT_INPUT, True, False),        # an empty-result rule: ``_inline_call``
+], ids=["closure", "open", "recursive", "empty-rule"])
+@settings(max_examples=150, deadline=None)
+@given(calls=CALLS)
+@example(calls=[({"mode": "flaky"}, "s1"), ({"mode": "ok"}, "s1"), ({"mode": "flaky"}, "s1")])
+def test_fast_and_full_paths_agree_over_a_sequence_of_calls(schema: dict[str, Any], empty: bool, closure: bool,
+                                                            calls: list[tuple[dict[str, Any], str]]) -> None:
+    the_contract = contract(schema, empty=empty)
+    fast = guard(the_contract, implementation)
+    full = guard(the_contract, implementation, on_call=lambda record: None)
+    assert (fast._fast is not None) is closure and fast._inline
+    for arguments, session in calls:
+        one, other = fast(arguments, session=session), full(arguments, session=session)
+        assert _comparable(one) == _comparable(other), (arguments, session)
+
+
+def test_the_closure_is_really_taken_and_counts_failures_like_the_full_path() -> None:
+    """A guard on the plainest contract answers through its closure; failures count per session and
+    a success resets them, as on the full path."""
+    tool = guard(contract(FLAT_INPUT), implementation)
+    taken: list[dict[str, Any]] = []
+    closure = tool._fast
+    assert closure is not None
+
+    def spy(arguments: dict[str, Any], session: str) -> Any:
+        taken.append(arguments)
+        return closure(arguments, session)
+    tool._fast = spy
+    budgets = [tool({"mode": "flaky"}, session="s")["error"]["budget"]["consecutive_failures"] for _ in range(2)]
+    assert budgets == [1, 2]
+    assert tool({"mode": "ok"}, session="s")["status"] == "ok"
+    assert tool({"mode": "flaky"}, session="s")["error"]["budget"]["consecutive_failures"] == 1
+    assert len(taken) == 4
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt, SystemExit])
+def test_the_closure_never_swallows_interrupts(raised: type[BaseException]) -> None:
+    def stop(args: Any) -> Any:
+        raise raised
+    tool = guard(contract(FLAT_INPUT), stop)
+    assert tool._fast is not None
+    with pytest.raises(raised):
+        tool({"mode": "ok"})
+
+
+# -- the two error readers: evaluate() on flat schemas, iter_errors() on the rest ---------------
+
+FLAT_SCHEMAS = [
+    {"type": "object", "additionalProperties": False, "required": ["a", "c/d"],
+     "properties": {"a": {"$ref": "#/$defs/word"}, "c/d": {"type": "integer", "minimum": 0, "multipleOf": 2},
+                    "list": {"type": "array", "items": {"type": "string", "maxLength": 2}, "maxItems": 3,
+                             "uniqueItems": True},
+                    "pair": {"type": "array", "prefixItems": [{"type": "integer"}, False], "minItems": 1},
+                    "t": {"type": ["string", "null"], "enum": ["x", "yy", None]}, "gone": False,
+                    "api_key": {"type": "string", "writeOnly": True, "minLength": 8},
+                    "obj": {"type": "object", "properties": {"pin": {"type": "string", "x-sensitive": True,
+                                                                     "pattern": "^[0-9]{4}$"}},
+                            "required": ["pin"], "additionalProperties": {"type": "integer"},
+                            "maxProperties": 2}},
+     "$defs": {"word": {"type": "string", "minLength": 2, "const": "ok"}}},
+    {"type": "array", "items": False},
+    {"type": "object", "properties": {"additionalProperties": False, "properties": {"type": "number"}}},
+]
+# no empty key: jsonschema-rs iter_errors() drops it from instance paths (``{"obj": {"": 1}}`` is
+# reported at /obj), which evaluate() gets right; test_an_empty_key_is_located_exactly shows it
+KEYS = st.sampled_from(["a", "c/d", "list", "pair", "t", "gone", "api_key", "obj", "pin", "why", "additionalProperties",
+                        "properties", "zz", "~q"])
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 5) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["", "x", "ok", "yy", "1234", "secret-value", "a/b"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4), max_leaves=12)
+
+
+def _corpus_input_schemas() -> list[Any]:
+    from conftest import CORPUS
+
+    found = []
+    for path in sorted((CORPUS / "mcp_tools").glob("*/*.json")) if CORPUS.is_dir() else []:
+        schema = json.loads(path.read_text("utf-8")).get("inputSchema")
+        if isinstance(schema, dict):
+            found.append(schema)
+    return found
+
+
+def _explanations(check: SchemaCheck, value: Any) -> Any:
+    violations, omitted = check.explain(value)
+    return [v.as_dict() for v in violations], omitted
+
+
+@settings(max_examples=300, deadline=None)
+@given(which=st.integers(0, len(FLAT_SCHEMAS) - 1), value=JSON_VALUES)
+def test_evaluate_and_iter_errors_explain_alike(which: int, value: Any) -> None:
+    schema = FLAT_SCHEMAS[which]
+    flat, grouped = SchemaCheck(schema), SchemaCheck(schema)
+    assert flat._flat
+    grouped._flat = False  # the iter_errors() reader
+    assert _explanations(flat, value) == _explanations(grouped, value)
+
+
+def test_evaluate_and_iter_errors_explain_alike_on_real_tool_schemas() -> None:
+    schemas = _corpus_input_schemas()
+    if not schemas:
+        pytest.skip("shared corpus not found")
+    flat_count = 0
+    for schema in schemas:
+        flat, grouped = SchemaCheck(schema), SchemaCheck(schema)
+        if not flat._flat:
+            continue
+        flat_count += 1
+        grouped._flat = False
+        names = list(schema.get("properties", {}))
+        # every property sent with each wrong shape, plus an unknown key and a near miss of a name
+        for wrong in (None, 7, "text", [1, "x"], {"k": 1}, True, 1.5):
+            value = dict.fromkeys(names, wrong) | {"zz_unknown": 1}
+            if names:
+                value[names[0][:-1] or "x"] = wrong
+            assert _explanations(flat, value) == _explanations(grouped, value), schema
+        assert _explanations(flat, {}) == _explanations(grouped, {})
+    assert flat_count >= len(schemas) // 2  # most real tool inputs are flat: the fast reader serves them
+
+
+def test_a_schema_with_combinators_keeps_the_grouping_reader() -> None:
+    assert not SchemaCheck({"properties": {"a": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}})._flat
+    assert not SchemaCheck({"properties": {"a": {"$ref": "https://example.com/s.json"}}})._flat
+    assert not SchemaCheck({"dependentRequired": {"a": ["b"]}})._flat  # evaluate() locates it per name
+    assert SchemaCheck({"properties": {"a": {"type": "string", "x-anything": {"anyOf": []}}}})._flat
+
+
+@settings(max_examples=150, deadline=None)
+@given(which=st.integers(0, len(FLAT_SCHEMAS) - 1), values=st.lists(JSON_VALUES, min_size=2, max_size=6))
+def test_a_kept_explanation_is_the_one_computed_afresh(which: int, values: list[Any]) -> None:
+    """Explanations kept from earlier calls never stand in for a different mistake."""
+    warm = SchemaCheck(FLAT_SCHEMAS[which])
+    for value in values + values[::-1]:
+        assert _explanations(warm, value) == _explanations(SchemaCheck(FLAT_SCHEMAS[which]), value)
+
+
+def test_a_repeated_mistake_gets_an_equal_envelope_the_caller_may_change() -> None:
+    tool = guard(contract(FLAT_INPUT), implementation)
+    bad = {"mode": 3, "n": -1, "tag": "c", "nmae": {"deep": [1]}}
+    first = tool(bad)
+    expected = json.loads(json.dumps(first))
+    first["error"]["violations"][0]["message"] = "changed"
+    first["error"]["violations"].clear()
+    first["error"]["message"] = "changed"
+    again = tool(bad)
+    assert again == expected and again is not first
+    assert again["error"]["violations"] and again["error"]["code"] == "INVALID_ARGUMENT"
+
+
+def test_an_empty_key_is_located_exactly() -> None:
+    check = SchemaCheck({"type": "object", "properties": {"obj": {"additionalProperties": {"type": "integer"}}}})
+    assert check._flat
+    violations, _ = check.explain({"obj": {"": "text"}})
+    assert [(v.field, v.constraint, v.attempted) for v in violations] == [("/obj/", "type", "text")]

@@ -96,3 +96,19 @@ def test_openai_strict_mode_is_offered_only_when_the_schema_already_qualifies() 
     assert strict_problem(nested) == "#/properties/a/items: objects need additionalProperties: false in strict mode"
     assert strict_problem({**closed, "properties": {"a": {"type": "string", "format": "uri"}}}) == (
         "#/properties/a/format: format 'uri' is not supported in strict mode")
+
+
+def test_the_output_typed_dict_is_the_json_form_and_never_narrower() -> None:
+    output = {"type": "object", "required": ["class", "day"], "properties": {
+        "class": {"type": "string"}, "day": {"type": "string", "format": "date"},
+        "json": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        "bag": {"$ref": "#/$defs/bag"}},
+        "$defs": {"bag": {"type": "object"}}}
+    models = generate_models([ModelRequest("m", "MV1", {"type": "object"}, output)])["m"]
+    # a property named json already gave the model class MV1OutputJson: the TypedDict gives way
+    assert "MV1OutputJson" in models.class_names and models.wire_class == "MV1OutputJsonJson"
+    assert not set(models.class_names) & set(models.wire_names)
+    assert '"class": str,' in models.wire_body and '"day": str,' in models.wire_body  # the wire form
+    assert "MV1OutputBagJson: TypeAlias = dict[str, Any]" in models.wire_body  # not an empty TypedDict
+    bare = generate_models([ModelRequest("m", "MV1", {"type": "object"}, {"type": "object"})])["m"]
+    assert bare.wire_class == "MV1OutputJson" and bare.wire_body.strip() == "MV1OutputJson: TypeAlias = dict[str, Any]"

@@ -64,7 +64,7 @@ def test_every_shape_of_output_arrives_as_its_typed_dict_declares(tmp_path: Path
             "class": "c", "page-size": 20, "day": "2026-11-27", "at": "2026-11-27T10:00:00Z", "kind": "open",
             "note": None, "tree": {"label": "root", "children": [{"label": "leaf", "children": []}]},
             "pick": {"x": 1.5, "y": 2}, "counts": {"a": 1}, "extra": {"tag": "t"}, "data": {"v": 0.5},
-            "json": {"w": True}, "any": [1, {"k": None}]})
+            "json": {"w": True}, "any": [1, {"k": None}], "meta": {"anything": [1]}})
         assert isinstance(full.day, dt.date) and isinstance(full.tree, node)
         minimal = {"class": "c", "page-size": 1, "day": "2026-01-02", "at": "2026-01-02T00:00:00+01:00",
                    "kind": "closed", "tree": {"label": "only"}, "data": {}}

@@ -37,7 +37,7 @@ def type_defaults(code: str) -> str:
         encoded = encoded[:start] + b"Field(" + encoded[start:end] + b", validate_default=True)" + encoded[end:]
     text = encoded.decode("utf-8")
     if not _imports_field(tree):
-        text = _add_field_import(text, tree)
+        text = add_import(text, tree, "from pydantic import Field")
     return text
 
 
@@ -126,9 +126,9 @@ def _imports_field(tree: ast.Module) -> bool:
                for n in tree.body)
 
 
-def _add_field_import(text: str, tree: ast.Module) -> str:
-    """Add ``from pydantic import Field`` after the last top-level import."""
+def add_import(text: str, tree: ast.Module, statement: str) -> str:
+    """``text`` (parsed as ``tree``) with the import ``statement`` after its last top-level import."""
     last = max((n.end_lineno or n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))),
                default=0)
     lines = text.splitlines(keepends=True)
-    return "".join(lines[:last]) + "from pydantic import Field\n" + "".join(lines[last:])
+    return "".join(lines[:last]) + statement + "\n" + "".join(lines[last:])

@@ -28,7 +28,7 @@ from typing import Any
 from ..manifest.generator_keys import generator_input
 from ..manifest.schema_walk import subschemas
 from ..runtime.pointer import unescape_token
-from .defaults import type_defaults
+from .defaults import add_import, type_defaults
 
 #: Options passed on every call, explicitly, so output does not drift with the library's defaults.
 GENERATE_OPTIONS: Mapping[str, Any] = {
@@ -138,7 +138,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
     code, metadata = _run_generator({"$defs": bundle}, GENERATE_OPTIONS)
     models = _split(type_defaults(code), metadata, key_owner, roots)
     wire_code, wire_metadata = _run_generator({"$defs": wire_bundle}, WIRE_OPTIONS)
-    wires = _split(wire_code, wire_metadata, key_owner, {owner: keys[1:] for owner, keys in roots.items()})
+    wires = _split(_empty_objects_as_maps(wire_code), wire_metadata, key_owner, {owner: keys[1:] for owner, keys in roots.items()})
     result = {}
     for owner, share in models.items():
         wire = _unclashed(wires[owner], set(share.names))
@@ -148,6 +148,24 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
             class_names=share.classes, wire_class=wire.roots[0], wire_body=wire.body,
             wire_names=wire.names)
     return result
+
+
+def _empty_objects_as_maps(code: str) -> str:
+    """An object schema without properties becomes an empty TypedDict, from which mypy lets no key be
+    read although the object may have any: type it ``dict[str, Any]`` instead (wider, and honest)."""
+    tree = ast.parse(code)
+    bases = {base.id for node in tree.body if isinstance(node, ast.ClassDef)
+             for base in node.bases if isinstance(base, ast.Name)}
+    empty = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name not in bases
+             and all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+                     for s in node.body)]
+    if not empty:
+        return code
+    lines = code.splitlines(keepends=True)
+    for node in reversed(empty):
+        assert node.end_lineno is not None
+        lines[node.lineno - 1:node.end_lineno] = [f"{node.name}: TypeAlias = dict[str, Any]\n"]
+    return add_import("".join(lines), tree, "from typing import Any, TypeAlias")
 
 
 def _without_formats(schema: Any) -> Any:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypeAlias, TypedDict
 
 from contractgen.runtime import (
     Contract,
@@ -36,6 +36,8 @@ __all__ = [
     "WireShapesV1OutputJsonExtraJson",
     "WireShapesV1OutputJsonJson",
     "WireShapesV1OutputJsonJsonJson",
+    "WireShapesV1OutputMeta",
+    "WireShapesV1OutputMetaJson",
     "WireShapesV1OutputNode",
     "WireShapesV1OutputNodeJson",
     "WireShapesV1OutputPoint",
@@ -65,6 +67,10 @@ class WireShapesV1OutputJson(BaseModel):
     w: bool | None = None
 
 
+class WireShapesV1OutputMeta(BaseModel):
+    pass
+
+
 class WireShapesV1OutputNode(BaseModel):
     label: str
     children: list[WireShapesV1OutputNode] | None = None
@@ -92,6 +98,7 @@ class WireShapesV1Output(BaseModel):
     data: WireShapesV1OutputData
     json_: Annotated[WireShapesV1OutputJson | None, Field(alias="json")] = None
     any: Any | None = None
+    meta: WireShapesV1OutputMeta | None = None
 
 
 WireShapesV1OutputNode.model_rebuild()
@@ -108,6 +115,9 @@ class WireShapesV1OutputJsonDataJson(TypedDict):
 
 class WireShapesV1OutputJsonJsonJson(TypedDict):
     w: NotRequired[bool]
+
+
+WireShapesV1OutputMetaJson: TypeAlias = dict[str, Any]
 
 
 class WireShapesV1OutputNodeJson(TypedDict):
@@ -136,6 +146,7 @@ WireShapesV1OutputJsonJson = TypedDict(
         "data": WireShapesV1OutputJsonDataJson,
         "json": NotRequired[WireShapesV1OutputJsonJsonJson],
         "any": NotRequired[Any],
+        "meta": NotRequired[WireShapesV1OutputMetaJson],
     },
 )
 
@@ -175,8 +186,13 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "data": {"type": "object", "properties": {"v": {"type": "number"}}},
         "json": {"type": "object", "properties": {"w": {"type": "boolean"}}},
         "any": {},
+        "meta": {"$ref": "#/$defs/meta"},
     },
     "$defs": {
+        "meta": {
+            "type": "object",
+            "description": "Any keys; an empty TypedDict would let none be read.",
+        },
         "node": {
             "type": "object",
             "required": ["label"],

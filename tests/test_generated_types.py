@@ -1,5 +1,6 @@
 """Generated code is mypy --strict clean on what the build accepts: every real tool in the shared
-corpus (imported with `contractgen import`) and the hostile defaults case, in one mypy process; and
+corpus (imported with `contractgen import`, its input schema also serving as its output schema) and
+the hostile defaults case, in one mypy process; and
 the defaults the adapter rewrites still arrive in the field's own type at run time."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
 from build_support import build, imported_package, make_project
 
 from contractgen.codegen.defaults import type_defaults
@@ -22,13 +24,22 @@ def test_corpus_and_hostile_defaults_pass_mypy_strict(imported_corpus: Path, tmp
     root = tmp_path / "project"
     shutil.copytree(imported_corpus, root)
     imported = len(list((root / "contracts").glob("*/1.0.0.yaml")))
+    # no corpus tool declares an output schema: each one's real input schema serves as its output
+    # too, so the output models and the TypedDicts of the output's JSON form meet real schemas
+    for manifest in (root / "contracts").glob("*/1.0.0.yaml"):
+        data = yaml.safe_load(manifest.read_text("utf-8"))
+        data["output"] = data["input"]
+        manifest.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), "utf-8")
     shutil.copytree(DEFAULTS_CASE, root / "contracts", dirs_exist_ok=True)
     assert build(root).returncode == 0
     modules = sorted((root / "generated").glob("*_v1.py"))
     assert len(modules) == imported + 1 and imported >= 150
+    typed_dicts = sum(m.read_text("utf-8").count("(TypedDict):") for m in modules)
+    assert typed_dicts >= imported  # the outputs' JSON forms are TypedDicts, not all dict[str, Any]
     result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "generated"],
                             cwd=root, capture_output=True, text=True, check=False)
-    print(f"\nmypy --strict over {len(modules)} generated modules: {result.stdout.strip().splitlines()[-1]}")
+    print(f"\nmypy --strict over {len(modules)} generated modules ({typed_dicts} output TypedDicts): "
+          f"{result.stdout.strip().splitlines()[-1]}")
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"in {len(modules) + 1} source files" in result.stdout  # the modules and __init__
 

@@ -1,19 +1,25 @@
 """The output TypedDict that types ``envelope["output"]`` agrees with the envelopes the guard really
-returns: for the bundled example implementations called with their contracts' examples, and for an
-output in every shape (aliases, formats, nesting, recursion, anyOf, maps) returned as a model."""
+returns: for the bundled example implementations called with their contracts' examples, for an
+output in every shape (aliases, formats, nesting, recursion, anyOf, maps) returned as a model, and for
+every valid instance of the JSON-Schema-Test-Suite against the type generated from its schema."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 import importlib.util
+import json
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
+import pytest
 from build_support import build, imported_package, make_project
-from conftest import ROOT
+from conftest import CORPUS, ROOT
 from wire_support import wire_mismatches, wire_type
+
+from contractgen.codegen.models import ModelRequest, ModelsError, generate_models
 
 WIRE_SHAPES = ROOT / "tests" / "cases" / "build" / "wire_shapes" / "contracts"
 
@@ -77,3 +83,53 @@ def test_every_shape_of_output_arrives_as_its_typed_dict_declares(tmp_path: Path
             assert wire_mismatches(output, shape) == [], output
             assert output["class"] == "c" and isinstance(output["day"], str)  # wire names, dates as text
         assert not answers
+
+
+def _refers_by_name(schema: Any) -> bool:
+    text = json.dumps(schema)
+    return any(key in text for key in ('"$id"', '"$anchor"', '"$dynamicAnchor"', '"$dynamicRef"'))
+
+
+def test_every_valid_instance_of_the_json_schema_test_suite_has_its_typed_dict_type() -> None:
+    """Never narrower: each 2020-12 suite schema as an output; every instance the suite calls valid
+    has the TypedDict's type (undeclared keys allowed, as for any TypedDict)."""
+    suite = CORPUS / "json_schema_test_suite" / "tests" / "draft2020-12"
+    if not suite.is_dir():
+        pytest.skip(f"JSON-Schema-Test-Suite not found at {suite}")
+    typed = instances = unmodelable = by_name = 0
+    problems = []
+    for path in sorted(suite.glob("*.json")):
+        for index, group in enumerate(json.loads(path.read_text("utf-8"))):
+            schema = group["schema"]
+            if not isinstance(schema, dict) or _refers_by_name(schema):
+                by_name += isinstance(schema, dict)
+                continue
+            try:
+                models = generate_models([ModelRequest("s", "SuiteV1", {"type": "object"}, schema)])["s"]
+            except ModelsError:
+                unmodelable += 1  # the build refuses these with a diagnostic; nothing to type
+                continue
+            shape = _load_wire_type(models, f"suite_{path.stem}_{index}")
+            typed += 1
+            for test in group["tests"]:
+                if test["valid"]:
+                    instances += 1
+                    found = wire_mismatches(test["data"], shape, closed=False, integral_floats=True)
+                    if found:
+                        problems.append(f"{path.stem}#{index} {test['description']!r}: {found[:2]}\n"
+                                        f"  schema {json.dumps(schema)[:300]}\n  type {models.wire_body[:300]}")
+    print(f"\nsuite schemas typed: {typed}, valid instances checked: {instances}; not modelable: {unmodelable},"
+          f" skipped (refer by $id/$anchor/$dynamic*): {by_name}")
+    assert typed >= 250 and instances >= 600
+    assert not problems, "\n".join(problems)
+
+
+def _load_wire_type(models: Any, name: str) -> Any:
+    """The generated TypedDict code (with its imports) run as a module of its own."""
+    lines = ["from __future__ import annotations"]
+    lines += [f"import {module}" if not entry else f"from {module} import {entry}"
+              for module, entries in models.imports for entry in entries]
+    module = types.ModuleType(name)
+    sys.modules[name] = module  # get_type_hints resolves the annotations in the module's namespace
+    exec("\n".join(lines) + "\n" + models.wire_body, module.__dict__)  # noqa: S102 - our own generated code
+    return module.__dict__[models.wire_class]

@@ -12,7 +12,6 @@ and generating a subset of tools yields the same per-tool code (which the increm
 from __future__ import annotations
 
 import ast
-import copy
 import io
 import json
 import os
@@ -26,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ..manifest.generator_keys import generator_input
-from ..manifest.schema_walk import subschemas
 from ..runtime.pointer import unescape_token
-from .defaults import add_import, type_defaults
+from .defaults import type_defaults
+from .wire import empty_objects_as_maps, wire_schema
 
 #: Options passed on every call, explicitly, so output does not drift with the library's defaults.
 GENERATE_OPTIONS: Mapping[str, Any] = {
@@ -54,8 +53,8 @@ GENERATE_OPTIONS: Mapping[str, Any] = {
     "allow_remote_refs": False,
 }
 
-#: The output's wire form as TypedDicts: the same naming, every class suffixed ``Json``. Only
-#: JSON types: ``format`` is dropped before the call (a date is a ``str`` on the wire), and no PEP 728
+#: The output's wire form as TypedDicts: the same naming, every class suffixed ``Json``. Only JSON
+#: types (``wire.py`` drops ``format``: a date is a ``str`` on the wire), and no PEP 728
 #: ``closed``/``extra_items`` (mypy rejects ``extra_items``), so every TypedDict stays open.
 WIRE_SUFFIX = "Json"
 WIRE_OPTIONS: Mapping[str, Any] = {
@@ -133,47 +132,21 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 bundle[key] = generator_input(sub)
                 key_owner[key] = request.owner
                 if root_key == out_key:
-                    wire_bundle[key] = _without_formats(bundle[key])
+                    wire_bundle[key] = wire_schema(bundle[key])
         roots[request.owner] = (in_key, out_key)
     code, metadata = _run_generator({"$defs": bundle}, GENERATE_OPTIONS)
     models = _split(type_defaults(code), metadata, key_owner, roots)
     wire_code, wire_metadata = _run_generator({"$defs": wire_bundle}, WIRE_OPTIONS)
-    wires = _split(_empty_objects_as_maps(wire_code), wire_metadata, key_owner, {owner: keys[1:] for owner, keys in roots.items()})
+    wires = _split(empty_objects_as_maps(wire_code), wire_metadata, key_owner, {owner: keys[1:] for owner, keys in roots.items()})
     result = {}
     for owner, share in models.items():
-        wire = _unclashed(wires[owner], set(share.names))
+        wire = _unclashed(_with_wire_root(wires[owner], roots[owner][1] + WIRE_SUFFIX), set(share.names))
         result[owner] = ModelCode(
             owner=owner, input_class=share.roots[0], output_class=share.roots[1],
             imports=_merged(share.imports + wire.imports), body=share.body,
             class_names=share.classes, wire_class=wire.roots[0], wire_body=wire.body,
             wire_names=wire.names)
     return result
-
-
-def _empty_objects_as_maps(code: str) -> str:
-    """An object schema without properties becomes an empty TypedDict, from which mypy lets no key be
-    read although the object may have any: type it ``dict[str, Any]`` instead (wider, and honest)."""
-    tree = ast.parse(code)
-    bases = {base.id for node in tree.body if isinstance(node, ast.ClassDef)
-             for base in node.bases if isinstance(base, ast.Name)}
-    empty = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name not in bases
-             and all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-                     for s in node.body)]
-    if not empty:
-        return code
-    lines = code.splitlines(keepends=True)
-    for node in reversed(empty):
-        assert node.end_lineno is not None
-        lines[node.lineno - 1:node.end_lineno] = [f"{node.name}: TypeAlias = dict[str, Any]\n"]
-    return add_import("".join(lines), tree, "from typing import Any, TypeAlias")
-
-
-def _without_formats(schema: Any) -> Any:
-    """A copy without ``format``: on the wire every format is a string (or number) as JSON has it."""
-    clean = copy.deepcopy(schema)
-    for _, sub in subschemas(clean):
-        sub.pop("format", None)
-    return clean
 
 
 def hoist_schema(schema: Mapping[str, Any], root_key: str, owner: str = "") -> dict[str, Any]:
@@ -331,6 +304,16 @@ def _defined_names(node: ast.stmt) -> set[str]:
         return {node.name}
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
     return {t.id for t in targets if isinstance(t, ast.Name)}
+
+
+def _with_wire_root(wire: _Share, name: str) -> _Share:
+    """``wire``, or when the generator wrote no statement for the root (a ``$ref`` it resolved to
+    nothing of its own), ``wire`` plus the root typed ``Any``: wider, never wrong."""
+    if wire.roots[0] in wire.names:
+        return wire
+    body = (wire.body.rstrip() + "\n\n\n" if wire.body.strip() else "") + f"{name}: TypeAlias = Any\n"
+    return _Share(roots=(name,), imports=(*wire.imports, ("typing", "Any"), ("typing", "TypeAlias")),
+                  body=body, classes=wire.classes, names=(*wire.names, name))
 
 
 def _unclashed(wire: _Share, taken: set[str]) -> _Share:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import os
 import subprocess
 import sys
@@ -12,6 +13,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = (ROOT / ".." / "shared" / "corpus").resolve()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """With PYTHONDONTWRITEBYTECODE set (as on the shared test machine) every `python -m contractgen`
+    the tests start would compile the whole package from source again (~0.1 s of CPU each, hundreds of
+    times); compile it once here, into the usual gitignored __pycache__ folders, which Python keeps
+    checking against the sources. Without the variable Python does this itself on the first run."""
+    if sys.dont_write_bytecode:
+        compileall.compile_dir(ROOT / "contractgen", quiet=1)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,6 +47,29 @@ def run_cli(*args: str, cwd: Path | str = ROOT, input: str | None = None,
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(check=False, args=[sys.executable, "-m", "contractgen", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+#: how `python -m contractgen` names itself in usage messages; the in-process run says the same
+PROG_NAME = "python -m contractgen"
+
+
+def run_cli_in_process(*args: str, cwd: Path | str = ROOT) -> subprocess.CompletedProcess[str]:
+    """The same command line as `run_cli`, run inside this process: the same exit code, stdout and stderr
+    without a fresh interpreter per run. For the bulk of golden-case runs only; `run_cli` stays the proof
+    of real process behaviour, and the golden modules check on a sample that both give identical results.
+    It changes the working directory while it runs: call it from one thread at a time. A crash raises here
+    (a subprocess would print a traceback, which the callers reject anyway)."""
+    from typer.testing import CliRunner
+
+    from contractgen.cli import app
+
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(app, list(args), catch_exceptions=False, prog_name=PROG_NAME)
+    finally:
+        os.chdir(previous)
+    return subprocess.CompletedProcess(["contractgen", *args], result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture(scope="session")

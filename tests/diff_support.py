@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, run_cli_in_process
 
 CASES = ROOT / "tests" / "cases" / "diff"
 #: cases run on a fixed date, so sunset comparisons never drift
@@ -19,10 +18,21 @@ def case_dirs() -> list[Path]:
     return sorted(p for p in CASES.iterdir() if p.is_dir() and (p / "old").is_dir())
 
 
-def run_case(case: Path, *extra: str, fmt: str = "json") -> tuple[int, str, str]:
+def _case_command(case: Path, extra: tuple[str, ...], fmt: str) -> list[str]:
     args_file = case / "args.txt"
     args = args_file.read_text("utf-8").split() if args_file.exists() else []
-    result = run_cli("diff", "old", "new", "--format", fmt, "--today", TODAY, *args, *extra, cwd=case)
+    return ["diff", "old", "new", "--format", fmt, "--today", TODAY, *args, *extra]
+
+
+def run_case(case: Path, *extra: str, fmt: str = "json") -> tuple[int, str, str]:
+    """The case through the real CLI in a fresh process."""
+    result = run_cli(*_case_command(case, extra, fmt), cwd=case)
+    return result.returncode, result.stdout, result.stderr
+
+
+def run_case_in_process(case: Path, *extra: str, fmt: str = "json") -> tuple[int, str, str]:
+    """The same command line inside this process (see ``run_cli_in_process``); one thread at a time."""
+    result = run_cli_in_process(*_case_command(case, extra, fmt), cwd=case)
     return result.returncode, result.stdout, result.stderr
 
 
@@ -31,20 +41,31 @@ def strict_case_dirs() -> list[Path]:
     return [c for c in case_dirs() if (c / "labels.json").exists()]
 
 
-def _run_strict(case: Path) -> tuple[int, str, str]:
-    return run_case(case, "--strict")
+#: every this-many-th case is also run as a real process, and must give exactly the in-process result
+SAMPLE_STRIDE = 12
+
+
+def sampled_case_dirs(strict: bool = False) -> list[Path]:
+    return (strict_case_dirs() if strict else case_dirs())[::SAMPLE_STRIDE]
 
 
 @lru_cache(maxsize=2)
 def _all_runs(strict: bool = False) -> dict[Path, tuple[int, str, str]]:
-    """Every case through the real CLI once per session, a few at a time (each run is a fresh process)."""
+    """Every case through the CLI's entry point once per session, in this process: a fresh interpreter
+    per case cost about a second each, the diff itself a few milliseconds (the sampled cases prove the
+    two ways agree)."""
     cases = strict_case_dirs() if strict else case_dirs()
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return dict(zip(cases, pool.map(_run_strict if strict else run_case, cases)))
+    extra = ("--strict",) if strict else ()
+    return {case: run_case_in_process(case, *extra) for case in cases}
+
+
+def case_run(case: Path, strict: bool = False) -> tuple[int, str, str]:
+    """The session's run of ``case`` (exit code, stdout, stderr)."""
+    return _all_runs(strict)[case]
 
 
 def case_report(case: Path, strict: bool = False) -> tuple[int, dict[str, Any], str]:
-    code, out, err = _all_runs(strict)[case]
+    code, out, err = case_run(case, strict)
     assert code in (0, 1), f"{case.name}: exit {code}\n{err}"
     return code, json.loads(out), err
 

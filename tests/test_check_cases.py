@@ -9,16 +9,14 @@ directory (on a copy, so generated inputs never land in the repo). Cases named `
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import shutil
 import subprocess
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, run_cli_in_process
 
 CASES = Path(__file__).parent / "cases" / "check"
 UPDATE_COMMAND = "python -m pytest tests/test_check_cases.py --update-goldens"
@@ -63,26 +61,46 @@ def test_every_generated_case_has_a_directory() -> None:
     assert set(GENERATED) <= set(_case_names())
 
 
-def _run_case(name: str, work: Path) -> subprocess.CompletedProcess[str]:
+def _case_copy(name: str, work: Path) -> list[str]:
+    """Copy the case to ``work``; returns the `check` arguments."""
     source = CASES / name
     shutil.copytree(source, work, ignore=shutil.ignore_patterns("expected.txt", "args.txt"))
     if name in GENERATED:
         GENERATED[name](work)
     args_file = source / "args.txt"
-    args = args_file.read_text().split() if args_file.exists() else ["."]
-    return run_cli("check", *args, cwd=work, timeout=60)
+    return args_file.read_text().split() if args_file.exists() else ["."]
+
+
+def _run_case(name: str, work: Path) -> subprocess.CompletedProcess[str]:
+    """The case through the real CLI in a fresh process."""
+    return run_cli("check", *_case_copy(name, work), cwd=work, timeout=60)
 
 
 @pytest.fixture(scope="module")
 def case_results(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, subprocess.CompletedProcess[str]]:
-    """Every case's CLI run, several at a time (each is a separate process, so this is safe)."""
+    """Every case's CLI run, through the CLI's entry point in this process (a fresh interpreter per case
+    cost about a second each; test_real_process_gives_exactly_the_in_process_run proves on a sample that
+    the two agree)."""
     root = tmp_path_factory.mktemp("check-cases")
-    names = _case_names()
-    with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2))) as pool:
-        runs = pool.map(lambda n: _run_case(n, root / n), names)
-        return dict(zip(names, runs))
+    return {name: run_cli_in_process("check", *_case_copy(name, root / name), cwd=root / name)
+            for name in _case_names()}
+
+
+#: every this-many-th case (and every case with generated input) is also run as a real process
+SAMPLE_STRIDE = 8
+SAMPLED = sorted(set(_case_names()[::SAMPLE_STRIDE]) | set(GENERATED))
+
+
+@pytest.mark.parametrize("name", SAMPLED)
+def test_real_process_gives_exactly_the_in_process_run(
+    name: str, case_results: dict[str, subprocess.CompletedProcess[str]], tmp_path: Path
+) -> None:
+    real = _run_case(name, tmp_path / name)
+    in_process = case_results[name]
+    assert (real.returncode, real.stdout, real.stderr) == (
+        in_process.returncode, in_process.stdout, in_process.stderr)
 
 
 @pytest.mark.parametrize("name", _case_names())

@@ -12,7 +12,16 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from diff_support import case_dirs, case_report, finding_lines, strict_case_dirs
+from diff_support import (
+    case_dirs,
+    case_report,
+    case_run,
+    finding_lines,
+    run_case,
+    run_case_in_process,
+    sampled_case_dirs,
+    strict_case_dirs,
+)
 
 from contractgen.diff import RULES_BY_ID
 from contractgen.manifest import load_contracts
@@ -30,6 +39,24 @@ def test_case_matches_expected_findings(case: Path, update_goldens: bool) -> Non
 @pytest.mark.parametrize("case", STRICT_CASES, ids=[c.name for c in STRICT_CASES])
 def test_case_matches_expected_findings_under_strict(case: Path, update_goldens: bool) -> None:
     _check_golden(case, "expected-strict.txt", True, update_goldens)
+
+
+SAMPLED = [(c, False) for c in sampled_case_dirs()] + [(c, True) for c in sampled_case_dirs(strict=True)]
+
+
+@pytest.mark.parametrize(("case", "strict"), SAMPLED,
+                         ids=[f"{c.name}{'-strict' if s else ''}" for c, s in SAMPLED])
+def test_real_process_gives_exactly_the_in_process_run(case: Path, strict: bool) -> None:
+    """The golden runs go through the CLI's entry point inside the test process; on a sample of the
+    cases a real `python -m contractgen diff` must print the same bytes and exit the same way."""
+    extra = ("--strict",) if strict else ()
+    assert run_case(case, *extra) == case_run(case, strict)
+
+
+@pytest.mark.parametrize("case", sampled_case_dirs()[::2], ids=lambda c: c.name)
+def test_real_process_gives_exactly_the_in_process_sarif(case: Path) -> None:
+    """The same for the SARIF output, which the CI-ergonomics tests read in process for every kind of case."""
+    assert run_case(case, fmt="sarif") == run_case_in_process(case, fmt="sarif")
 
 
 def _check_golden(case: Path, name: str, strict: bool, update_goldens: bool) -> None:

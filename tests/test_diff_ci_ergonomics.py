@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema_rs
 import pytest
 from conftest import ROOT, run_cli
-from diff_support import CASES, case_dirs, run_case
+from diff_support import CASES, case_dirs, case_report, run_case, run_case_in_process
 
 from contractgen import __version__
 from contractgen.diff import RULES
@@ -26,8 +26,8 @@ def sarif_validator() -> Any:
     return jsonschema_rs.validator_for(json.loads(raw))
 
 
-def _sarif(case: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    code, out, err = run_case(case, *extra, fmt="sarif")
+def _sarif(case: Path, *extra: str, in_process: bool = False) -> tuple[int, dict[str, Any]]:
+    code, out, err = (run_case_in_process if in_process else run_case)(case, *extra, fmt="sarif")
     assert code in (0, 1), err
     return code, json.loads(out)
 
@@ -50,13 +50,14 @@ def _check_beyond_the_schema(document: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", case_dirs()[::6], ids=lambda p: p.name)
 def test_sarif_is_valid_for_every_kind_of_case(case: Path, sarif_validator: Any) -> None:
-    code, document = _sarif(case)
+    # in process, like the golden runs (test_diff_cases proves on a sample that a real process prints the same)
+    code, document = _sarif(case, in_process=True)
     errors = [f"{'/'.join(map(str, e.instance_path))}: {e.message}" for e in sarif_validator.iter_errors(document)]
     assert errors == []
     _check_beyond_the_schema(document)
-    json_code, json_out, _ = run_case(case)
+    json_code, findings_report, _ = case_report(case)
     assert code == json_code  # the format never changes the verdict
-    findings = json.loads(json_out)["findings"]
+    findings = findings_report["findings"]
     assert [r["partialFingerprints"]["contractgen/v1"] for r in document["runs"][0]["results"]] == \
         [f["fingerprint"] for f in findings]
 

@@ -42,6 +42,10 @@ Category = Literal["validation", "business", "permission", "transient", "interna
 SyncImplementation = Callable[[InT], OutT | JsonObject]
 #: An async implementation (``async def``): the same, awaited.
 AsyncImplementation = Callable[[InT], Awaitable[OutT | JsonObject]]
+#: What a stub's ``implement`` takes, where the output's JSON form is
+#: known: the implementation may also return that form typed (the TypedDict).
+TypedSyncImplementation = Callable[[InT], OutT | WireT | JsonObject]
+TypedAsyncImplementation = Callable[[InT], Awaitable[OutT | WireT | JsonObject]]
 
 
 class ErrorBody(TypedDict):

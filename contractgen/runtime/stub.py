@@ -6,28 +6,24 @@ and in the output's JSON form (a TypedDict), which types ``envelope["output"]`` 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any, Generic, Protocol, overload
 
 from .budget import BudgetStore
 from .contract import Contract
-from .envelope_types import InT, JsonObject, OutT, WireT
+from .envelope_types import InT, OutT, TypedAsyncImplementation, TypedSyncImplementation, WireT
 from .errors import ToolError
 from .guard import GuardedTool, Mapper, guard
 from .observe import CallRecord
-
-#: What ``implement`` takes: the model, its JSON form typed (the TypedDict) or any JSON object.
-StubSync = Callable[[InT], OutT | WireT | JsonObject]
-StubAsync = Callable[[InT], Awaitable[OutT | WireT | JsonObject]]
 
 
 class Implementer(Protocol[InT, OutT, WireT]):
     """What ``implement(...)`` with options returns: a decorator for a sync or async function."""
 
     @overload
-    def __call__(self, fn: StubSync[InT, OutT, WireT], /) -> GuardedTool[InT, OutT, WireT]: ...
+    def __call__(self, fn: TypedSyncImplementation[InT, OutT, WireT], /) -> GuardedTool[InT, OutT, WireT]: ...
     @overload
-    def __call__(self, fn: StubAsync[InT, OutT, WireT], /) -> GuardedTool[InT, OutT, WireT]: ...
+    def __call__(self, fn: TypedAsyncImplementation[InT, OutT, WireT], /) -> GuardedTool[InT, OutT, WireT]: ...
 
 
 class ToolStub(Generic[InT, OutT, WireT]):
@@ -58,12 +54,12 @@ class ToolStub(Generic[InT, OutT, WireT]):
     # a typed function matches at most one form (a coroutine is not an output), so the order only
     # picks which expectation mypy quotes when neither matches: the sync one, the common case
     @overload
-    def implement(self, fn: StubSync[InT, OutT, WireT], /, *,
+    def implement(self, fn: TypedSyncImplementation[InT, OutT, WireT], /, *,
                   state: BudgetStore | MutableMapping[str, Any] | None = None,
                   on_call: Callable[[CallRecord], None] | None = None,
                   mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT, WireT]: ...
     @overload
-    def implement(self, fn: StubAsync[InT, OutT, WireT], /, *,
+    def implement(self, fn: TypedAsyncImplementation[InT, OutT, WireT], /, *,
                   state: BudgetStore | MutableMapping[str, Any] | None = None,
                   on_call: Callable[[CallRecord], None] | None = None,
                   mapper: Mapper | None = None, **options: Any) -> GuardedTool[InT, OutT, WireT]: ...

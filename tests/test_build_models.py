@@ -112,3 +112,11 @@ def test_the_output_typed_dict_is_the_json_form_and_never_narrower() -> None:
     assert "MV1OutputBagJson: TypeAlias = dict[str, Any]" in models.wire_body  # not an empty TypedDict
     bare = generate_models([ModelRequest("m", "MV1", {"type": "object"}, {"type": "object"})])["m"]
     assert bare.wire_class == "MV1OutputJson" and bare.wire_body.strip() == "MV1OutputJson: TypeAlias = dict[str, Any]"
+
+
+def test_a_renamed_typed_dict_keeps_keys_that_spell_its_old_name() -> None:
+    from contractgen.codegen.models import _rename
+
+    code = 'X = TypedDict(\n    "X",\n    {\n        "X": NotRequired["X"],\n        "class": X,\n    },\n)\n'
+    assert _rename(code, {"X": "XJson"}) == (
+        'XJson = TypedDict(\n    "XJson",\n    {\n        "X": NotRequired["XJson"],\n        "class": XJson,\n    },\n)\n')

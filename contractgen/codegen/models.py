@@ -339,14 +339,18 @@ def _unclashed(wire: _Share, taken: set[str]) -> _Share:
 
 
 def _rename(code: str, renames: Mapping[str, str]) -> str:
-    """``code`` with identifier tokens and forward-reference strings (``"XJson"``) renamed."""
+    """``code`` with identifier tokens and class-name strings (``TypedDict("XJson", ...)``, forward
+    references such as ``"XJson"``) renamed; a string followed by ``:`` is a key and stays."""
     lines = code.splitlines(keepends=True)
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(code).readline)
+              if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
     edits = []
-    for token in tokenize.generate_tokens(io.StringIO(code).readline):
+    for token, following in zip(tokens, [*tokens[1:], None]):
         text = token.string
         if token.type == tokenize.NAME and text in renames:
             edits.append((token.start, token.end, renames[text]))
-        elif token.type == tokenize.STRING and text[:1] == text[-1:] == '"' and text[1:-1] in renames:
+        elif (token.type == tokenize.STRING and text[:1] == text[-1:] == '"' and text[1:-1] in renames
+              and (following is None or following.string != ":")):
             edits.append((token.start, token.end, f'"{renames[text[1:-1]]}"'))
     for (row, col), (_, end_col), text in reversed(edits):  # names and these strings span one line
         line = lines[row - 1]

@@ -73,16 +73,21 @@ def run_cli_in_process(*args: str, cwd: Path | str = ROOT) -> subprocess.Complet
 
 
 @pytest.fixture(scope="session")
-def imported_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A project with every shared-corpus tool imported and built, once per session; treat it as
-    read-only (copy it to change it)."""
+def corpus_import_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[Path, Any]]:
+    """A project with every shared-corpus tool imported (one real `contractgen import` per corpus
+    folder) and built, once per session, with each folder's import run; treat it as read-only."""
     if not CORPUS.is_dir():
         pytest.skip(f"shared corpus not found at {CORPUS}")
     from corpus_support import import_corpus
 
     root = tmp_path_factory.mktemp("corpus") / "project"
-    import_corpus(CORPUS, root)
-    return root
+    return root, import_corpus(CORPUS, root)
+
+
+@pytest.fixture(scope="session")
+def imported_corpus(corpus_import_runs: tuple[Path, dict[Path, Any]]) -> Path:
+    """The project of ``corpus_import_runs``; treat it as read-only (copy it to change it)."""
+    return corpus_import_runs[0]
 
 
 @pytest.fixture(scope="session")

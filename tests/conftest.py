@@ -112,3 +112,12 @@ def redis_db(redis_url: str) -> Any:
     client.flushdb()
     client.close()
     return redis_url
+
+
+@pytest.fixture(scope="session")
+def project_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of the working tree, built once per session for the wheel and runtime-deploy tests
+    (each installs it into venvs of its own)."""
+    from wheel_support import build_wheel
+
+    return build_wheel(tmp_path_factory.mktemp("wheel"))

@@ -18,7 +18,7 @@ import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from wheel_support import ROOT, build_wheel, fresh_venv, install, run
+from wheel_support import ROOT, fresh_venv, install, run
 
 #: distributions only the compiler extra brings (with their own dependencies that nothing else needs)
 COMPILER_ONLY = {"datamodel-code-generator", "jinja2", "typer", "ruff", "pyyaml", "black", "isort",
@@ -37,11 +37,10 @@ def installed(python: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def runtime_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def runtime_env(tmp_path_factory: pytest.TempPathFactory, project_wheel: Path) -> tuple[Path, Path]:
     work = tmp_path_factory.mktemp("deploy")
-    wheel = build_wheel(work)
-    python = fresh_venv(work / "venv", f"{wheel}[email]")
-    return python, wheel
+    python = fresh_venv(work / "venv", f"{project_wheel}[email]")
+    return python, project_wheel
 
 
 @pytest.fixture

@@ -8,13 +8,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from wheel_support import ROOT, build_wheel, fresh_venv
+from wheel_support import ROOT, fresh_venv
 from wheel_support import run as _run
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel(tmp_path_factory.mktemp("wheel"))
+@pytest.fixture
+def wheel(project_wheel: Path) -> Path:
+    return project_wheel
 
 
 def test_wheel_contains_meta_schema_and_templates(wheel: Path) -> None:

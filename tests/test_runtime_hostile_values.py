@@ -76,14 +76,53 @@ def test_numbers_never_break_the_guard(number: Any, wrap: Any) -> None:
         number = Count(number)
     envelope = strict_json(guard(contract(), lambda a: {})({"n": number}))
     finite = not isinstance(number, float) or math.isfinite(number)
-    if isinstance(number, int) and abs(number).bit_length() > 14_000:
-        # past Python's 4,300-digit int/str limit the fast validator cannot read it: refused, not a crash
-        assert envelope["status"] == "ok" or envelope["error"]["code"] == "INVALID_ARGUMENT"
+    if isinstance(number, int) and len(str(abs(number)) if abs(number).bit_length() < 14_000 else "x" * 5000) > 4300:
+        # past Python's 4,300-digit int/str limit no validator here can read it: refused, and said why
+        error = envelope["error"]
+        assert error["code"] == "INVALID_ARGUMENT" and error["field"] == "/n"
+        assert "more than 4300 digits" in error["message"]
     elif finite:  # every other finite number is a JSON number
         assert envelope["status"] == "ok"
     else:
         assert envelope["error"]["code"] == "INVALID_ARGUMENT"
         assert error_size(envelope["error"]) <= ERROR_SIZE_CAP
+
+
+BOUNDED = {"type": "object", "properties": {
+    "n": {"type": "integer", "maximum": 10},
+    "list": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 10}},
+    "obj": {"type": "object", "additionalProperties": {"$ref": "#/$defs/small"}},
+    "choice": {"anyOf": [{"type": "integer", "maximum": 3}, {"const": 0}]}},
+    "$defs": {"small": {"type": "integer", "exclusiveMaximum": 5, "multipleOf": 1}}}
+HUGE = st.integers(4301, 4400).map(lambda digits: 10 ** (digits - 1)) | st.just(10 ** 5000)
+
+
+@settings(max_examples=60, deadline=None)
+@given(huge=HUGE, negative=st.booleans(), where=st.sampled_from(["n", "list", "obj", "choice"]),
+       seconds=st.sampled_from([None, 5.0]))
+def test_an_integer_too_long_to_read_never_passes_a_bound(huge: int, negative: bool, where: str,
+                                                          seconds: float | None) -> None:
+    """jsonschema-rs reads an integer past 4,300 digits inside a value as 0, which passed
+    ``maximum: 10``; the guard refuses it at its exact place, on every path."""
+    number = -huge if negative else huge
+    value = {"n": number, "list": [1, number], "obj": {"k": number}, "choice": number}[where]
+    the_contract = Contract(name="bounded", version="1.0.0", summary="s", description="d", input_schema=BOUNDED,
+                            output_schema={"type": "object"}, timeout=Timeout(seconds))
+    envelope = strict_json(guard(the_contract, lambda a: {})({where: value}))
+    error = envelope["error"]
+    assert error["code"] == "INVALID_ARGUMENT"
+    assert error["field"] == {"n": "/n", "list": "/list/1", "obj": "/obj/k", "choice": "/choice"}[where]
+    assert "more than 4300 digits" in error["message"]
+
+
+@pytest.mark.parametrize("output", [{"type": "object", "properties": {"x": {"maximum": 3}}},
+                                    {"type": "object", "properties": {"x": {"type": "number"}}}, {"type": "object"}])
+def test_a_result_with_an_integer_too_long_to_read_is_never_ok(output: dict[str, Any]) -> None:
+    for seconds in (None, 5.0):
+        tool = guard(contract(output, seconds), lambda a: {"x": [10 ** 5000]} if "properties" not in output
+                     else {"x": 10 ** 5000})
+        envelope = strict_json(tool({}))
+        assert envelope["status"] == "error" and envelope["error"]["code"] == "INTERNAL"
 
 
 def nested(depth: int, leaf: Any = None) -> Any:

@@ -53,12 +53,28 @@ from .envelope_types import (
     WireT,
 )
 from .errors import ToolError, VersionMismatchError
-from .jsonvalue import MISSING, json_problem, larger_than, thaw, too_deep
+from .jsonvalue import (
+    _INT_CAP,
+    INT_DIGITS_CAP,
+    MISSING,
+    json_problem,
+    larger_than,
+    oversized_int,
+    thaw,
+    too_deep,
+)
 from .observe import CallRecord, call_logger, emit, logger
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import REDACTED, cap_value, redact_at
 from .schema_check import SchemaCheck, nested_too_deep
-from .schema_walk import child_nodes, expand, is_recursive, pins_plain_json
+from .schema_walk import (
+    child_nodes,
+    expand,
+    is_recursive,
+    number_judging_names,
+    pins_plain_json,
+    types_numbers,
+)
 from .versions import VersionCheck
 from .wording import RESULT, Violation, describe, field_label, first_lines
 from .workers import POOL, PoolBusy
@@ -83,6 +99,13 @@ class _Compiled:
         self.input_recursive = is_recursive(self.input.schema)
         #: the output schema alone guarantees plain JSON (no NaN, string keys, bounded depth)
         self.output_plain = pins_plain_json(self.output.schema)
+        #: where a value the fast validator accepts may hide an integer it cannot read (see
+        #: jsonvalue.INT_DIGITS_CAP): () nowhere, top-level names, or None for anywhere. Arguments
+        #: need it where a schema judges numbers; a result anywhere it may hold an integer, which
+        #: could not be sent either
+        self.input_numbers = number_judging_names(self.input.schema)
+        self.output_numbers: tuple[str, ...] | None = (
+            () if self.output_plain and not types_numbers(self.output.schema) else None)
 
 
 _CACHE: dict[tuple[int, bool], tuple[Contract, _Compiled]] = {}
@@ -260,7 +283,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         try:
             if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
                     and (not self._depth_first or too_deep(arguments) is None) \
-                    and self._input_is_valid(arguments):
+                    and self._input_is_valid(arguments) and (self._compiled.input_numbers == () or huge_int(
+                        arguments, self._compiled.input_numbers) is None):
                 value = self._build_input(arguments)
         except _NEVER_SWALLOWED:
             raise
@@ -289,7 +313,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         envelope.
         """
         counts = self._local_counts
-        if self._hooks is not None or self._on_call is not None:
+        input_numbers = self._compiled.input_numbers
+        if self._hooks is not None or self._on_call is not None or input_numbers is None:
             return None
         if not self._inline or self._old_keys or self._depth_first or self._open_names is not None \
                 or self._empty_rule is not None or counts is None:
@@ -298,11 +323,19 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         build, implementation, output_plain = self._build_input, self.implementation, self._output_plain
         name, version = self.name, self.version
         settle, finish = self._settled, self._finish
+        output_numbers = self._compiled.output_numbers
 
         def fast(arguments: dict[str, Any], session: str) -> Envelope | None:
             try:
                 if not input_is_valid(arguments):
                     return None
+                for key in input_numbers:  # huge_int, inline: only these members can hide one
+                    member = arguments.get(key)
+                    if type(member) is int:
+                        if member >= _INT_CAP or member <= -_INT_CAP:
+                            return None
+                    elif member is not None and type(member) is not str and oversized_int(member) is not None:
+                        return None
                 value = build(arguments)
             except _NEVER_SWALLOWED:
                 raise
@@ -314,7 +347,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 return finish(settle(None, exc), session, 0.0, False)
             if type(result) is dict and not counts:
                 try:
-                    if output_is_valid(result) and (output_plain or json_problem(result) is None):
+                    if output_is_valid(result) and (output_plain or json_problem(result) is None) and (
+                            output_numbers == () or huge_int(result, output_numbers) is None):
                         return {"status": "ok", "tool": name, "version": version, "output": result,
                                 "empty": False}
                 except ValueError:
@@ -401,6 +435,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             plain = thaw(arguments)  # subclasses of str, int or float are judged as their base
             if plain is not arguments:
                 valid = self._compiled.input.is_valid(plain)
+        huge = huge_int(arguments, self._compiled.input_numbers) if valid else oversized_int(arguments)
+        if huge is not None and (not valid or self._compiled.input_numbers != ()):
+            return self._invalid_arguments([integer_too_long(huge)]), None
         if not valid:
             return self._invalid_arguments(*self._compiled.input.explain(arguments)), None
         try:
@@ -468,7 +505,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         try:
             if type(result) is dict and self._empty_rule is None:
                 try:
-                    if self._output_is_valid(result) and (self._output_plain or json_problem(result) is None):
+                    if self._output_is_valid(result) and (self._output_plain or json_problem(result) is None) \
+                            and (self._compiled.output_numbers == ()
+                                 or huge_int(result, self._compiled.output_numbers) is None):
                         return {"status": "ok", "tool": self.name, "version": self.version,
                                 "output": result, "empty": False}
                 except ValueError:
@@ -570,6 +609,12 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             valid = problem is None and self._output_is_valid(output)
         except ValueError:
             valid = False
+        numbers = self._compiled.output_numbers
+        huge = (huge_int(output, numbers) if numbers != () else None) if valid else oversized_int(output)
+        if huge is not None:
+            where = cap_pointer(pointer(huge)) or "/"
+            text = f"{where}: an integer of more than {INT_DIGITS_CAP} digits, which this runtime cannot check or send"
+            return self._invalid_output([text], None)
         if not valid and problem is None:
             problem = json_problem(output)
         if problem is not None and problem.kind != "type":  # NaN, a non-string key, a cycle
@@ -862,6 +907,30 @@ def _model_builder(model: Any) -> Callable[[Any], Any]:
     if validator is not None and type(validator).__name__ == "SchemaValidator":
         return validator.validate_python  # type: ignore[no-any-return] # model_validate minus its wrapper
     return model.model_validate  # type: ignore[no-any-return]
+
+
+def huge_int(value: Any, names: tuple[str, ...] | None) -> tuple[Any, ...] | None:
+    """The path to an integer too long to read (``oversized_int``) among ``names`` of a dict (the
+    top-level members whose schemas judge numbers), or anywhere in ``value`` when ``names`` is None."""
+    if names is None or type(value) is not dict:
+        return oversized_int(value)
+    for name in names:
+        member = value.get(name)
+        if type(member) is int:
+            if member >= _INT_CAP or member <= -_INT_CAP:
+                return (name,)
+        elif member is not None and type(member) is not str:
+            found = oversized_int(member)
+            if found is not None:
+                return (name, *found)
+    return None
+
+
+def integer_too_long(path: Sequence[Any]) -> Violation:
+    """The violation for an integer of more than INT_DIGITS_CAP digits at ``path``."""
+    where = cap_pointer(pointer(path))
+    return Violation(where, "type", f"{field_label(where)} is an integer of more than {INT_DIGITS_CAP} digits, "
+                     "too long to check", expected=f"an integer of at most {INT_DIGITS_CAP} digits")
 
 
 def _fresh_copy(envelope: dict[str, Any]) -> dict[str, Any]:

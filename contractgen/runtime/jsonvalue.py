@@ -9,6 +9,11 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 MISSING: Any = object()
+#: Integers with more digits are refused wherever a schema judges numbers: CPython turns none of
+#: them into text (its default ``int_max_str_digits``) and jsonschema-rs reads one inside a value as
+#: 0 (so ``10**5000`` passed ``maximum: 10``).
+INT_DIGITS_CAP = 4300
+_INT_CAP = 10 ** INT_DIGITS_CAP
 
 
 def thaw(value: Any) -> Any:
@@ -101,6 +106,31 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
                 stack.extend((v, path + (k,)) for k, v in node.items() if isinstance(v, (Mapping, list, tuple)))
         elif isinstance(node, (list, tuple)) and not _PLAIN_SCALARS.issuperset(map(type, node)):
             stack.extend((v, path + (i,)) for i, v in enumerate(node) if isinstance(v, (Mapping, list, tuple)))
+    return None
+
+
+def oversized_int(value: Any) -> tuple[Any, ...] | None:
+    """The path to the first integer of more than ``INT_DIGITS_CAP`` digits in ``value``, or None.
+    Flat values cost one pass over their members."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, Mapping):
+            members: Any = node.items()
+        elif isinstance(node, (list, tuple)):
+            members = enumerate(node)
+        else:
+            if isinstance(node, int) and (node >= _INT_CAP or node <= -_INT_CAP):
+                return path
+            continue
+        if len(path) > MAX_DEPTH:
+            continue  # too_deep reports it
+        for key, member in members:
+            if type(member) is int or isinstance(member, int) and not isinstance(member, bool):
+                if member >= _INT_CAP or member <= -_INT_CAP:
+                    return path + (key,)
+            elif isinstance(member, (Mapping, list, tuple)):
+                stack.append((member, path + (key,)))
     return None
 
 

@@ -156,3 +156,75 @@ def pins_plain_json(node: Any) -> bool:
 _OPEN_KEYWORDS = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not",
                             "if", "then", "else", "dependentSchemas", "unevaluatedProperties",
                             "unevaluatedItems", "contains", "propertyNames"})
+
+
+#: Keywords whose verdict on an integer depends on its value, and applicators that could turn a
+#: misread value's verdict around: where jsonschema-rs could accept an integer it cannot read.
+_JUDGES_NUMBERS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+                             "const", "enum", "uniqueItems", "anyOf", "oneOf", "allOf", "not", "if",
+                             "then", "else", "contains", "dependentSchemas", "unevaluatedItems",
+                             "unevaluatedProperties", "$dynamicRef", "$recursiveRef"})
+
+
+def number_judging_names(schema: Any) -> tuple[str, ...] | None:
+    """Where a valid-looking value must be searched for integers too long to read: ``()`` nowhere,
+    else the top-level property names whose schemas judge numbers, or None for the whole value."""
+    if not _judges_numbers(schema, schema):
+        return ()
+    if not isinstance(schema, Mapping) or "$ref" in schema or any(k in _JUDGES_NUMBERS for k in schema):
+        return None
+    for key in ("additionalProperties", "patternProperties", "items", "prefixItems"):
+        if key in schema and _judges_numbers(schema[key], schema):
+            return None
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return None
+    return tuple(name for name, sub in properties.items() if _judges_numbers(sub, schema))
+
+
+def _judges_numbers(node: Any, root: Any) -> bool:
+    """Whether ``node`` (following references inside ``root``) holds a keyword of _JUDGES_NUMBERS.
+    Conservative: a reference it cannot follow counts as yes."""
+    todo, seen = [node], set()
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, Mapping):
+            if any(k in _JUDGES_NUMBERS and (k not in ("enum", "const") or _holds_number(current[k]))
+                   for k in current):
+                return True
+            ref = current.get("$ref")
+            if ref is not None:
+                if not (isinstance(ref, str) and ref.startswith("#")):
+                    return True
+                target = resolve_pointer(root, ref[1:])
+                if target is MISSING:
+                    return True
+                todo.append(target)
+            todo.extend(v for v in current.values() if isinstance(v, (Mapping, list)))
+        elif isinstance(current, list):
+            todo.extend(v for v in current if isinstance(v, (Mapping, list)))
+    return False
+
+
+def _holds_number(value: Any) -> bool:
+    """Whether an ``enum`` or ``const`` value could equal an integer (a number, or any container)."""
+    members = value if isinstance(value, list) else [value]
+    return any(isinstance(m, (int, float, Mapping, list)) and not isinstance(m, bool) for m in members)
+
+
+def types_numbers(schema: Any) -> bool:
+    """Whether any node of ``schema`` names ``integer`` or ``number`` in its ``type``."""
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, Mapping):
+            kind = node.get("type")
+            if kind in ("integer", "number") or isinstance(kind, list) and ("integer" in kind or "number" in kind):
+                return True
+            todo.extend(v for v in node.values() if isinstance(v, (Mapping, list)))
+        elif isinstance(node, list):
+            todo.extend(v for v in node if isinstance(v, (Mapping, list)))
+    return False

@@ -115,6 +115,24 @@ def test_an_integer_too_long_to_read_never_passes_a_bound(huge: int, negative: b
     assert "more than 4300 digits" in error["message"]
 
 
+@settings(max_examples=40, deadline=None)
+@given(huge=HUGE, negative=st.booleans(), where=st.sampled_from(["n", "list", "obj", "choice"]),
+       fast=st.booleans())
+def test_schema_check_itself_never_passes_an_integer_too_long_to_read(huge: int, negative: bool, where: str,
+                                                                      fast: bool) -> None:
+    """The check lives in SchemaCheck, so every caller of ``is_valid`` (the testing helpers, the
+    output check) is as safe as the guard; ``explain`` names the place."""
+    number = -huge if negative else huge
+    value = {where: {"n": number, "list": [1, number], "obj": {"k": number}, "choice": number}[where]}
+    check = SchemaCheck(BOUNDED, prefer_fast=fast)
+    assert check.is_valid(value) is False
+    violations, _ = check.explain(value)
+    assert [v.field for v in violations] == [{"n": "/n", "list": "/list/1", "obj": "/obj/k", "choice": "/choice"}[where]]
+    assert "more than 4300 digits" in violations[0].message
+    # where the schema judges no number, a long integer is just a value
+    assert SchemaCheck({"type": "object", "properties": {"s": {"type": "string"}}}).is_valid({"n": number})
+
+
 @pytest.mark.parametrize("output", [{"type": "object", "properties": {"x": {"maximum": 3}}},
                                     {"type": "object", "properties": {"x": {"type": "number"}}}, {"type": "object"}])
 def test_a_result_with_an_integer_too_long_to_read_is_never_ok(output: dict[str, Any]) -> None:

@@ -54,24 +54,25 @@ from .envelope_types import (
 )
 from .errors import ToolError, VersionMismatchError
 from .jsonvalue import (
-    _INT_CAP,
+    INT_CEILING,
     INT_DIGITS_CAP,
+    INT_FLOOR,
     MISSING,
     json_problem,
     larger_than,
     oversized_int,
+    oversized_int_in,
     thaw,
     too_deep,
 )
 from .observe import CallRecord, call_logger, emit, logger
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import REDACTED, cap_value, redact_at
-from .schema_check import SchemaCheck, nested_too_deep
+from .schema_check import SchemaCheck, integer_too_long, nested_too_deep
 from .schema_walk import (
     child_nodes,
     expand,
     is_recursive,
-    number_judging_names,
     pins_plain_json,
     types_numbers,
 )
@@ -84,6 +85,8 @@ Mapper = Callable[[BaseException], "ToolError | None"]
 _NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
 _CHAIN_LIMIT = 32
 _INFO = logging.INFO
+#: bound once: the happy path asks it on every call (a level set later still counts)
+_call_log_enabled = call_logger.isEnabledFor
 #: Arguments or results with more members than this are checked on a worker thread under ``acall``.
 BIG_VALUE = 2000
 
@@ -103,7 +106,7 @@ class _Compiled:
         #: jsonvalue.INT_DIGITS_CAP): () nowhere, top-level names, or None for anywhere. Arguments
         #: need it where a schema judges numbers; a result anywhere it may hold an integer, which
         #: could not be sent either
-        self.input_numbers = number_judging_names(self.input.schema)
+        self.input_numbers = self.input.number_names
         self.output_numbers: tuple[str, ...] | None = (
             () if self.output_plain and not types_numbers(self.output.schema) else None)
 
@@ -197,8 +200,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         #: INVALID_ARGUMENT envelopes by the explanation they were built from (see _invalid_arguments)
         self._argument_errors: dict[int, tuple[list[Violation], int, dict[str, Any]]] = {}
         # bound once: the happy path calls these directly
-        self._input_is_valid = self._compiled.input.fast_is_valid
-        self._output_is_valid = self._compiled.output.fast_is_valid
+        self._input_is_valid = self._compiled.input.bare_is_valid
+        self._output_is_valid = self._compiled.output.bare_is_valid
         self._old_keys = self._compiled.versions.old_key_set
         self._empty_rule = contract.empty_result
         self._depth_first = self._compiled.input_recursive
@@ -258,13 +261,13 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                  caller: str | None = None) -> Envelope[WireT]:
         fast = self._fast
         if fast is not None and contract_version is None and type(arguments) is dict \
-                and not call_logger.isEnabledFor(_INFO):
+                and not _call_log_enabled(_INFO):
             envelope = fast(arguments, session)
             if envelope is not None:
                 return envelope
         if self._hooks is not None:
             return self._hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
-        observed = self._on_call is not None or call_logger.isEnabledFor(_INFO)
+        observed = self._on_call is not None or _call_log_enabled(_INFO)
         if not observed and contract_version is None and type(arguments) is dict and self._inline:
             inline = self._inline_call(arguments)
             if inline is not None:
@@ -283,7 +286,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         try:
             if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
                     and (not self._depth_first or too_deep(arguments) is None) \
-                    and self._input_is_valid(arguments) and (self._compiled.input_numbers == () or huge_int(
+                    and self._input_is_valid(arguments) and (self._compiled.input_numbers == () or oversized_int_in(
                         arguments, self._compiled.input_numbers) is None):
                 value = self._build_input(arguments)
         except _NEVER_SWALLOWED:
@@ -324,15 +327,16 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         name, version = self.name, self.version
         settle, finish = self._settled, self._finish
         output_numbers = self._compiled.output_numbers
+        result_needs_no_walk = output_plain and output_numbers == ()  # the result check is rs alone
 
         def fast(arguments: dict[str, Any], session: str) -> Envelope | None:
             try:
                 if not input_is_valid(arguments):
                     return None
-                for key in input_numbers:  # huge_int, inline: only these members can hide one
+                for key in input_numbers:  # oversized_int_in, inline: only these members can hide one
                     member = arguments.get(key)
                     if type(member) is int:
-                        if member >= _INT_CAP or member <= -_INT_CAP:
+                        if not INT_FLOOR < member < INT_CEILING:
                             return None
                     elif member is not None and type(member) is not str and oversized_int(member) is not None:
                         return None
@@ -347,8 +351,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 return finish(settle(None, exc), session, 0.0, False)
             if type(result) is dict and not counts:
                 try:
-                    if output_is_valid(result) and (output_plain or json_problem(result) is None) and (
-                            output_numbers == () or huge_int(result, output_numbers) is None):
+                    if output_is_valid(result) and (result_needs_no_walk or (
+                            (output_plain or json_problem(result) is None)
+                            and oversized_int_in(result, output_numbers) is None)):
                         return {"status": "ok", "tool": name, "version": version, "output": result,
                                 "empty": False}
                 except ValueError:
@@ -435,8 +440,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             plain = thaw(arguments)  # subclasses of str, int or float are judged as their base
             if plain is not arguments:
                 valid = self._compiled.input.is_valid(plain)
-        huge = huge_int(arguments, self._compiled.input_numbers) if valid else oversized_int(arguments)
-        if huge is not None and (not valid or self._compiled.input_numbers != ()):
+        # the fast validator reads an integer too long for it as 0 (an invalid value's explanation
+        # finds one anywhere)
+        huge = oversized_int_in(arguments, self._compiled.input_numbers) if valid else None
+        if huge is not None:
             return self._invalid_arguments([integer_too_long(huge)]), None
         if not valid:
             return self._invalid_arguments(*self._compiled.input.explain(arguments)), None
@@ -507,7 +514,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 try:
                     if self._output_is_valid(result) and (self._output_plain or json_problem(result) is None) \
                             and (self._compiled.output_numbers == ()
-                                 or huge_int(result, self._compiled.output_numbers) is None):
+                                 or oversized_int_in(result, self._compiled.output_numbers) is None):
                         return {"status": "ok", "tool": self.name, "version": self.version,
                                 "output": result, "empty": False}
                 except ValueError:
@@ -610,7 +617,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except ValueError:
             valid = False
         numbers = self._compiled.output_numbers
-        huge = (huge_int(output, numbers) if numbers != () else None) if valid else oversized_int(output)
+        huge = (oversized_int_in(output, numbers) if numbers != () else None) if valid else oversized_int(output)
         if huge is not None:
             where = cap_pointer(pointer(huge)) or "/"
             text = f"{where}: an integer of more than {INT_DIGITS_CAP} digits, which this runtime cannot check or send"
@@ -907,30 +914,6 @@ def _model_builder(model: Any) -> Callable[[Any], Any]:
     if validator is not None and type(validator).__name__ == "SchemaValidator":
         return validator.validate_python  # type: ignore[no-any-return] # model_validate minus its wrapper
     return model.model_validate  # type: ignore[no-any-return]
-
-
-def huge_int(value: Any, names: tuple[str, ...] | None) -> tuple[Any, ...] | None:
-    """The path to an integer too long to read (``oversized_int``) among ``names`` of a dict (the
-    top-level members whose schemas judge numbers), or anywhere in ``value`` when ``names`` is None."""
-    if names is None or type(value) is not dict:
-        return oversized_int(value)
-    for name in names:
-        member = value.get(name)
-        if type(member) is int:
-            if member >= _INT_CAP or member <= -_INT_CAP:
-                return (name,)
-        elif member is not None and type(member) is not str:
-            found = oversized_int(member)
-            if found is not None:
-                return (name, *found)
-    return None
-
-
-def integer_too_long(path: Sequence[Any]) -> Violation:
-    """The violation for an integer of more than INT_DIGITS_CAP digits at ``path``."""
-    where = cap_pointer(pointer(path))
-    return Violation(where, "type", f"{field_label(where)} is an integer of more than {INT_DIGITS_CAP} digits, "
-                     "too long to check", expected=f"an integer of at most {INT_DIGITS_CAP} digits")
 
 
 def _fresh_copy(envelope: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,10 @@ MISSING: Any = object()
 #: them into text (its default ``int_max_str_digits``) and jsonschema-rs reads one inside a value as
 #: 0 (so ``10**5000`` passed ``maximum: 10``).
 INT_DIGITS_CAP = 4300
-_INT_CAP = 10 ** INT_DIGITS_CAP
+#: The integers this runtime reads lie strictly between INT_FLOOR and INT_CEILING. Both bounds are
+#: made once: negating a 4,300-digit integer on every check would cost more than the check.
+INT_CEILING = 10 ** INT_DIGITS_CAP
+INT_FLOOR = -INT_CEILING
 
 
 def thaw(value: Any) -> Any:
@@ -120,17 +123,37 @@ def oversized_int(value: Any) -> tuple[Any, ...] | None:
         elif isinstance(node, (list, tuple)):
             members = enumerate(node)
         else:
-            if isinstance(node, int) and (node >= _INT_CAP or node <= -_INT_CAP):
+            if isinstance(node, int) and not INT_FLOOR < node < INT_CEILING:
                 return path
             continue
         if len(path) > MAX_DEPTH:
             continue  # too_deep reports it
         for key, member in members:
             if type(member) is int or isinstance(member, int) and not isinstance(member, bool):
-                if member >= _INT_CAP or member <= -_INT_CAP:
+                if not INT_FLOOR < member < INT_CEILING:
                     return path + (key,)
             elif isinstance(member, (Mapping, list, tuple)):
                 stack.append((member, path + (key,)))
+    return None
+
+
+def oversized_int_in(value: Any, names: tuple[str, ...] | None) -> tuple[Any, ...] | None:
+    """``oversized_int`` among the members ``names`` of a dict (the top-level members whose schemas
+    judge numbers, from ``schema_walk.number_judging_names``): ``()`` looks nowhere, None (or names
+    with a value that is not a dict) everywhere."""
+    if names == ():
+        return None
+    if names is None or type(value) is not dict:
+        return oversized_int(value)
+    for name in names:
+        member = value.get(name)
+        if type(member) is int:
+            if not INT_FLOOR < member < INT_CEILING:
+                return (name,)
+        elif member is not None and type(member) is not str:
+            found = oversized_int(member)
+            if found is not None:
+                return (name, *found)
     return None
 
 

@@ -15,11 +15,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .jsonvalue import (
+    INT_DIGITS_CAP,
     MAX_DEPTH,
     MISSING,
     json_type,
     larger_than,
     non_json_path,
+    oversized_int,
+    oversized_int_in,
     shortened,
     thaw,
     too_deep,
@@ -27,7 +30,14 @@ from .jsonvalue import (
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redact, redact_at
 from .schema_resolve import marked_on_the_way
-from .schema_walk import child_nodes, expand, extra_keys, known_properties, property_node
+from .schema_walk import (
+    child_nodes,
+    expand,
+    extra_keys,
+    known_properties,
+    number_judging_names,
+    property_node,
+)
 from .wording import (
     ARGUMENTS,
     EXPECTED_CAP,
@@ -141,7 +151,13 @@ class SchemaCheck:
         self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
         #: errors can be read from evaluate(): jsonschema-rs compiled it and it is made of flat keywords
         self._flat = self._rs is not None and _flat_schema(self.schema)
-        self.fast_is_valid: Callable[[Any], bool] = (
+        #: where a value the backend accepts may hide an integer too long to read (jsonschema-rs reads
+        #: one inside a value as 0): () nowhere, top-level names, or None for anywhere
+        self.number_names = number_judging_names(self.schema)
+        #: the backend's bare yes/no, for a caller that binds it on its hot path: it raises ValueError
+        #: on values that are not plain JSON and does not see the integers ``number_names`` points at
+        #: (``is_valid`` does both)
+        self.bare_is_valid: Callable[[Any], bool] = (
             self._rs.is_valid if self._rs is not None else self._py.is_valid)
 
     @property
@@ -183,13 +199,20 @@ class SchemaCheck:
     def is_valid(self, value: Any) -> bool:
         if self._rs is not None:
             try:
-                return bool(self._rs.is_valid(value))
+                valid = bool(self._rs.is_valid(value))
             except ValueError:  # not a JSON value (tuple, datetime, ...): retry on a plain copy
                 plain = thaw(value)
                 if plain is value or non_json_path(plain) is not None:
                     return False
-                return bool(self._rs.is_valid(plain))
-        return bool(self._py.is_valid(value))
+                valid = bool(self._rs.is_valid(plain))
+        else:
+            try:
+                valid = bool(self._py.is_valid(value))
+            except ValueError:  # jsonschema turns an integer into text and CPython refuses a long one
+                if oversized_int(value) is None:
+                    raise
+                return False
+        return valid and oversized_int_in(value, self.number_names) is None
 
     # -- details ----------------------------------------------------------------------------
     def violations(self, value: Any) -> list[Violation]:
@@ -204,10 +227,14 @@ class SchemaCheck:
         ``COUNT_CAP`` raw errors are enumerated and ``EXPLAIN_CAP`` explained (the envelope's 4,000
         bytes hold fewer).
         """
+        whole_value = value
         value, cut = shortened(value, ITEM_CAP)
         deep = too_deep(value)
         if deep is not None:  # a validator walking it could overflow its stack
             return [nested_too_deep(deep)], 0
+        huge = oversized_int(whole_value)  # one pass, depth-bounded
+        if huge is not None:  # anywhere: the backend's errors around it were read off a 0
+            return [integer_too_long(huge, self.subject)], 0
         try:
             raw = list(itertools.islice(self._raw_errors(value), COUNT_CAP))
         except ValueError:  # not plain JSON: convert read-only mappings and tuples, or say where
@@ -531,6 +558,13 @@ class SchemaCheck:
     def _sensitive(self, ptr: str) -> bool:
         parts = pointer_parts(ptr)
         return any(SENSITIVE_NAME.search(p) for p in parts) or marked_on_the_way(self.schema, parts)
+
+
+def integer_too_long(path: Sequence[Any], subject: Subject = ARGUMENTS) -> Violation:
+    """The violation for an integer of more than INT_DIGITS_CAP digits at ``path``."""
+    where = cap_pointer(pointer(path))
+    return Violation(where, "type", f"{field_label(where, subject)} is an integer of more than {INT_DIGITS_CAP} "
+                     "digits, too long to check", expected=f"an integer of at most {INT_DIGITS_CAP} digits")
 
 
 def nested_too_deep(path: Sequence[Any]) -> Violation:

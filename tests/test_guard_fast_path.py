@@ -171,6 +171,7 @@ KEYS = st.sampled_from(["a", "c/d", "list", "pair", "t", "gone", "api_key", "obj
                         "properties", "zz", "~q"])
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 5) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([0, 0.0, -0.0, False, 1, 1.0, True])  # equal as keys, each explained as sent
     | st.sampled_from(["", "x", "ok", "yy", "1234", "secret-value", "a/b"]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4), max_leaves=12)
 
@@ -186,9 +187,11 @@ def _corpus_input_schemas() -> list[Any]:
     return found
 
 
-def _explanations(check: SchemaCheck, value: Any) -> Any:
+def _explanations(check: SchemaCheck, value: Any) -> str:
+    """The explanation as its JSON text, which tells apart what Python equality does not (-0.0 and
+    0.0, 1 and 1.0 and true) and what the caller will be sent."""
     violations, omitted = check.explain(value)
-    return [v.as_dict() for v in violations], omitted
+    return json.dumps([[v.as_dict() for v in violations], omitted], default=repr)
 
 
 @settings(max_examples=300, deadline=None)
@@ -236,6 +239,20 @@ def test_a_kept_explanation_is_the_one_computed_afresh(which: int, values: list[
     """Explanations kept from earlier calls never stand in for a different mistake."""
     warm = SchemaCheck(FLAT_SCHEMAS[which])
     for value in values + values[::-1]:
+        assert _explanations(warm, value) == _explanations(SchemaCheck(FLAT_SCHEMAS[which]), value)
+
+
+@pytest.mark.parametrize("which", range(len(FLAT_SCHEMAS)))
+def test_values_python_calls_equal_are_never_explained_alike(which: int) -> None:
+    """0, 0.0, -0.0 and False are one dict key (and 1, 1.0 and True another), yet each is echoed as
+    sent: a warm check must not answer one with the other's explanation, nor reorder the names."""
+    warm = SchemaCheck(FLAT_SCHEMAS[which])
+    for name in ("t", "c/d", "zz", "obj"):
+        for equals in ([0, 0.0, -0.0, False], [1, 1.0, True]):
+            for member in equals + equals[::-1]:
+                value = {name: member, "a": 1}
+                assert _explanations(warm, value) == _explanations(SchemaCheck(FLAT_SCHEMAS[which]), value)
+    for value in ({"zz": 1, "yy": 2}, {"yy": 2, "zz": 1}):
         assert _explanations(warm, value) == _explanations(SchemaCheck(FLAT_SCHEMAS[which]), value)
 
 

@@ -226,7 +226,23 @@ class SchemaCheck:
         object are examined in detail (the fast validator already said the value is invalid), at most
         ``COUNT_CAP`` raw errors are enumerated and ``EXPLAIN_CAP`` explained (the envelope's 4,000
         bytes hold fewer).
+
+        The explanation is a function of the value alone, and a model often sends the same wrong
+        call again: a small object of short scalars (what most arguments are) is its own memo key,
+        so a repeated call is answered without asking the validator again. The list returned may be
+        a kept one: read it, do not change it.
         """
+        key = _value_key(value)
+        if key is not None:
+            kept = self._explained.get(key)
+            if kept is not None:
+                return kept
+        explanation = self._explain_value(value)
+        if key is not None:
+            self._keep(key, explanation)
+        return explanation
+
+    def _explain_value(self, value: Any) -> tuple[list[Violation], int]:
         whole_value = value
         value, cut = shortened(value, ITEM_CAP)
         deep = too_deep(value)
@@ -609,6 +625,8 @@ _KEY_NAMING = frozenset({"required", "additionalProperties", "unevaluatedPropert
 _SCALAR_KEYS = frozenset({str, int, float, bool, type(None)})
 #: Strings longer than this, and objects with more keys, are explained afresh every time.
 _KEPT_TEXT = 256
+#: Objects with more members are not kept whole (their errors may still be, one by one).
+_KEPT_MEMBERS = 32
 
 
 def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, details: Any) -> tuple[Any, ...] | None:
@@ -626,7 +644,7 @@ def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, detai
     if kind in _SCALAR_KEYS:
         if kind is str and len(sent) > _KEPT_TEXT:
             return None
-        shown: Any = sent
+        shown: Any = sent.hex() if kind is float else sent  # -0.0 == 0.0, but each echoes its sign
     elif kind is dict and keyword in _KEY_NAMING and len(sent) <= _KEPT_TEXT:
         shown = tuple(sent)
     else:
@@ -639,6 +657,28 @@ def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, detai
         except (TypeError, AttributeError):
             return None
     return keyword, tuple(path), id(node), kind, shown, frozen
+
+
+def _value_key(value: Any) -> tuple[Any, ...] | None:
+    """``value`` as a memo key of its whole explanation: an object of at most ``_KEPT_MEMBERS`` members
+    with string names, each a scalar (strings of at most ``_KEPT_TEXT`` characters); None otherwise.
+    Each member carries its type (``1``, ``1.0`` and ``True`` are equal keys otherwise) and a float
+    its exact bits (``-0.0 == 0.0``), as explanations echo what was sent; so does the order of the
+    names, in which unknown ones are listed."""
+    if type(value) is not dict or len(value) > _KEPT_MEMBERS:
+        return None
+    parts = []
+    for name, member in value.items():
+        kind = type(member)
+        if type(name) is not str or len(name) > _KEPT_TEXT or kind not in _SCALAR_KEYS:
+            return None
+        if kind is str:
+            if len(member) > _KEPT_TEXT:
+                return None
+        elif kind is float:
+            member = member.hex()
+        parts.append((name, kind, member))
+    return ("value", *parts)
 
 
 def _flat_keyword(location: list[str], holder: Any) -> str:

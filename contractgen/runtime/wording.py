@@ -95,11 +95,12 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
     if not known:
         return None
     norm = _norm(key)
-    for name in known:
-        if _norm(name) == norm:
+    norms = [_norm(name) for name in known]
+    for name, other in zip(known, norms):
+        if other == norm:
             return name
-    for name in known:
-        if _one_edit_apart(norm, _norm(name)):
+    for name, other in zip(known, norms):
+        if _one_edit_apart(norm, other):
             return name
     if len(key) > 64 or cutoff is None:
         return None

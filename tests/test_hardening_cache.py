@@ -3,20 +3,25 @@
 A shared CI cache is enough to plant a file in ``.contractgen-cache/``; these tests plant pickles that
 would create a marker file if anything unpickled them, under every name the cache reads, and check
 that ``build`` and ``build --check`` never run them and produce the same bytes as a build without cache.
+A cached module is code the build writes into ``generated/``, so a well-formed entry forged by someone
+without the user's signing key is a miss too.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
+import re
+import stat
 from pathlib import Path
 
 from build_support import build, make_project, read_bytes_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contractgen.compiler.cache import BuildCache, decode_entry, encode_entry
+from contractgen.compiler.cache import CACHE_FORMAT, BuildCache, decode_entry, encode_entry, sha256
 
 CASES = Path(__file__).resolve().parent / "cases" / "build"
 
@@ -119,3 +124,89 @@ def test_cache_folder_reads_nothing_from_a_symlinked_entry(tmp_path: Path) -> No
     entry.unlink()
     entry.symlink_to(target)
     assert cache.get("tools", "k") is None
+
+
+HOSTILE = "import os\nos.system('touch PWNED')\n"
+
+
+def _from_cache(result) -> int:  # type: ignore[no-untyped-def]
+    found = re.search(r"(\d+) from cache", result.stderr)  # the summary line is a diagnostic
+    assert found, result.stderr
+    return int(found.group(1))
+
+
+def _forge(entry: Path, mac: str) -> None:
+    """Rewrite an entry to hostile code, well formed in every respect but ``mac``."""
+    data = json.loads(entry.read_text("utf-8"))
+    data["payload"] = HOSTILE
+    data["hmac_sha256"] = mac
+    entry.write_text(json.dumps(data), "utf-8")
+
+
+def test_a_well_formed_entry_forged_without_the_key_is_a_miss(tmp_path: Path) -> None:
+    """Everything an attacker who can write the cache can compute: the bare checksum the entries used
+    to carry, and a MAC under a key of their own. None of it lands in ``generated/``."""
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "CONTRACTGEN_CACHE_KEY": ""}
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    assert build(root, env=env).returncode == 0
+    expected = read_bytes_tree(root / "generated")
+    entries = sorted((root / ".contractgen-cache" / "tools").glob("*.json"))
+    assert entries
+    for forged_mac in ("bare checksum", "attacker key", "not ascii"):
+        for entry in entries:
+            kind, key = "tools", entry.stem
+            mac = {"bare checksum": sha256(kind, key, json.dumps(HOSTILE, separators=(",", ":"))),
+                   "attacker key": json.loads(encode_entry(kind, key, HOSTILE, secret=b"attacker"))["hmac_sha256"],
+                   "not ascii": "\u00e9" * 64}[forged_mac]
+            _forge(entry, mac)
+        (root / "generated" / "get_weather_v1.py").unlink()
+        result = build(root, env=env)
+        assert result.returncode == 0, result.stderr
+        assert read_bytes_tree(root / "generated") == expected, forged_mac
+        assert _from_cache(result) == 0, forged_mac
+
+
+def test_a_cache_is_shared_only_between_holders_of_the_same_key(tmp_path: Path) -> None:
+    """Two machines (two configuration folders) share a cache through CONTRACTGEN_CACHE_KEY, as a CI
+    secret would give it; a job holding another key, or none, rebuilds everything, with the same bytes."""
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    first = {"XDG_CONFIG_HOME": str(tmp_path / "machine1"), "CONTRACTGEN_CACHE_KEY": "ci-secret"}
+    assert build(root, env=first).returncode == 0
+    expected = read_bytes_tree(root / "generated")
+    for env, hits in (({"XDG_CONFIG_HOME": str(tmp_path / "machine2"), "CONTRACTGEN_CACHE_KEY": "ci-secret"}, True),
+                      ({"XDG_CONFIG_HOME": str(tmp_path / "machine2"), "CONTRACTGEN_CACHE_KEY": "other"}, False),
+                      ({"XDG_CONFIG_HOME": str(tmp_path / "machine3"), "CONTRACTGEN_CACHE_KEY": ""}, False)):
+        (root / "generated" / "get_weather_v1.py").unlink()
+        result = build(root, env=env)
+        assert result.returncode == 0, result.stderr
+        assert (_from_cache(result) > 0) is hits, (env, result.stderr)
+        assert read_bytes_tree(root / "generated") == expected
+
+
+def test_the_user_key_is_made_once_private_and_outside_the_project(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    env = {"XDG_CONFIG_HOME": str(config), "CONTRACTGEN_CACHE_KEY": ""}
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    assert build(root, env=env).returncode == 0
+    key_file = config / "contractgen" / "cache-key"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    key = key_file.read_bytes()
+    assert len(key.strip()) == 64 and not any(key.strip() in p.read_bytes() for p in root.rglob("*") if p.is_file())
+    (root / "generated" / "get_weather_v1.py").unlink()
+    result = build(root, env=env)
+    assert result.returncode == 0 and _from_cache(result) > 0  # the same user trusts its own entries
+    assert key_file.read_bytes() == key
+
+
+def test_an_entry_of_the_old_checksum_format_is_a_miss() -> None:
+    payload = "x = 1\n"
+    old = {"format": "contractgen-build-cache", "version": 1, "kind": "tools", "key": "k", "payload": payload,
+           "sha256": hashlib.sha256(b"anything").hexdigest()}
+    assert CACHE_FORMAT != 1 and decode_entry("tools", "k", json.dumps(old).encode()) is None
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.binary(min_size=1, max_size=40), st.binary(min_size=1, max_size=40))
+def test_an_entry_decodes_only_under_the_key_it_was_signed_with(mine: bytes, theirs: bytes) -> None:
+    data = encode_entry("tools", "k", "text", secret=theirs)
+    assert (decode_entry("tools", "k", data, secret=mine) == "text") is (mine == theirs)

@@ -4,17 +4,21 @@ A key hashes the inputs of one output (the manifest's bytes and path) with a sal
 else that shapes output: contractgen's version and build sources, the templates, and the versions of
 datamodel-code-generator and ruff. A whole-tree record lets a no-op rebuild stop after hashing files.
 
-Entries are data only: one JSON document per entry holding a format version, its kind and key and a
-checksum of its payload. The folder may be shared (a CI cache), so anything else found there (a
-pickle, a truncated write, an entry copied under another key) is a cache miss, never code to run.
-Entries are written atomically.
+Entries are data only: one JSON document per entry holding a format version, its kind and key and an
+HMAC-SHA256 of all three with its payload. The folder may be shared (a CI cache) or planted, and a
+cached module is code the build writes into ``generated/``, so an entry counts only when it carries
+a MAC made with this user's key (``signing_key``), which never lives in the cache: anything else
+found there (a pickle, a truncated write, an entry copied under another key, a well-formed entry
+written by someone without the key) is a cache miss, never code to run. Entries are written atomically.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -25,8 +29,11 @@ from typing import Any
 import contractgen
 
 CACHE_DIR_NAME = ".contractgen-cache"
-#: bumped whenever the entry layout changes; other versions are misses
-CACHE_FORMAT = 1
+#: bumped whenever the entry layout changes; other versions are misses (1 had a bare checksum)
+CACHE_FORMAT = 2
+#: the signing key's environment variable: set it from a CI secret to share a cache between machines
+CACHE_KEY_ENV = "CONTRACTGEN_CACHE_KEY"
+_KEY_FILE_PARTS = ("contractgen", "cache-key")
 _FORMAT_TAG = "contractgen-build-cache"
 #: an entry larger than this is not read (a real one holds one formatted module or parsed manifest)
 MAX_ENTRY_BYTES = 64_000_000
@@ -60,32 +67,85 @@ def build_salt() -> str:
                   ruff_version(), *sources)
 
 
+def key_file() -> Path:
+    """Where the per-user signing key lives: the user's configuration folder, never the project."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base).joinpath(*_KEY_FILE_PARTS)
+
+
+def signing_key() -> bytes:
+    """The key cache entries are signed with: ``$CONTRACTGEN_CACHE_KEY`` when set, else this user's key
+    file (made on first use, readable by the user only), else a key for this process alone (a cache
+    that can be trusted by nobody else is only slower)."""
+    shared = os.environ.get(CACHE_KEY_ENV)
+    if shared:
+        return shared.encode("utf-8")
+    return _user_key(str(key_file()))
+
+
+@lru_cache(maxsize=4)
+def _user_key(path_text: str) -> bytes:
+    path = Path(path_text)
+    try:
+        if not path.exists():
+            _create_key_file(path)
+        text = path.read_text("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if len(text) < 32:  # unreadable or not ours: never guess, never overwrite the user's file
+        return secrets.token_bytes(32)
+    return text.encode("ascii")
+
+
+def _create_key_file(path: Path) -> None:
+    """Write a new random key to ``path``, atomically: a concurrent build either wins or reads it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-key-")  # mode 0600
+    try:
+        with os.fdopen(handle, "w", encoding="ascii") as stream:
+            stream.write(secrets.token_hex(32) + "\n")
+        try:
+            os.link(temp, path)  # unlike a rename, never replaces a key another build just made
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(temp)
+
+
 def _payload_text(payload: Any) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))  # order kept: it is data
 
 
-def encode_entry(kind: str, key: str, payload: Any) -> bytes:
-    """One cache entry as JSON bytes: format version, kind, key, payload and its checksum."""
-    entry = {"format": _FORMAT_TAG, "version": CACHE_FORMAT, "kind": kind, "key": key,
-             "sha256": sha256(kind, key, _payload_text(payload)), "payload": payload}
+def _mac(secret: bytes, kind: str, key: str, payload: Any) -> str:
+    return hmac.new(secret, sha256(kind, key, _payload_text(payload)).encode("ascii"), "sha256").hexdigest()
+
+
+def encode_entry(kind: str, key: str, payload: Any, secret: bytes | None = None) -> bytes:
+    """One cache entry as JSON bytes: format version, kind, key, payload and the MAC of all of them
+    under ``secret`` (default: ``signing_key()``)."""
+    mac = _mac(signing_key() if secret is None else secret, kind, key, payload)
+    entry = {"format": _FORMAT_TAG, "version": CACHE_FORMAT, "kind": kind, "key": key, "hmac_sha256": mac,
+             "payload": payload}
     return json.dumps(entry, ensure_ascii=False).encode("utf-8")
 
 
-def decode_entry(kind: str, key: str, data: bytes) -> Any:
-    """The payload of an entry written by ``encode_entry`` for (kind, key); ``None`` for anything else."""
+def decode_entry(kind: str, key: str, data: bytes, secret: bytes | None = None) -> Any:
+    """The payload of an entry ``encode_entry`` wrote for (kind, key) with the same secret; ``None``
+    for anything else."""
     try:
         entry = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not (isinstance(entry, dict) and entry.get("format") == _FORMAT_TAG and entry.get("version") == CACHE_FORMAT
-            and entry.get("kind") == kind and entry.get("key") == key and "payload" in entry):
+            and entry.get("kind") == kind and entry.get("key") == key and "payload" in entry
+            and isinstance(entry.get("hmac_sha256"), str)):
         return None
     payload = entry["payload"]
     try:
-        intact = entry.get("sha256") == sha256(kind, key, _payload_text(payload))
+        expected = _mac(signing_key() if secret is None else secret, kind, key, payload)
     except (ValueError, RecursionError):
         return None
-    return payload if intact else None
+    return payload if hmac.compare_digest(entry["hmac_sha256"].encode("utf-8"), expected.encode("ascii")) else None
 
 
 class BuildCache:

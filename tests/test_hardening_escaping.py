@@ -15,7 +15,7 @@ import sys
 import unicodedata
 
 from build_support import PYPROJECT, build
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from jinja2 import Template
 
@@ -118,3 +118,55 @@ def test_every_template_value_is_escaped_unless_it_is_rendered_source(text: str)
     assert len(tree.body) == 1
     assert ast.literal_eval(tree.body[0].value) == text  # type: ignore[attr-defined]
     assert isinstance(env.from_string("{{ v }}"), Template)
+
+
+_NAMES_IMPORT = """
+import importlib, json, sys, typing
+sys.path.insert(0, sys.argv[1])
+module = importlib.import_module("generated.echo_names_v1")
+source = open(module.__file__, encoding="utf-8").read()
+wire = [getattr(module, n) for n in dir(module) if n.endswith("OutputJson")][0]
+nested = typing.get_type_hints(wire)["nest"]
+out_model = module.EchoNamesV1Output
+print(json.dumps({"odd": sorted({c for c in source if not c.isprintable() and c != "\\n"}),
+                  "wire": sorted(typing.get_type_hints(wire)), "nested": sorted(typing.get_type_hints(nested)),
+                  "aliases": sorted(f.alias or n for n, f in out_model.model_fields.items()),
+                  "schema": sorted(module.INPUT_SCHEMA["properties"])}))
+"""
+
+
+@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(names=st.lists(hostile, min_size=1, max_size=3, unique=True))
+@example(names=["a\u2028b", "\x0b", f"\u2029{PAYLOAD}\x85"])
+def test_hostile_property_names_build_into_modules_that_run_no_injected_code(tmp_path_factory, names: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Property names reach generated code as model aliases and as TypedDict keys of the output's JSON
+    form; the generator writes the latter raw, and a U+2028 in one once cut a statement in two (a
+    traceback, or code spliced from a name). Every name reads back exactly and the source holds no
+    character shown as something else."""
+    names = [n for n in names if n != "nest"]
+    root = tmp_path_factory.mktemp("p")
+    (root / "pyproject.toml").write_text(PYPROJECT, "utf-8")
+    props = {n: {"type": "string", "description": "d"} for n in names}
+    nest = {"type": "object", "description": "n", "properties": {n: {"type": "integer", "description": "i"} for n in names}}
+    manifest = {"name": "echo_names", "version": "1.0.0", "summary": "Echo names.",
+                "description": "Echoes names back. Use it to test escaping.",
+                "input": {"type": "object", "properties": {**props, "nest": nest}},
+                "output": {"type": "object", "properties": {**props, "nest": nest}}}
+    path = root / "contracts" / "echo_names" / "1.0.0.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(manifest), "utf-8")
+    marker = root / "MARKER"
+    result = build(root)
+    assert "Traceback" not in result.stderr
+    if result.returncode != 0:  # refused with a diagnostic is allowed (e.g. a name check), never a crash
+        assert "echo_names" in result.stderr and "#/" in result.stderr, result.stderr
+        return
+    imported = subprocess.run([sys.executable, "-c", _NAMES_IMPORT, str(root)], capture_output=True, text=True,
+                              env={"MARKER": str(marker), "PATH": "/usr/bin:/bin"}, timeout=120, check=False)
+    assert imported.returncode == 0, imported.stderr
+    assert not marker.exists()
+    seen = json.loads(imported.stdout)
+    assert seen["odd"] == []
+    assert seen["wire"] == sorted([*names, "nest"]) and seen["nested"] == sorted(names)
+    assert seen["aliases"] == sorted([*names, "nest"]) and seen["schema"] == sorted([*names, "nest"])

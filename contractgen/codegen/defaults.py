@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 
+from .source_text import source_lines
+
 #: Names whose values a JSON literal can be, as mypy sees them.
 _ANY = frozenset({"Any", "object"})
 _SCALARS = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
@@ -130,5 +132,5 @@ def add_import(text: str, tree: ast.Module, statement: str) -> str:
     """``text`` (parsed as ``tree``) with the import ``statement`` after its last top-level import."""
     last = max((n.end_lineno or n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))),
                default=0)
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)
     return "".join(lines[:last]) + statement + "\n" + "".join(lines[last:])

@@ -27,6 +27,7 @@ from typing import Any
 from ..manifest.generator_keys import generator_input
 from ..runtime.pointer import unescape_token
 from .defaults import type_defaults
+from .source_text import escape_string_literals, source_lines
 from .wire import empty_objects_as_maps, wire_schema
 
 #: Options passed on every call, explicitly, so output does not drift with the library's defaults.
@@ -135,9 +136,10 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                     wire_bundle[key] = wire_schema(bundle[key])
         roots[request.owner] = (in_key, out_key)
     code, metadata = _run_generator({"$defs": bundle}, GENERATE_OPTIONS)
-    models = _split(type_defaults(code), metadata, key_owner, roots)
+    models = _split(type_defaults(escape_string_literals(code)), metadata, key_owner, roots)
     wire_code, wire_metadata = _run_generator({"$defs": wire_bundle}, WIRE_OPTIONS)
-    wires = _split(empty_objects_as_maps(wire_code), wire_metadata, key_owner, {owner: keys[1:] for owner, keys in roots.items()})
+    wires = _split(empty_objects_as_maps(escape_string_literals(wire_code)), wire_metadata, key_owner,
+                   {owner: keys[1:] for owner, keys in roots.items()})
     result = {}
     for owner, share in models.items():
         wire = _unclashed(_with_wire_root(wires[owner], roots[owner][1] + WIRE_SUFFIX), set(share.names))
@@ -241,7 +243,7 @@ class _Share:
 def _split(code: str, metadata: list[dict[str, Any]], key_owner: Mapping[str, str],
            roots: Mapping[str, tuple[str, ...]]) -> dict[str, _Share]:
     tree = ast.parse(code)
-    lines = code.splitlines(keepends=True)
+    lines = source_lines(code)
     class_owner: dict[str, str] = {}
     root_class: dict[str, str] = {}
     nobody: set[str] = set()  # the bundle's own root model
@@ -341,7 +343,7 @@ def _unclashed(wire: _Share, taken: set[str]) -> _Share:
 def _rename(code: str, renames: Mapping[str, str]) -> str:
     """``code`` with identifier tokens and class-name strings (``TypedDict("XJson", ...)``, forward
     references such as ``"XJson"``) renamed; a string followed by ``:`` is a key and stays."""
-    lines = code.splitlines(keepends=True)
+    lines = source_lines(code)
     tokens = [t for t in tokenize.generate_tokens(io.StringIO(code).readline)
               if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
     edits = []

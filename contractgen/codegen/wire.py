@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .defaults import add_import
+from .source_text import source_lines
 
 #: Only restrict which keys or items may appear: dropping them widens, and the generator would
 #: otherwise read some of them as types (a map of the unevaluated schema).
@@ -77,7 +78,7 @@ def empty_objects_as_maps(code: str) -> str:
                      for s in node.body)]
     if not empty:
         return code
-    lines = code.splitlines(keepends=True)
+    lines = source_lines(code)
     for node in reversed(empty):
         assert node.end_lineno is not None
         lines[node.lineno - 1:node.end_lineno] = [f"{node.name}: TypeAlias = dict[str, Any]\n"]

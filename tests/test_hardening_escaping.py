@@ -170,3 +170,46 @@ def test_hostile_property_names_build_into_modules_that_run_no_injected_code(tmp
     assert seen["odd"] == []
     assert seen["wire"] == sorted([*names, "nest"]) and seen["nested"] == sorted(names)
     assert seen["aliases"] == sorted([*names, "nest"]) and seen["schema"] == sorted([*names, "nest"])
+
+
+#: Property names that are also names generated code uses: the generator's imports, pydantic's own
+#: attributes, builtins and keywords. Together they once made a module that built and then failed to
+#: import (``Field`` shadowed in a class body where a default was rewritten to ``Field(...)``).
+SHADOWING_NAMES = ["Field", "BaseModel", "Annotated", "Any", "Literal", "RootModel", "NotRequired", "TypedDict",
+                   "ConfigDict", "str", "int", "float", "list", "dict", "None", "True", "class", "from", "self",
+                   "model_config", "model_fields", "model_dump", "dict", "json", "copy", "schema", "validate",
+                   "annotations", "typing", "__class__", "__init__", "_private", "", " ", "0", "a-b", "PydanticField"]
+
+_CALL_BOTH_WAYS = """
+import importlib, json, sys
+sys.path.insert(0, sys.argv[1])
+module = importlib.import_module("generated.shadow_names_v1")
+value = json.loads(sys.argv[2])
+seen = {}
+@module.shadow_names.implement
+def tool(arguments):
+    seen["in"] = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return value
+print(json.dumps({"envelope": tool(value), "seen": seen}))
+"""
+
+
+def test_property_names_that_shadow_generated_names_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    names = list(dict.fromkeys(SHADOWING_NAMES))
+    props = {n: {"type": ["string", "integer"], "description": "d"} for n in names}
+    schema = {"type": "object", "properties": props}
+    manifest = {"name": "shadow_names", "version": "1.0.0", "summary": "Echo.", "description": "Echoes. Use it to test.",
+                "input": schema, "output": schema}
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, "utf-8")
+    path = tmp_path / "contracts" / "shadow_names" / "1.0.0.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(manifest), "utf-8")
+    result = build(tmp_path)
+    assert result.returncode == 0, result.stderr
+    value = {n: (i if i % 2 else f"v{i}") for i, n in enumerate(names)}
+    called = subprocess.run([sys.executable, "-c", _CALL_BOTH_WAYS, str(tmp_path), json.dumps(value)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert called.returncode == 0, called.stderr
+    seen = json.loads(called.stdout)
+    assert seen["seen"]["in"] == value
+    assert seen["envelope"]["status"] == "ok" and seen["envelope"]["output"] == value

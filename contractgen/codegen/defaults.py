@@ -10,6 +10,7 @@ of that ``Field`` overload skips the static check of the literal. Defaults mypy 
 from __future__ import annotations
 
 import ast
+import copy
 
 from .source_text import source_lines
 
@@ -19,14 +20,25 @@ _SCALARS = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)
 
 
 def type_defaults(code: str) -> str:
-    """``code`` with every class-body default that mypy would reject rewritten to a validated Field."""
+    """``code`` with every class-body default that mypy would reject rewritten to a validated Field.
+
+    The generator imports a name under an alias (``Field as Field_aliased``) when a property of
+    that name would shadow it in a class body; annotations are read through those aliases, and the
+    rewrite calls pydantic's Field by a name no property shadows."""
     tree = ast.parse(code)
+    aliases = _import_aliases(tree)
     rejected = [statement.value for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
                 for statement in node.body
                 if isinstance(statement, ast.AnnAssign) and statement.value is not None
-                and _is_literal(statement.value) and not _admits(statement.annotation, statement.value)]
+                and _is_literal(statement.value)
+                and not _admits(_unaliased(statement.annotation, aliases), statement.value)]
     if not rejected:
         return code
+    field = next((local for local, (module, name) in aliases.items() if (module, name) == ("pydantic", "Field")), None)
+    if field is None:
+        taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | set(aliases)
+        field = next(name for name in ("Field", "PydanticField", *(f"PydanticField{i}" for i in range(1, 1000)))
+                     if name not in taken)
     # ast columns count UTF-8 bytes: splice the encoded text, last edit first
     encoded = code.encode("utf-8")
     line_starts = [0]
@@ -36,11 +48,31 @@ def type_defaults(code: str) -> str:
         assert value.end_lineno is not None and value.end_col_offset is not None
         start = line_starts[value.lineno - 1] + value.col_offset
         end = line_starts[value.end_lineno - 1] + value.end_col_offset
-        encoded = encoded[:start] + b"Field(" + encoded[start:end] + b", validate_default=True)" + encoded[end:]
+        encoded = encoded[:start] + f"{field}(".encode() + encoded[start:end] + b", validate_default=True)" + encoded[end:]
     text = encoded.decode("utf-8")
-    if not _imports_field(tree):
-        text = add_import(text, tree, "from pydantic import Field")
+    if field not in aliases:
+        text = add_import(text, tree, "from pydantic import Field" + ("" if field == "Field" else f" as {field}"))
     return text
+
+
+def _import_aliases(tree: ast.Module) -> dict[str, tuple[str, str]]:
+    """Each name a top-level ``from module import name [as local]`` binds: local -> (module, name)."""
+    return {alias.asname or alias.name: (node.module or "", alias.name) for node in tree.body
+            if isinstance(node, ast.ImportFrom) for alias in node.names}
+
+
+def _unaliased(annotation: ast.expr, aliases: dict[str, tuple[str, str]]) -> ast.expr:
+    """``annotation`` with every imported name written as its original (``Annotated_aliased`` ->
+    ``Annotated``), so the checks below read what it means."""
+    renamed = {local: name for local, (_, name) in aliases.items() if local != name}
+    if not renamed:
+        return annotation
+
+    class _Rename(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.Name:
+            return ast.Name(id=renamed.get(node.id, node.id), ctx=node.ctx)
+
+    return _Rename().visit(copy.deepcopy(annotation))  # type: ignore[no-any-return]
 
 
 def _is_literal(node: ast.expr) -> bool:
@@ -121,11 +153,6 @@ def _name(node: ast.expr) -> str:
         return node.attr
     return ""
 
-
-def _imports_field(tree: ast.Module) -> bool:
-    return any(isinstance(n, ast.ImportFrom) and n.module == "pydantic"
-               and any(a.name == "Field" and a.asname in (None, "Field") for a in n.names)
-               for n in tree.body)
 
 
 def add_import(text: str, tree: ast.Module, statement: str) -> str:

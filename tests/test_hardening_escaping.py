@@ -14,6 +14,7 @@ import subprocess
 import sys
 import unicodedata
 
+import pytest
 from build_support import PYPROJECT, build
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
@@ -181,35 +182,67 @@ SHADOWING_NAMES = ["Field", "BaseModel", "Annotated", "Any", "Literal", "RootMod
                    "annotations", "typing", "__class__", "__init__", "_private", "", " ", "0", "a-b", "PydanticField"]
 
 _CALL_BOTH_WAYS = """
-import importlib, json, sys
+import importlib, json, sys, typing
 sys.path.insert(0, sys.argv[1])
-module = importlib.import_module("generated.shadow_names_v1")
+module = importlib.import_module("generated.echo_v1")
 value = json.loads(sys.argv[2])
 seen = {}
-@module.shadow_names.implement
+@module.echo.implement
 def tool(arguments):
     seen["in"] = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    return value
-print(json.dumps({"envelope": tool(value), "seen": seen}))
+    return module.EchoV1Output.model_validate(value)  # the output model, not only the dict
+wire = module.EchoV1OutputJson
+keys = sorted(typing.get_type_hints(wire)) if isinstance(wire, type) else None  # None: dict[str, Any]
+print(json.dumps({"envelope": tool(value), "seen": seen, "typed_keys": keys}))
 """
+
+
+def _echo_round_trip(root, schema: dict[str, object], value: dict[str, object]) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Build a tool whose input and output are ``schema``, call it with ``value`` and return what the
+    implementation saw and the envelope (its implementation returns the output model of ``value``)."""
+    manifest = {"name": "echo", "version": "1.0.0", "summary": "Echo.", "description": "Echoes. Use it to test.",
+                "input": schema, "output": schema}
+    (root / "pyproject.toml").write_text(PYPROJECT, "utf-8")
+    path = root / "contracts" / "echo" / "1.0.0.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(manifest), "utf-8")
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    called = subprocess.run([sys.executable, "-c", _CALL_BOTH_WAYS, str(root), json.dumps(value)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert called.returncode == 0, called.stderr
+    seen: dict[str, object] = json.loads(called.stdout)
+    return seen
 
 
 def test_property_names_that_shadow_generated_names_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
     names = list(dict.fromkeys(SHADOWING_NAMES))
-    props = {n: {"type": ["string", "integer"], "description": "d"} for n in names}
-    schema = {"type": "object", "properties": props}
-    manifest = {"name": "shadow_names", "version": "1.0.0", "summary": "Echo.", "description": "Echoes. Use it to test.",
-                "input": schema, "output": schema}
-    (tmp_path / "pyproject.toml").write_text(PYPROJECT, "utf-8")
-    path = tmp_path / "contracts" / "shadow_names" / "1.0.0.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(manifest), "utf-8")
-    result = build(tmp_path)
-    assert result.returncode == 0, result.stderr
     value = {n: (i if i % 2 else f"v{i}") for i, n in enumerate(names)}
-    called = subprocess.run([sys.executable, "-c", _CALL_BOTH_WAYS, str(tmp_path), json.dumps(value)],
-                            capture_output=True, text=True, timeout=120, check=False)
-    assert called.returncode == 0, called.stderr
-    seen = json.loads(called.stdout)
-    assert seen["seen"]["in"] == value
-    assert seen["envelope"]["status"] == "ok" and seen["envelope"]["output"] == value
+    seen = _echo_round_trip(tmp_path, {"type": "object", "properties": {
+        n: {"type": ["string", "integer"], "description": "d"} for n in names}}, value)
+    assert seen["seen"] == {"in": value}
+    assert seen["envelope"] == {"status": "ok", "tool": "echo", "version": "1.0.0", "output": value, "empty": False}
+    assert seen["typed_keys"] == sorted(names)
+
+
+#: Names Python reads as other identifiers (PEP 3131 normalises them to NFKC), alone, beside the name
+#: they normalise to, and two with one normal form: each once made the input model drop the property.
+RESPELT_NAMES = ["µ", "ſ", "ǆ", "ﬁ", "fi", "ℌ", "ℍ", "H", "x²", "é"]
+
+
+@pytest.mark.parametrize("names", [RESPELT_NAMES, ["µ", "ſ", "ﬁ", "fi"]], ids=["with-x²", "identifiers-only"])
+def test_property_names_python_respells_are_kept_and_never_typed_under_another_key(tmp_path, names: list[str]) -> None:  # type: ignore[no-untyped-def]
+    nested = {"type": "object", "description": "o", "properties": {n: {"type": "integer", "description": "d"}
+                                                                    for n in names}}
+    schema = {"type": "object", "properties": {**{n: {"type": "string", "description": "d"} for n in names},
+                                               "ﬁle": nested, "µs": {"$ref": "#/$defs/ǅef"}},
+              "$defs": {"ǅef": nested}}
+    inner = {n: i for i, n in enumerate(names)}
+    value = {**{n: f"v{i}" for i, n in enumerate(names)}, "ﬁle": inner, "µs": inner}
+    seen = _echo_round_trip(tmp_path, schema, value)
+    assert seen["seen"] == {"in": value}
+    assert seen["envelope"] == {"status": "ok", "tool": "echo", "version": "1.0.0", "output": value, "empty": False}
+    # the output's TypedDict holds the exact keys (the functional syntax, which "x²" needs), or where
+    # class syntax would respell one, it is the wider dict[str, Any]
+    assert seen["typed_keys"] in (sorted(value), None)
+    assert (seen["typed_keys"] is None) is ("x²" not in names)

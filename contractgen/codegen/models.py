@@ -18,6 +18,7 @@ import os
 import re
 import tempfile
 import tokenize
+import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -135,7 +136,9 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 if root_key == out_key:
                     wire_bundle[key] = wire_schema(bundle[key])
         roots[request.owner] = (in_key, out_key)
-    code, metadata = _run_generator({"$defs": bundle}, GENERATE_OPTIONS)
+    aliases = _normalized_aliases(bundle)
+    code, metadata = _run_generator({"$defs": bundle}, {**GENERATE_OPTIONS, "aliases": aliases} if aliases
+                                    else GENERATE_OPTIONS)
     models = _split(type_defaults(escape_string_literals(code)), metadata, key_owner, roots)
     wire_code, wire_metadata = _run_generator({"$defs": wire_bundle}, WIRE_OPTIONS)
     wires = _split(empty_objects_as_maps(escape_string_literals(wire_code)), wire_metadata, key_owner,
@@ -192,6 +195,41 @@ def hoist_schema(schema: Mapping[str, Any], root_key: str, owner: str = "") -> d
     for (container, name), key in names.items():
         hoisted[key] = walk(schema[container][name])
     return hoisted
+
+
+def _normalized_aliases(schema: Any) -> dict[str, str]:
+    """Each property name that Python reads as another identifier (PEP 3131 normalises identifiers to
+    NFKC: ``µ`` is ``μ``, ``ﬁ`` is ``fi``, ``ſ`` is ``s``), mapped to that identifier. The generator
+    writes such a name as a bare field, which the model then read under its other spelling: the
+    property was silently dropped. As an explicit alias it is written ``μ: ... = Field(alias="µ")``."""
+    found: dict[str, str] = {}
+    declared: set[str] = set()
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, list):
+            todo.extend(node)
+        elif isinstance(node, Mapping):
+            properties = node.get("properties")
+            if isinstance(properties, Mapping):
+                for name in properties:
+                    if not isinstance(name, str):
+                        continue
+                    declared.add(name)
+                    normal = unicodedata.normalize("NFKC", name)
+                    if name.isidentifier() and normal != name:
+                        found[name] = normal
+            todo.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
+    # two names with one normal form (ℌ, ℍ), or one that a declared name already spells (ﬁ, fi),
+    # need fields of their own: the generator numbers its own clashes ``_1``, so these are ``_u1``
+    aliases: dict[str, str] = {}
+    for name, normal in sorted(found.items()):
+        alias, number = normal, 0
+        while alias in declared or alias in aliases.values():
+            number += 1
+            alias = f"{normal}_u{number}"
+        aliases[name] = alias
+    return aliases
 
 
 def _pascal(name: str) -> str:

@@ -69,13 +69,15 @@ def _untyped_branches(node: Mapping[str, Any]) -> bool:
 
 def empty_objects_as_maps(code: str) -> str:
     """An object schema without properties becomes an empty TypedDict, from which mypy lets no key be
-    read although the object may have any: type it ``dict[str, Any]`` instead (wider, and honest)."""
+    read although the object may have any: type it ``dict[str, Any]`` instead (wider, and honest).
+    So is a class with a key Python reads under another spelling: class syntax normalises ``µ`` to
+    ``μ`` (PEP 3131), so the TypedDict would promise a key the JSON never holds."""
     tree = ast.parse(code)
     bases = {base.id for node in tree.body if isinstance(node, ast.ClassDef)
              for base in node.bases if isinstance(base, ast.Name)}
     empty = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name not in bases
-             and all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-                     for s in node.body)]
+             and (all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+                      for s in node.body) or _respelt_key(node, code))]
     if not empty:
         return code
     lines = source_lines(code)
@@ -83,3 +85,9 @@ def empty_objects_as_maps(code: str) -> str:
         assert node.end_lineno is not None
         lines[node.lineno - 1:node.end_lineno] = [f"{node.name}: TypeAlias = dict[str, Any]\n"]
     return add_import("".join(lines), tree, "from typing import Any, TypeAlias")
+
+
+def _respelt_key(node: ast.ClassDef, code: str) -> bool:
+    """Whether a key of the class-syntax TypedDict ``node`` is written other than Python reads it."""
+    return any(isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+               and ast.get_source_segment(code, s.target) != s.target.id for s in node.body)

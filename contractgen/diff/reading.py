@@ -8,6 +8,7 @@ longer declares is no longer sent. Tightenings of the default policy are rules (
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -19,8 +20,9 @@ from .structure import SchemaPair
 
 #: (direction, what the default policy reads differently, why): listed by --list-rules and docs/diff.md
 ADJUSTMENTS: tuple[tuple[str, str, str], ...] = (
-    ("input", "an optional property added to an open input object is safe",
-     "callers built against the old schema never sent a property it did not declare"),
+    ("input", ("an optional property added to an open input object is safe, unless the old object's "
+               "patternProperties or additionalProperties schema already described that name"),
+     "callers built against the old schema never sent a property it did not describe"),
     ("input", ("a property removed or renamed on an open input object is breaking "
                "(rule input-property-removed-open)"),
      "the old call still validates but the argument is silently ignored: the call does the wrong thing"),
@@ -58,7 +60,8 @@ def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, 
         for name in set(old_props) & set(new_props):
             merged_old[name], merged_new[name] = _adjust(old_props[name], new_props[name], direction, depth + 1)
         for name in set(new_props) - set(old_props):
-            merged_old[name] = new_props[name]  # never sent by old callers / ignored by old consumers
+            if not declares_extra(old, name):
+                merged_old[name] = new_props[name]  # never sent by old callers / ignored by old consumers
         if direction is Direction.OUTPUT:
             for name in set(old_props) - set(new_props):
                 merged_new[name] = _FALSE  # no longer sent
@@ -66,6 +69,29 @@ def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, 
     if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
         old_out["items"], new_out["items"] = _adjust(old["items"], new["items"], direction, depth + 1)
     return old_out, new_out
+
+
+def matches_pattern_property(node: Mapping[str, Any], name: str) -> bool:
+    """Whether one of the object's ``patternProperties`` regexes matches ``name`` (an invalid one counts)."""
+    patterns = node.get("patternProperties")
+    for pattern in patterns if isinstance(patterns, dict) else ():
+        try:
+            if re.search(pattern, name):
+                return True
+        except re.error:
+            return True
+    return False
+
+
+def declares_extra(node: Mapping[str, Any], name: str) -> bool:
+    """Whether the object schema describes values under the undeclared property ``name`` anyway: a
+    matching ``patternProperties`` entry, or an ``additionalProperties`` schema that says more than
+    "anything" (a map such as ``{additionalProperties: {type: string}}``). Callers of such an object did
+    send that name, so a property later declared under it is not new to them."""
+    if matches_pattern_property(node, name):
+        return True
+    extra = node.get("additionalProperties")
+    return isinstance(extra, dict) and extra != {} and extra != _FALSE
 
 
 _PROOFS: WeakKeyDictionary[SchemaPair, dict[bool, tuple[Proof, tuple[Step, ...]]]] = WeakKeyDictionary()

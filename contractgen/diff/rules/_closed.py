@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
+
+from ..reading import matches_pattern_property
 
 
 def rejects_extra(node: Mapping[str, Any], name: str) -> bool:
     if name in node.get("properties", {}):
         return False
-    for pattern in node.get("patternProperties", {}):
-        try:
-            if re.search(pattern, name):
-                return False
-        except re.error:
-            return False
+    if matches_pattern_property(node, name):
+        return False
     for keyword in ("additionalProperties", "unevaluatedProperties"):
         value = node.get(keyword)
         if isinstance(value, dict) and list(value) == ["not"] and value["not"] == {}:

@@ -1,0 +1,54 @@
+"""The "not breaking" side of `contractgen diff`, fuzzed: real input schemas (the repo's contracts and the
+shared corpus's MCP tools) get random realistic mutations (tests/diff_fuzz.py); whenever the diff reports
+no ERR for the input direction, an independent search (hypothesis-jsonschema, the schema's own
+examples/default/enum/const and values at its bounds, judged by python jsonschema) looks for a call the
+old schema accepts and the new one refuses. Every ERR witness is checked the other way round.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from diff_fuzz import CORPUS, NOTHING, Draw, counterexample, explore, summary
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+#: map-valued objects: the case the default reading once called safe (an added property the old
+#: additionalProperties schema already described)
+MAP_OLD: dict[str, Any] = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"],
+                           "additionalProperties": {"type": "string"}}
+MAP_NEW: dict[str, Any] = {**MAP_OLD, "properties": {**MAP_OLD["properties"], "priority": {"type": "integer"}}}
+
+
+ONE_DRAW = settings(max_examples=3, derandomize=True, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck))
+
+
+def test_mutated_real_schemas_have_no_quiet_narrowing() -> None:
+    tally = explore(600, CORPUS if CORPUS.is_dir() else None)
+    print(summary(tally))
+    assert tally.trials > 300  # most drawn mutations produce a valid, different schema
+    assert tally.false_negatives == [], "\n".join(tally.false_negatives[:5])
+    assert tally.unproven == [], "\n".join(tally.unproven[:5])
+    assert tally.bad_witnesses == [], "\n".join(tally.bad_witnesses[:5])
+    # the search is not a formality: it finds a counterexample for most pairs the diff calls breaking
+    err = sum(v for k, v in tally.verdicts.items() if k.endswith(":ERR"))
+    assert err > 100 and tally.err_confirmed > err // 2
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
+@ONE_DRAW
+@given(data=st.data())
+def test_search_finds_the_map_counterexample_in_both_readings(strict: bool, data: st.DataObject) -> None:
+    draw: Draw = data.draw
+    value = counterexample(MAP_OLD, MAP_NEW, (), draw, strict)
+    assert value is not NOTHING
+    assert isinstance(value, dict) and not isinstance(value.get("priority", 0), int)
+
+
+@ONE_DRAW
+@given(data=st.data())
+def test_search_finds_nothing_for_a_widening(data: st.DataObject) -> None:
+    widened = {**MAP_OLD, "additionalProperties": {"type": ["string", "integer"]}}
+    assert counterexample(MAP_OLD, widened, (), data.draw, True) is NOTHING

@@ -2,7 +2,7 @@
 independent search for values the old schema accepts and the new one refuses (a quiet "not breaking"
 with such a value is a false negative). Used by tests/test_diff_soundness.py and runnable for counts:
 
-    python tests/diff_fuzz.py [--examples 400]
+    python tests/diff_fuzz.py [--examples 600] [--direction input|output] [--verbose]
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def seed_schemas(corpus: Path | None = CORPUS) -> list[tuple[str, dict[str, Any]
     loaded = load_contracts([ROOT / "contracts"])
     for tool in loaded.contracts.tools:
         found.append((f"contracts/{tool.contract.name}/{tool.contract.version}", tool.contract.input_schema))
+        found.append((f"contracts/{tool.contract.name}/{tool.contract.version}#output", tool.contract.output_schema))
     if corpus is not None and (corpus / "mcp_tools").is_dir():
         for path in sorted((corpus / "mcp_tools").glob("*/*.json")):
             schema = json.loads(path.read_text("utf-8")).get("inputSchema")
@@ -108,11 +109,17 @@ def _types(sub: dict[str, Any]) -> list[str]:
     return [t] if isinstance(t, str) else list(t) if isinstance(t, list) else []
 
 
+def _optional_first(sub: dict[str, Any]) -> list[str]:
+    """The object's property names, optional ones first (hypothesis favours early choices)."""
+    required = sub.get("required") if isinstance(sub.get("required"), list) else []
+    return sorted(sub["properties"], key=lambda n: (n in required, n))
+
+
 def m_drop_property(sub: dict[str, Any], draw: Draw) -> bool:
     props = sub.get("properties")
     if not isinstance(props, dict) or not props:
         return False
-    name = draw(st.sampled_from(sorted(props)))
+    name = draw(st.sampled_from(_optional_first(sub)))
     del props[name]
     if isinstance(sub.get("required"), list) and name in sub["required"]:
         sub["required"] = [r for r in sub["required"] if r != name]
@@ -123,7 +130,7 @@ def m_rename_property(sub: dict[str, Any], draw: Draw) -> bool:
     props = sub.get("properties")
     if not isinstance(props, dict) or not props:
         return False
-    name = draw(st.sampled_from(sorted(props)))
+    name = draw(st.sampled_from(_optional_first(sub)))
     props[name + "_v2"] = props.pop(name)
     if isinstance(sub.get("required"), list):
         sub["required"] = [r + "_v2" if r == name else r for r in sub["required"]]
@@ -159,12 +166,14 @@ def m_map_values(sub: dict[str, Any], draw: Draw) -> bool:
     return True
 
 
-def with_map(schema: dict[str, Any], ptr: tuple[str, ...]) -> bool:
-    """A seed variant (both versions): the object at ptr also takes any other name with a string value."""
+def with_map(schema: dict[str, Any], ptr: tuple[str, ...], draw: Draw) -> bool:
+    """A seed variant (both versions): the object at ptr also takes any other name (a map of scalars)."""
     sub = at(schema, ptr)
     if ("object" not in _types(sub) and "properties" not in sub) or "additionalProperties" in sub:
         return False
-    sub["additionalProperties"] = {"type": "string"}
+    sub["additionalProperties"] = draw(st.sampled_from([{"type": "string"}, {"type": ["string", "integer", "null"]}]))
+    if draw(st.booleans()):
+        sub.pop("required", None)  # every property optional: removing one is then a question of the map
     return True
 
 
@@ -419,8 +428,9 @@ def without(base: Any, path: Path_) -> Any:
     return out
 
 
-def old_values(old: dict[str, Any], new: dict[str, Any], path: Path_, draw: Draw, strict: bool) -> Iterator[Any]:
-    """Candidate argument objects around the mutated position (not yet checked against old)."""
+def source_values(old: dict[str, Any], new: dict[str, Any], path: Path_, draw: Draw, strict: bool) -> Iterator[Any]:
+    """Candidate values of ``old`` around the mutated position (not yet checked against it). For the
+    output direction the caller passes the new schema as ``old`` (values it may now return)."""
     old_sub = _sub_at_path(old, path)
     new_sub = _sub_at_path(new, path)
     bases = base_objects(old, draw)
@@ -440,6 +450,17 @@ def old_values(old: dict[str, Any], new: dict[str, Any], path: Path_, draw: Draw
                     yield candidate
         if strict:
             yield place(base, (*obj_path, "undeclared_name"), 1)
+
+
+def pruned(value: Any, schema: Any) -> Any:
+    """value without the object members ``schema`` does not describe (a consumer never reads them)."""
+    if isinstance(value, list):
+        items = schema.get("items") if isinstance(schema, dict) else None
+        return [pruned(v, items) for v in value]
+    if not isinstance(value, dict) or not isinstance(schema, dict):
+        return value
+    extra = schema.get("additionalProperties")
+    return {k: pruned(v, _props(schema).get(k, extra)) for k, v in value.items() if sendable(schema, k)}
 
 
 def sendable(obj: Any, name: str) -> bool:
@@ -473,9 +494,11 @@ def _sub_at_path(schema: Any, path: Path_) -> Any:
 
 # --- one trial -------------------------------------------------------------------------------------
 
-def tool(schema: dict[str, Any], version: str) -> ToolVersion:
-    contract = Contract(name="t", version=version, summary="s", description="d", input_schema=schema,
-                        output_schema={"type": "object"})
+def tool(schema: dict[str, Any], version: str, direction: Direction = Direction.INPUT) -> ToolVersion:
+    """A tool version with ``schema`` as its input (or output) schema and a plain object on the other side."""
+    slots = {"input_schema": {"type": "object"}, "output_schema": {"type": "object"}}
+    slots["input_schema" if direction is Direction.INPUT else "output_schema"] = schema
+    contract = Contract(name="t", version=version, summary="s", description="d", **slots)
     return ToolVersion(contract, f"{version}.yaml", {})
 
 
@@ -491,26 +514,28 @@ class Tally:
 
 
 def trial(name: str, old: dict[str, Any], new: dict[str, Any], path: Path_, mutation: str, draw: Draw,
-          tally: Tally) -> None:
-    old_check, new_check = validator(old), validator(new)
+          tally: Tally, direction: Direction = Direction.INPUT) -> None:
+    # input: a call old accepts and new refuses; output: a result new may return and old excluded
+    src, dst = (old, new) if direction is Direction.INPUT else (new, old)
+    src_check, dst_check = validator(src), validator(dst)
     for strict in (False, True):
         reading = "strict" if strict else "default"
-        report = run_diff([ToolPair(tool(old, "1.0.0"), tool(new, "2.0.0"))], [], DiffSettings(),
+        report = run_diff([ToolPair(tool(old, "1.0.0", direction), tool(new, "2.0.0", direction))], [], DiffSettings(),
                           Context(date(2026, 1, 1), strict=strict))
         levels = set()
         for finding in report.findings:
             rule = RULES_BY_ID[finding.rule]
-            if rule.direction is not Direction.INPUT:
+            if rule.direction is not direction:
                 continue
             levels.add(finding.level)
             # input-property-removed-open's example call is valid on both sides by design (ignored argument)
             proves = finding.has_witness and finding.level is Level.BREAKING and rule.id != "input-property-removed-open"
-            if proves and not (accepts(old_check, finding.witness) and accepts(new_check, finding.witness) is False):
+            if proves and not (accepts(src_check, finding.witness) and accepts(dst_check, finding.witness) is False):
                 tally.bad_witnesses.append(f"{name} {mutation} [{reading}] {finding.rule}: {finding.witness!r}")
         verdict = "ERR" if Level.BREAKING in levels else "WARN" if Level.DANGEROUS in levels else "quiet"
         tally.trials += 1
         tally.verdicts[f"{reading}:{verdict}"] += 1
-        value = counterexample(old, new, path, draw, strict)
+        value = counterexample(src, dst, path, draw, strict, direction)
         if verdict == "ERR":
             tally.err_confirmed += value is not NOTHING
             continue
@@ -524,22 +549,26 @@ def trial(name: str, old: dict[str, Any], new: dict[str, Any], path: Path_, muta
 NOTHING = object()
 
 
-def counterexample(old: dict[str, Any], new: dict[str, Any], path: Path_, draw: Draw, strict: bool) -> Any:
-    """A value the old schema accepts and the new one refuses, judged by python jsonschema (or NOTHING)."""
-    old_check, new_check = validator(old), validator(new)
-    for value in old_values(old, new, path, draw, strict):
-        if accepts(old_check, value) and accepts(new_check, value) is False:
+def counterexample(src: dict[str, Any], dst: dict[str, Any], path: Path_, draw: Draw, strict: bool,
+                   direction: Direction = Direction.INPUT) -> Any:
+    """A value ``src`` accepts and ``dst`` refuses, judged by python jsonschema (or NOTHING). Under the
+    default reading of outputs, members ``dst`` does not describe are dropped first (never read)."""
+    src_check, dst_check = validator(src), validator(dst)
+    ignore_unread = direction is Direction.OUTPUT and not strict
+    for value in source_values(src, dst, path, draw, strict):
+        value = pruned(value, dst) if ignore_unread else value
+        if accepts(src_check, value) and accepts(dst_check, value) is False:
             return value
     return NOTHING
 
 
-def one_example(seeds: list[tuple[str, dict[str, Any]]], draw: Draw, tally: Tally) -> None:
+def one_example(seeds: list[tuple[str, dict[str, Any]]], draw: Draw, tally: Tally, direction: Direction) -> None:
     name, schema = draw(st.sampled_from(seeds))
     spots = positions(schema)
     path, ptr = draw(st.sampled_from(spots))
     if draw(st.integers(0, 3)) == 0:
         schema = copy.deepcopy(schema)
-        if with_map(schema, ptr):
+        if with_map(schema, ptr, draw):
             name += "+map"
     mutation = draw(st.sampled_from(sorted(MUTATIONS)))
     new = copy.deepcopy(schema)
@@ -551,10 +580,12 @@ def one_example(seeds: list[tuple[str, dict[str, Any]]], draw: Draw, tally: Tall
         jsonschema.Draft202012Validator.check_schema(new)
     except jsonschema.SchemaError:
         return
-    trial(name, schema, new, path, mutation, draw, tally)
+    trial(name, schema, new, path, mutation, draw, tally, direction)
 
 
-def explore(examples: int, corpus: Path | None = CORPUS) -> Tally:
+def explore(examples: int, corpus: Path | None = CORPUS, direction: Direction = Direction.INPUT) -> Tally:
+    """Run ``examples`` hypothesis examples (derandomized, no database) and count the verdicts. Output
+    seeds are the same real object schemas (the corpus has no output schemas) plus the contracts' own."""
     from hypothesis import HealthCheck, given, settings
 
     seeds = seed_schemas(corpus)
@@ -564,7 +595,7 @@ def explore(examples: int, corpus: Path | None = CORPUS) -> Tally:
               suppress_health_check=list(HealthCheck))
     @given(st.data())
     def run(data: st.DataObject) -> None:
-        one_example(seeds, data.draw, tally)
+        one_example(seeds, data.draw, tally, direction)
 
     run()
     return tally
@@ -586,10 +617,11 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", type=int, default=400)
+    parser.add_argument("--examples", type=int, default=600)
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--direction", choices=["input", "output"], default="input")
     args = parser.parse_args()
-    result = explore(args.examples)
+    result = explore(args.examples, direction=Direction(args.direction))
     print(summary(result))
     if args.verbose:
         print("\n".join([*result.false_negatives, *result.unproven, *result.bad_witnesses]))

@@ -2,7 +2,8 @@
 shared corpus's MCP tools) get random realistic mutations (tests/diff_fuzz.py); whenever the diff reports
 no ERR for the input direction, an independent search (hypothesis-jsonschema, the schema's own
 examples/default/enum/const and values at its bounds, judged by python jsonschema) looks for a call the
-old schema accepts and the new one refuses. Every ERR witness is checked the other way round.
+old schema accepts and the new one refuses (for outputs: a result the new schema allows and the old one
+excluded). Every ERR witness is checked too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import pytest
 from diff_fuzz import CORPUS, NOTHING, Draw, counterexample, explore, summary
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from contractgen.diff import Direction
 
 #: map-valued objects: the case the default reading once called safe (an added property the old
 #: additionalProperties schema already described)
@@ -25,8 +28,11 @@ ONE_DRAW = settings(max_examples=3, derandomize=True, database=None, deadline=No
                     suppress_health_check=list(HealthCheck))
 
 
-def test_mutated_real_schemas_have_no_quiet_narrowing() -> None:
-    tally = explore(600, CORPUS if CORPUS.is_dir() else None)
+@pytest.mark.parametrize("direction", [Direction.INPUT, Direction.OUTPUT], ids=["input", "output"])
+def test_mutated_real_schemas_have_no_quiet_break(direction: Direction) -> None:
+    """Input: no call the old schema accepted is refused by the new one unless an ERR says so. Output: no
+    result the new schema allows that the old one excluded (a consumer's broken promise) without an ERR."""
+    tally = explore(600, CORPUS if CORPUS.is_dir() else None, direction)
     print(summary(tally))
     assert tally.trials > 300  # most drawn mutations produce a valid, different schema
     assert tally.false_negatives == [], "\n".join(tally.false_negatives[:5])

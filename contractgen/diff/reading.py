@@ -26,9 +26,11 @@ ADJUSTMENTS: tuple[tuple[str, str, str], ...] = (
     ("input", ("a property removed or renamed on an open input object is breaking "
                "(rule input-property-removed-open)"),
      "the old call still validates but the argument is silently ignored: the call does the wrong thing"),
-    ("output", "a property added to an output object is safe",
+    ("output", ("a property added to an output object is safe, unless the old object's patternProperties "
+                "or additionalProperties schema already described that name"),
      "consumers ignore fields they do not read (generated models drop unknown fields)"),
-    ("output", "a property the new output no longer declares is read as no longer sent",
+    ("output", ("a property the new output no longer declares is read as no longer sent, unless the new "
+                "object's patternProperties or additionalProperties schema still describes that name"),
      "removing an optional output property only stops sending it; a removed required one still breaks"),
 )
 
@@ -64,7 +66,8 @@ def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, 
                 merged_old[name] = new_props[name]  # never sent by old callers / ignored by old consumers
         if direction is Direction.OUTPUT:
             for name in set(old_props) - set(new_props):
-                merged_new[name] = _FALSE  # no longer sent
+                if not declares_extra(new, name):
+                    merged_new[name] = _FALSE  # no longer sent (a map or pattern may still send it)
         old_out["properties"], new_out["properties"] = merged_old, merged_new
     if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
         old_out["items"], new_out["items"] = _adjust(old["items"], new["items"], direction, depth + 1)

@@ -310,16 +310,42 @@ def m_items(sub: dict[str, Any], draw: Draw) -> bool:
     return True
 
 
+def m_object_keyword(sub: dict[str, Any], draw: Draw) -> bool:
+    """dependentRequired, propertyNames, if/then or not on an object (added, or removed when present)."""
+    props = sub.get("properties")
+    if not isinstance(props, dict) or not props:
+        return False
+    names = sorted(props)
+    first, last = names[0], names[-1]
+    keyword, value = draw(st.sampled_from([
+        ("dependentRequired", {first: [last]} if first != last else {first: ["added_name"]}),
+        ("propertyNames", {"maxLength": 12}),
+        ("if", {"required": [first]}),
+        ("not", {"required": [last]}),
+    ]))
+    if keyword in sub:
+        del sub[keyword]
+        sub.pop("then", None)
+    else:
+        sub[keyword] = value
+        if keyword == "if":
+            sub["then"] = {"required": [last]} if first != last else {"maxProperties": 1}
+    return True
+
+
 MUTATIONS: dict[str, Callable[[dict[str, Any], Draw], bool]] = {
     f.__name__[2:]: f for f in (m_drop_property, m_rename_property, m_add_required, m_add_optional, m_close_object,
                                 m_narrow_type, m_widen_type, m_nullable, m_enum, m_const, m_bounds, m_pattern,
-                                m_format, m_wrap, m_items, m_map_values)
+                                m_format, m_wrap, m_items, m_map_values, m_object_keyword)
 }
 
 
 def move_to_defs(schema: dict[str, Any], ptr: tuple[str, ...]) -> bool:
     """A meaning-preserving edit that must produce no ERR: the subschema at ptr moves into $defs."""
-    if not ptr or "$ref" in json.dumps(at(schema, ptr)):
+    try:
+        if not ptr or "$ref" in json.dumps(at(schema, ptr)):
+            return False
+    except (KeyError, TypeError):  # a second edit removed that position
         return False
     parent = at(schema, ptr[:-1])
     schema.setdefault("$defs", {})["moved"] = parent[ptr[-1]]
@@ -574,6 +600,12 @@ def one_example(seeds: list[tuple[str, dict[str, Any]]], draw: Draw, tally: Tall
     new = copy.deepcopy(schema)
     if not MUTATIONS[mutation](at(new, ptr), draw) or new == schema:
         return
+    if draw(st.integers(0, 3)) == 0:  # a second edit somewhere in the same version
+        second = draw(st.sampled_from(sorted(MUTATIONS)))
+        second_path, second_ptr = draw(st.sampled_from(positions(new)))
+        if MUTATIONS[second](at(new, second_ptr), draw):
+            mutation += "+" + second
+            path = path if len(path) <= len(second_path) else second_path
     if draw(st.integers(0, 4)) == 0:
         move_to_defs(new, ptr)
     try:

@@ -139,8 +139,24 @@ def _property_names(inner: Any, outer: Any) -> list[str]:
         names.extend(n for n in schema.get("required", ()) if isinstance(n, str))
         for pattern in schema.get("patternProperties", {}) if isinstance(schema.get("patternProperties"), dict) else ():
             names.extend(regex_samples(pattern, 3))
+        names.extend(_names_around(schema.get("propertyNames")))
     names.append("extra")
     return list(dict.fromkeys(names))
+
+
+def _names_around(names: Any) -> list[str]:
+    """Property names at and just past a ``propertyNames`` schema's length limits, its enum, and
+    samples of its pattern: where a narrowed name rule starts refusing names the old one allowed."""
+    if not isinstance(names, dict):
+        return []
+    found: list[str] = [n for n in names.get("enum", ()) if isinstance(n, str)]
+    for key in ("minLength", "maxLength"):
+        limit = names.get(key)
+        if isinstance(limit, int) and not isinstance(limit, bool) and 0 <= limit < 200:
+            found.extend("n" * length for length in (limit - 1, limit, limit + 1) if length > 0)
+    if isinstance(names.get("pattern"), str):
+        found.extend(regex_samples(names["pattern"], 3))
+    return found
 
 
 def _objects(inner: Any, outer: Any, depth: int) -> Iterator[Any]:

@@ -28,6 +28,7 @@ from typing import Any
 from ..manifest.generator_keys import generator_input
 from ..runtime.pointer import unescape_token
 from .defaults import type_defaults
+from .openness import explicit_openness
 from .source_text import escape_string_literals, source_lines
 from .wire import empty_objects_as_maps, wire_schema
 
@@ -131,10 +132,11 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 if key in bundle:
                     raise ModelsError(f"expected unique model names (got '{key}' twice)", request.owner)
                 # only 2020-12 keywords reach the generator: some other keys choose types and imports
-                bundle[key] = generator_input(sub)
+                clean = generator_input(sub)
+                bundle[key] = explicit_openness(clean)
                 key_owner[key] = request.owner
                 if root_key == out_key:
-                    wire_bundle[key] = wire_schema(bundle[key])
+                    wire_bundle[key] = wire_schema(clean)
         roots[request.owner] = (in_key, out_key)
     aliases = _normalized_aliases(bundle)
     code, metadata = _run_generator({"$defs": bundle}, {**GENERATE_OPTIONS, "aliases": aliases} if aliases

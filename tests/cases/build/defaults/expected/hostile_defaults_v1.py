@@ -13,7 +13,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import NotRequired
 
 __all__ = [
@@ -51,20 +51,32 @@ require_runtime(">=0.1,<0.2")
 
 
 class HostileDefaultsV1InputOptions(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     verbose: Annotated[bool | None, Field(description="The verbose argument.")] = None
     level: Annotated[int | None, Field(description="The level argument.")] = None
 
 
 class HostileDefaultsV1InputFilled(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     verbose: Annotated[bool | None, Field(description="The verbose argument.")] = None
     tags: Annotated[list[str] | None, Field(description="The tags argument.")] = None
 
 
 class HostileDefaultsV1InputNestedInner(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     a: Annotated[str | None, Field(description="The a argument.")] = None
 
 
 class HostileDefaultsV1InputNested(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     inner: Annotated[
         HostileDefaultsV1InputNestedInner | None,
         Field(description="The inner argument.", validate_default=True),
@@ -72,40 +84,67 @@ class HostileDefaultsV1InputNested(BaseModel):
 
 
 class HostileDefaultsV1InputUnion(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     a: int | None = None
 
 
 class HostileDefaultsV1InputNullableObj(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     a: Annotated[int | None, Field(description="The a argument.")] = None
 
 
 class HostileDefaultsV1InputMatrixItem(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     v: Annotated[float | None, Field(description="The v argument.")] = None
 
 
 class HostileDefaultsV1InputReqWithDefault(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     q: Annotated[int | None, Field(description="The q argument.")] = None
 
 
 class HostileDefaultsV1InputAliased(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     class_: Annotated[int | None, Field(alias="class", description="The class argument.")] = None
     a_b: Annotated[str | None, Field(alias="a-b", description="The a-b argument.")] = None
 
 
 class HostileDefaultsV1InputPoint(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     x: Annotated[int, Field(description="The x argument.")]
     y: Annotated[int | None, Field(description="The y argument.")] = 0
 
 
 class HostileDefaultsV1OutputResult(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     n: Annotated[int | None, Field(description="The n argument.")] = None
 
 
 class HostileDefaultsV1OutputListItem(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     n: Annotated[int | None, Field(description="The n argument.")] = None
 
 
 class HostileDefaultsV1Output(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     result: Annotated[
         HostileDefaultsV1OutputResult | None,
         Field(description="The result argument.", validate_default=True),
@@ -117,6 +156,9 @@ class HostileDefaultsV1Output(BaseModel):
 
 
 class HostileDefaultsV1Input(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     options: Annotated[
         HostileDefaultsV1InputOptions | None,
         Field(description="The options argument.", validate_default=True),

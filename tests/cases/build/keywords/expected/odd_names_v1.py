@@ -40,19 +40,31 @@ require_runtime(">=0.1,<0.2")
 
 
 class OddNamesV1InputNested(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     status: Literal["x", "y"] | None = None
 
 
 class OddNamesV1InputNode(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     value: int | None = None
     children: list[OddNamesV1InputNode] | None = None
 
 
 class OddNamesV1InputLegacy(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     import_: Annotated[str | None, Field(alias="import")] = None
 
 
 class OddNamesV1Output(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     ok: bool
     status: Literal["done", "queued"] | None = None
     return_: Annotated[str | None, Field(alias="return")] = None

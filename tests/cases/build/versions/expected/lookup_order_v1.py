@@ -12,7 +12,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import NotRequired
 
 __all__ = [
@@ -36,10 +36,16 @@ require_runtime(">=0.1,<0.2")
 
 
 class LookupOrderV1Input(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     order: Annotated[str, Field(description="Six-digit order number.", pattern="^[0-9]{6}$")]
 
 
 class LookupOrderV1Output(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     status: Literal["open", "shipped", "delivered"]
     carrier: str | None = None
 

@@ -45,6 +45,9 @@ class LookupOrderV2Input(BaseModel):
 
 
 class LookupOrderV2Output(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     status: Literal["open", "shipped", "delivered", "returned"]
 
 

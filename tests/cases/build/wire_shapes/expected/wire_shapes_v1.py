@@ -56,27 +56,44 @@ class WireShapesV1Input(BaseModel):
 
 
 class WireShapesV1OutputExtra(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     tag: str | None = None
 
 
 class WireShapesV1OutputData(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     v: float | None = None
 
 
 class WireShapesV1OutputJson(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     w: bool | None = None
 
 
 class WireShapesV1OutputMeta(BaseModel):
-    pass
+    model_config = ConfigDict(
+        extra="allow",
+    )
 
 
 class WireShapesV1OutputNode(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     label: str
     children: list[WireShapesV1OutputNode] | None = None
 
 
 class WireShapesV1OutputPoint(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
     x: float
     y: float
 

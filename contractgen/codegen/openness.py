@@ -1,0 +1,52 @@
+"""Open objects stay open in the models: the schema the model generator reads says so explicitly.
+
+JSON Schema objects accept undeclared members unless they say otherwise; datamodel-code-generator
+only writes ``extra="allow"`` for ``additionalProperties: true`` (or a schema) and leaves other open
+objects at pydantic's ``extra="ignore"``, which drops members the schema accepted.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..manifest.schema_walk import subschemas
+
+_BRANCHES = ("allOf", "anyOf", "oneOf")
+
+
+def explicit_openness(schema: Any) -> Any:
+    """A copy of ``schema`` with every open object that has a model of its own
+    marked ``additionalProperties: true``, and keys-by-pattern widened to untyped extras.
+
+    Closed objects (``additionalProperties: false`` or ``unevaluatedProperties: false``) and exact
+    pattern maps (only ``patternProperties``, closed otherwise, which the generator types as a dict
+    with constrained keys) are left as they are. ``additionalProperties: true`` validates nothing,
+    so adding it changes what the generator writes, never what the schema accepts; except under an
+    ``unevaluatedProperties: false`` parent, whose branches are therefore left alone.
+    """
+    schema = copy.deepcopy(schema)
+    walk = list(subschemas(schema))  # collected before any change
+    closing_branches = {id(branch) for _, node in walk if node.get("unevaluatedProperties") is False
+                        for key in _BRANCHES if isinstance(node.get(key), list)
+                        for branch in node[key]}
+    for _, node in walk:
+        if id(node) in closing_branches:
+            continue
+        additional = node.get("additionalProperties")
+        patterns = node.get("patternProperties")
+        if isinstance(patterns, dict) and patterns:
+            if additional is False and not node.get("properties"):
+                continue  # an exact map of pattern-constrained keys
+            # no class types keys by pattern: the members they admit become untyped extras
+            del node["patternProperties"]
+            node["additionalProperties"] = True
+        elif _describes_object(node) and "additionalProperties" not in node \
+                and node.get("unevaluatedProperties") is not False:
+            node["additionalProperties"] = True
+    return schema
+
+
+def _describes_object(node: dict[str, Any]) -> bool:
+    kind = node.get("type")
+    return "properties" in node or kind == "object" or (isinstance(kind, list) and "object" in kind)

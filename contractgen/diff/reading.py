@@ -28,7 +28,8 @@ ADJUSTMENTS: tuple[tuple[str, str, str], ...] = (
      "the old call still validates but the argument is silently ignored: the call does the wrong thing"),
     ("output", ("a property added to an output object is safe, unless the old object's patternProperties "
                 "or additionalProperties schema already described that name"),
-     "consumers ignore fields they do not read (generated models drop unknown fields)"),
+     ("consumers ignore fields they do not read; one that refuses unknown fields (an old closed schema "
+      "applied strictly) is what --strict reads")),
     ("output", ("a property the new output no longer declares is read as no longer sent, unless the new "
                 "object's patternProperties or additionalProperties schema still describes that name"),
      "removing an optional output property only stops sending it; a removed required one still breaks"),

@@ -11,6 +11,7 @@ from .generate import NOTHING, candidates, generate
 from .model import Mutation
 from .normalize import JSON_TYPES, types_of
 from .structure import SchemaPair
+from .witness_search import search
 
 
 def show(value: Any) -> str:
@@ -194,3 +195,11 @@ def removed_types(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) 
 
     new_types = types_of(new)
     return [t for t in sorted(effective_types(old)) if not covers_type(new_types, t)]
+
+
+def accepts_more(pair: SchemaPair) -> bool:
+    """Whether a value is found that the new schema accepts at this position and the old one rejects:
+    the proof a "relaxed" or "widened" claim rests on. Without one (a bound or a type moved into
+    ``allOf``, a schema that became ``false``) the keywords changed but nothing is accepted that was
+    not before, and the claim is not made."""
+    return pair.both and search(pair.new, pair.old, []) is not NOTHING

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ..coverage import is_false_schema, is_open_schema
 from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import (
+    accepts_more,
     int_limit,
     lower_bound,
     lower_is_tighter,
@@ -26,7 +27,15 @@ SCOPE = Scope.SCHEMA
 
 
 def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
-    """The new schema accepts everything the old one did at this position, and more."""
+    """The new schema accepts everything the old one did at this position, and more. Reported only
+    when a value is found that the new schema accepts here and the old one refused (a bound moved
+    into ``allOf``, or an enum that became a ``const``, relaxes nothing)."""
+    hits = list(_relaxed(pair))
+    if hits and accepts_more(pair):
+        yield from hits
+
+
+def _relaxed(pair: SchemaPair) -> Iterator[Hit]:
     if not pair.both:
         return
     old, new = pair.old, pair.new

@@ -179,6 +179,54 @@ def test_an_implementations_extras_are_still_checked_against_the_output_schema(o
 _EXTRA_VALUES: tuple[Any, ...] = ("extra", 7, True, None, {}, [], 0.5)
 
 
+#: Objects closed by ``unevaluatedProperties: false`` whose other applicators evaluate members the
+#: model's fields do not declare (from the JSON-Schema-Test-Suite's unevaluatedProperties cases): each
+#: with an object the schema accepts and one it refuses. A closed model refused the first with
+#: "'bar' must be string" for a string.
+EVALUATED_ELSEWHERE = {
+    "allOf-patternProperties": ({"properties": {"foo": {"type": "string"}},
+                                 "allOf": [{"patternProperties": {"^bar": {"type": "string"}}}]},
+                                {"foo": "foo", "bar": "bar"}, {"foo": "foo", "baz": "baz"}),
+    "allOf-additionalProperties": ({"properties": {"foo": {"type": "string"}},
+                                    "allOf": [{"additionalProperties": True}]},
+                                   {"foo": "foo", "bar": "bar"}, {"foo": 1}),
+    "anyOf": ({"properties": {"foo": {"type": "string"}},
+               "anyOf": [{"properties": {"bar": {"const": "bar"}}, "required": ["bar"]},
+                         {"properties": {"baz": {"const": "baz"}}, "required": ["baz"]}]},
+              {"foo": "foo", "bar": "bar", "baz": "baz"}, {"foo": "foo", "bar": "bar", "quux": "q"}),
+    "dependentSchemas": ({"properties": {"foo": {"type": "string"}},
+                          "dependentSchemas": {"foo": {"properties": {"bar": {"const": "bar"}}, "required": ["bar"]}}},
+                         {"foo": "foo", "bar": "bar"}, {"bar": "bar"}),
+    "nested-unevaluated": ({"allOf": [{"properties": {"foo": {"type": "string"}}, "unevaluatedProperties": True}]},
+                           {"foo": "foo", "bar": "bar"}, {"foo": 3}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EVALUATED_ELSEWHERE))
+def test_members_evaluated_by_other_applicators_are_accepted_and_the_rest_refused(tmp_path: Path, case: str) -> None:
+    shape, valid, invalid = EVALUATED_ELSEWHERE[case]
+    schema = {"type": "object", **shape, "unevaluatedProperties": False}
+    assert jsonschema.Draft202012Validator(schema).is_valid(valid)
+    assert not jsonschema.Draft202012Validator(schema).is_valid(invalid)
+    root = make_project(tmp_path / "p")
+    (root / "contracts" / "evaluated").mkdir()
+    output = {"type": "object", "required": ["ok"], "properties": {"ok": {"type": "boolean"}}}
+    (root / "contracts" / "evaluated" / "1.0.0.json").write_text(_manifest("evaluated", schema, output), "utf-8")
+    result = build(root, "--no-cache")
+    assert result.returncode == 0, result.stderr
+    with imported_package(root) as package:
+        seen: list[Any] = []
+        tool = package.evaluated_v1.evaluated.implement(
+            lambda arguments: seen.append(arguments.model_dump(mode="json", by_alias=True, exclude_unset=True))
+            or {"ok": True})
+        accepted = tool(valid)
+        assert accepted["status"] == "ok", accepted
+        assert seen == [valid]  # every member reaches the implementation
+        refused = tool(invalid)
+        assert refused["status"] == "error" and refused["error"]["code"] == "INVALID_ARGUMENT", refused
+        assert len(seen) == 1
+
+
 def _object_positions(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """The path of every object inside ``value`` (itself included), outermost first."""
     found: list[tuple[Any, ...]] = []

@@ -12,7 +12,9 @@ from typing import Any
 
 from ..manifest.schema_walk import subschemas
 
-_BRANCHES = ("allOf", "anyOf", "oneOf")
+#: Applicators that can evaluate members the model's own fields do not declare: under
+#: ``unevaluatedProperties: false`` they decide which members are allowed, which no model class can say.
+_EVALUATING = ("allOf", "anyOf", "oneOf", "dependentSchemas", "if", "then", "else", "$ref", "$dynamicRef")
 
 
 def explicit_openness(schema: Any) -> Any:
@@ -22,17 +24,20 @@ def explicit_openness(schema: Any) -> Any:
     Closed objects (``additionalProperties: false`` or ``unevaluatedProperties: false``) and exact
     pattern maps (only ``patternProperties``, closed otherwise, which the generator types as a dict
     with constrained keys) are left as they are. ``additionalProperties: true`` validates nothing,
-    so adding it changes what the generator writes, never what the schema accepts; except under an
-    ``unevaluatedProperties: false`` parent, whose branches are therefore left alone.
+    so adding it changes what the generator writes, never what the schema accepts.
+
+    An object closed by ``unevaluatedProperties: false`` beside applicators (``allOf``, ``anyOf``,
+    ``dependentSchemas``, ``$ref``...) allows the members they evaluate, which a model class cannot
+    express: its model is open, and the schema, which the guard checks first, judges the members
+    (a closed model refused valid arguments with "'bar' must be string" for a string).
     """
     schema = copy.deepcopy(schema)
     walk = list(subschemas(schema))  # collected before any change
-    closing_branches = {id(branch) for _, node in walk if node.get("unevaluatedProperties") is False
-                        for key in _BRANCHES if isinstance(node.get(key), list)
-                        for branch in node[key]}
     for _, node in walk:
-        if id(node) in closing_branches:
-            continue
+        if node.get("unevaluatedProperties") is False and any(key in node for key in _EVALUATING):
+            del node["unevaluatedProperties"]
+            node.setdefault("additionalProperties", True)
+    for _, node in walk:
         additional = node.get("additionalProperties")
         patterns = node.get("patternProperties")
         if isinstance(patterns, dict) and patterns:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..manifest.generator_keys import generator_input
+from ..manifest.schema_walk import subschemas
 from ..runtime.pointer import unescape_token
 from .defaults import type_defaults
 from .openness import explicit_openness
@@ -138,7 +139,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 if root_key == out_key:
                     wire_bundle[key] = wire_schema(clean)
         roots[request.owner] = (in_key, out_key)
-    aliases = _normalized_aliases(bundle)
+    aliases = _normalized_aliases({"$defs": bundle})
     code, metadata = _run_generator({"$defs": bundle}, {**GENERATE_OPTIONS, "aliases": aliases} if aliases
                                     else GENERATE_OPTIONS)
     models = _split(type_defaults(escape_string_literals(code)), metadata, key_owner, roots)
@@ -206,22 +207,14 @@ def _normalized_aliases(schema: Any) -> dict[str, str]:
     property was silently dropped. As an explicit alias it is written ``μ: ... = Field(alias="µ")``."""
     found: dict[str, str] = {}
     declared: set[str] = set()
-    todo = [schema]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, list):
-            todo.extend(node)
-        elif isinstance(node, Mapping):
-            properties = node.get("properties")
-            if isinstance(properties, Mapping):
-                for name in properties:
-                    if not isinstance(name, str):
-                        continue
-                    declared.add(name)
-                    normal = unicodedata.normalize("NFKC", name)
-                    if name.isidentifier() and normal != name:
-                        found[name] = normal
-            todo.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
+    for _, node in subschemas(schema):
+        properties = node.get("properties")
+        if isinstance(properties, Mapping):
+            for name in properties:
+                declared.add(name)
+                normal = unicodedata.normalize("NFKC", name)
+                if name.isidentifier() and normal != name:
+                    found[name] = normal
     # two names with one normal form (ℌ, ℍ), or one that a declared name already spells (ﬁ, fi),
     # need fields of their own: the generator numbers its own clashes ``_1``, so these are ``_u1``
     aliases: dict[str, str] = {}

@@ -102,11 +102,10 @@ class _Compiled:
         self.input_recursive = is_recursive(self.input.schema)
         #: the output schema alone guarantees plain JSON (no NaN, string keys, bounded depth)
         self.output_plain = pins_plain_json(self.output.schema)
-        #: where a value the fast validator accepts may hide an integer it cannot read (see
-        #: jsonvalue.INT_DIGITS_CAP): () nowhere, top-level names, or None for anywhere. Arguments
-        #: need it where a schema judges numbers; a result anywhere it may hold an integer, which
-        #: could not be sent either
-        self.input_numbers = self.input.number_names
+        #: where a result the fast validator accepts may hide an integer it cannot read (see
+        #: jsonvalue.INT_DIGITS_CAP): () nowhere, or None for anywhere it may hold one, since such an
+        #: integer could not be sent either (arguments: ``input.number_names``, where the schema
+        #: judges numbers)
         self.output_numbers: tuple[str, ...] | None = (
             () if self.output_plain and not types_numbers(self.output.schema) else None)
 
@@ -286,8 +285,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         try:
             if (not self._old_keys or self._old_keys.isdisjoint(arguments)) \
                     and (not self._depth_first or too_deep(arguments) is None) \
-                    and self._input_is_valid(arguments) and (self._compiled.input_numbers == () or oversized_int_in(
-                        arguments, self._compiled.input_numbers) is None):
+                    and self._input_is_valid(arguments) \
+                    and oversized_int_in(arguments, self._compiled.input.number_names) is None:
                 value = self._build_input(arguments)
         except _NEVER_SWALLOWED:
             raise
@@ -316,7 +315,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         envelope.
         """
         counts = self._local_counts
-        input_numbers = self._compiled.input_numbers
+        input_numbers = self._compiled.input.number_names
         if self._hooks is not None or self._on_call is not None or input_numbers is None:
             return None
         if not self._inline or self._old_keys or self._depth_first or self._open_names is not None \
@@ -442,7 +441,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 valid = self._compiled.input.is_valid(plain)
         # the fast validator reads an integer too long for it as 0 (an invalid value's explanation
         # finds one anywhere)
-        huge = oversized_int_in(arguments, self._compiled.input_numbers) if valid else None
+        huge = oversized_int_in(arguments, self._compiled.input.number_names) if valid else None
         if huge is not None:
             return self._invalid_arguments([integer_too_long(huge)]), None
         if not valid:
@@ -513,8 +512,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             if type(result) is dict and self._empty_rule is None:
                 try:
                     if self._output_is_valid(result) and (self._output_plain or json_problem(result) is None) \
-                            and (self._compiled.output_numbers == ()
-                                 or oversized_int_in(result, self._compiled.output_numbers) is None):
+                            and oversized_int_in(result, self._compiled.output_numbers) is None:
                         return {"status": "ok", "tool": self.name, "version": self.version,
                                 "output": result, "empty": False}
                 except ValueError:
@@ -617,7 +615,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except ValueError:
             valid = False
         numbers = self._compiled.output_numbers
-        huge = (oversized_int_in(output, numbers) if numbers != () else None) if valid else oversized_int(output)
+        huge = oversized_int_in(output, numbers) if valid else oversized_int(output)
         if huge is not None:
             where = cap_pointer(pointer(huge)) or "/"
             text = f"{where}: an integer of more than {INT_DIGITS_CAP} digits, which this runtime cannot check or send"

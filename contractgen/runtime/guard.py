@@ -170,7 +170,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                  mapper: Mapper | None = None, invalid_output_code: str = "INTERNAL",
                  resources: Any = None, formats: bool = False, hooks: Any = None) -> None:
         self.contract = contract
-        self._fast: Callable[[dict[str, Any], str], Envelope | None] | None = None
+        self._fast: Callable[[Any, str], Envelope | None] | None = None
         self._hooks = hooks
         self.name = contract.name
         self.version = contract.version
@@ -259,8 +259,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                  session: str = "default", call_id: str | None = None,
                  caller: str | None = None) -> Envelope[WireT]:
         fast = self._fast
-        if fast is not None and contract_version is None and type(arguments) is dict \
-                and not _call_log_enabled(_INFO):
+        if fast is not None and contract_version is None:
             envelope = fast(arguments, session)
             if envelope is not None:
                 return envelope
@@ -304,7 +303,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             envelope = self._with_notices(envelope, arguments)
         return envelope
 
-    def _fast_path(self) -> Callable[[dict[str, Any], str], Envelope | None] | None:
+    def _fast_path(self) -> Callable[[Any, str], Envelope | None] | None:
         """The happy path of the plainest tools as one closure over local names: an unobserved sync
         tool with no hooks, no deadline, no version history, a flat-checked input schema, no notices, no empty rule and
         an in-memory budget. None when any of that does not hold (``_inline_call`` serves them).
@@ -327,8 +326,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         settle, finish = self._settled, self._finish
         output_numbers = self._compiled.output_numbers
         result_needs_no_walk = output_plain and output_numbers == ()  # the result check is rs alone
+        log_enabled, info = _call_log_enabled, _INFO  # closure cells: cheaper than module globals
 
-        def fast(arguments: dict[str, Any], session: str) -> Envelope | None:
+        def fast(arguments: Any, session: str) -> Envelope | None:
+            if type(arguments) is not dict or log_enabled(info):  # the call log needs the full path
+                return None
             try:
                 if not input_is_valid(arguments):
                     return None

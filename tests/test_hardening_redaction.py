@@ -50,15 +50,22 @@ def _hide(kind: str, depth: int, flag: str) -> tuple[dict[str, Any], dict[str, A
         return dict(SECRET), {}, {"if": {"required": ["pw"]}, "then": {"properties": {"pw": marked}}}
     if kind == "escaped-pointer":
         return {"$ref": "#/$defs/a~1b%25"}, {"a/b%": marked}, {}
+    if kind == "embedded-resource":  # '#/...' inside a resource with its own $id points into it
+        inner = {"$id": "https://contracts.example/inner", "$ref": "#/$defs/Secret", "$defs": {"Secret": marked}}
+        return {"$ref": "https://contracts.example/inner"}, {"Inner": inner}, {}
+    if kind == "relative-id":  # a relative $id resolved against the enclosing resource's URI
+        inner = {"$id": "parts/secret.json", **marked}
+        return {"$ref": "https://contracts.example/parts/secret.json"}, {"Inner": inner}, {"$id": "https://contracts.example/root"}
     raise AssertionError(kind)
 
 
 KINDS = ["direct", "pointer", "anchor", "chain", "dynamic", "allOf", "anyOf", "oneOf", "dependent",
-         "conditional", "escaped-pointer"]
+         "conditional", "escaped-pointer", "embedded-resource", "relative-id"]
 
 
 def _contract(kind: str, depth: int, flag: str, nesting: str) -> Contract:
     prop, defs, extra = _hide(kind, depth, flag)
+    root_id = extra.pop("$id", None)
     holder: dict[str, Any] = {"type": "object", "maxProperties": 2,
                               "properties": {"pw": prop, "note": {"type": "string"}}, **extra}
     if nesting == "top":
@@ -68,6 +75,7 @@ def _contract(kind: str, depth: int, flag: str, nesting: str) -> Contract:
     else:
         schema = {"type": "object", "properties": {"outer": {"type": "array", "maxItems": 1, "items": holder}}}
     schema = {**schema, "$defs": {**schema.get("$defs", {}), **defs}} if defs else schema
+    schema = {"$id": root_id, **schema} if root_id else schema
     return Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
                     output_schema={"type": "object"}, timeout=Timeout(None))
 
@@ -162,3 +170,80 @@ def test_model_errors_are_redacted_by_the_resolved_schema(kind: str, caplog: pyt
     assert envelope["status"] == "error" and envelope["error"]["code"] == "INVALID_ARGUMENT", envelope
     assert envelope["error"]["field"] == "/pw"
     assert MARKER not in json.dumps(envelope) + caplog.text + repr(records)
+
+
+@pytest.mark.parametrize("nesting", ["top", "object", "array"])
+def test_a_sensitive_schema_given_as_a_resource_is_honoured(nesting: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A ``$ref`` to a remote document the guard was given (``resources=``): its marks count too."""
+    uri = "https://schemas.example/secret.json"
+    holder = {"type": "object", "maxProperties": 2, "properties": {"pw": {"$ref": uri}, "note": {"type": "string"}}}
+    schema: dict[str, Any] = {"top": holder, "object": {"type": "object", "properties": {"outer": holder}},
+                              "array": {"type": "object", "properties": {"outer": {"type": "array", "items": holder}}}}[nesting]
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    records: list[Any] = []
+    tool = guard(contract, lambda a: {}, on_call=records.append,
+                 resources={uri: {**SECRET, "$id": uri, "writeOnly": True}})
+    with caplog.at_level(logging.DEBUG):
+        text = "\n".join(json.dumps(tool(args)) for args in _shapes(nesting))
+    assert "INVALID_ARGUMENT" in text
+    assert MARKER not in text + caplog.text + repr(records)
+
+
+SECRET_WORDS = [MARKER + "-alpha", MARKER + "-beta", *(f"{MARKER}-{i:03}" for i in range(40))]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(KINDS), flag=st.sampled_from(["writeOnly", "x-sensitive"]),
+       many=st.booleans(), const=st.booleans(), nesting=st.sampled_from(["top", "object", "array"]))
+def test_the_allowed_values_of_a_sensitive_field_are_never_listed(
+        kind: str, flag: str, many: bool, const: bool, nesting: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A marked enum or const may be the list of secrets: no message, expectation or did-you-mean
+    shows it, nor ranks it by what was sent (a near miss must not learn the closest secret)."""
+    allowed: dict[str, Any] = {"const": SECRET_WORDS[0]} if const else {"enum": SECRET_WORDS[:40 if many else 2]}
+    global SECRET
+    saved = SECRET
+    SECRET = {"type": "string", **allowed}
+    try:
+        contract = _contract(kind, 2, flag, nesting)
+    finally:
+        SECRET = saved
+    near = SECRET_WORDS[0][:-1] + "x"
+    calls = [{"pw": near, "note": "n"}, {"pw": "zz"}, {"pw": 5}]
+    wrapped = {"top": calls, "object": [{"outer": c} for c in calls], "array": [{"outer": [c]} for c in calls]}
+    caplog.clear()
+    text = _calls(contract, wrapped[nesting], caplog)
+    assert "INVALID_ARGUMENT" in text
+    assert MARKER not in text
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(word=st.sampled_from(["auth", "pin", "otp", "ssn", "cvv", "jwt", "bearer", "access_key", "accessKey",
+                             "AUTH", "passcode", "card_number", "creditCard", "signingKey", "Authorisation"]),
+       prefix=st.sampled_from(["", "x_", "user", "X-", "my"]), suffix=st.sampled_from(["", "_value", "Header", "-2"]),
+       nesting=st.sampled_from(["top", "object", "array"]))
+def test_keys_named_like_secrets_are_redacted_everywhere(word: str, prefix: str, suffix: str, nesting: str,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """Secret-looking names (whole words for the short ones), whatever the case and the separators,
+    at the failing field and inside an echoed parent."""
+    name = prefix + (word[:1].upper() + word[1:] if prefix and prefix[-1].isalpha() and prefix[-1].islower() else word) + suffix
+    holder = {"type": "object", "maxProperties": 2, "properties": {name: {"type": "integer"}}}
+    schema = {"top": holder, "object": {"type": "object", "properties": {"outer": holder}},
+              "array": {"type": "object", "properties": {"outer": {"type": "array", "items": holder}}}}[nesting]
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    calls = [{name: MARKER}, {name: 1, "a": 2, "b": MARKER}, {name: [MARKER], "a": 1, "b": 2}]
+    wrapped = {"top": calls, "object": [{"outer": c} for c in calls], "array": [{"outer": [c]} for c in calls]}
+    caplog.clear()
+    text = _calls(contract, wrapped[nesting][:1] + wrapped[nesting][2:], caplog)
+    assert "INVALID_ARGUMENT" in text
+    assert MARKER not in text
+
+
+@pytest.mark.parametrize("name", ["author", "spin", "pinned_ok", "shipping", "lotp"])
+def test_words_that_only_contain_a_short_secret_word_still_echo(name: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The control for whole-word matching: ``author`` is not ``auth``."""
+    contract = Contract(name="t", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "properties": {name: {"type": "integer"}}},
+                        output_schema={}, timeout=Timeout(None))
+    assert MARKER in _calls(contract, [{name: MARKER}], caplog)

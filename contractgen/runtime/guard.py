@@ -67,7 +67,7 @@ from .jsonvalue import (
 )
 from .observe import CallRecord, call_logger, emit, logger
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
-from .redaction import REDACTED, cap_value, redact_at
+from .redaction import REDACTED
 from .schema_check import SchemaCheck, integer_too_long, nested_too_deep
 from .schema_walk import (
     child_nodes,
@@ -697,12 +697,14 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             node = _schema_node(check.schema, loc)
             kind = str(item.get("type", "value_error"))
             constraint = "format" if isinstance(node, dict) and "format" in node else kind
-            attempted = REDACTED if check.is_sensitive(here) else (
-                MISSING if sent is MISSING else cap_value(redact_at(sent, pointer_parts(here), check.schema)))
+            hidden = check.is_sensitive(here)
+            attempted = REDACTED if hidden else (
+                MISSING if sent is MISSING else check.echo(sent, pointer_parts(here)))
             label = field_label(here)
-            what = f"a valid {node['format']}" if constraint == "format" else describe(node, check.schema)
+            expected = describe(node, check.schema, hidden=hidden)
+            what = f"a valid {node['format']}" if constraint == "format" else expected
             found.append(Violation(here, constraint, f"{label} must be {what or 'valid'}"[:200],
-                                   expected=describe(node, check.schema), attempted=attempted))
+                                   expected=expected, attempted=attempted))
         return found or None
 
     def _from_tool_error(self, err: ToolError) -> dict[str, Any]:

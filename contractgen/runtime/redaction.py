@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -12,31 +13,82 @@ from .schema_resolve import applicable, children, marked_on_the_way, nodes_at
 from .schema_walk import is_marked
 
 #: Names redacted even without ``writeOnly`` / ``x-sensitive``: echoing these is never worth it.
-SENSITIVE_NAME = re.compile(r"pass(word|wd|phrase)|secret|token|api[_-]?key|authorization|"
-                             r"credential|private[_-]?key|cookie|session[_-]?id", re.IGNORECASE)
+SENSITIVE_NAME = re.compile(r"pass(word|wd|phrase|code)|secret|token|api[_-]?key|authori[sz]ation|"
+                            r"credential|private[_-]?key|access[_-]?key|signing[_-]?key|encryption[_-]?key|"
+                            r"cookie|session[_-]?id|bearer|card[_-]?number|credit[_-]?card", re.IGNORECASE)
+#: Short secret words, matched only as a whole word of the name (``auth`` and ``x-auth``,
+#: ``authHeader``, not ``author``; ``pin``, not ``spin``): the name split at case changes and
+#: separators.
+SENSITIVE_WORDS = frozenset({"auth", "pin", "otp", "totp", "mfa", "ssn", "cvv", "cvc", "jwt", "iban"})
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 REDACTED = "[redacted]"
 
 ATTEMPTED_CAP = 100  # characters of an echoed string value
 
 
-def redact(value: Any, node: Any, root: Any, depth: int = 0) -> Any:
+def sensitive_name(name: Any) -> bool:
+    """Whether a key named ``name`` looks like it holds a secret."""
+    text = name if isinstance(name, str) else str(name)
+    if SENSITIVE_NAME.search(text):
+        return True
+    return any(word.lower() in SENSITIVE_WORDS for word in _WORD.findall(text[:200]))
+
+
+def redact(value: Any, node: Any, root: Any, depth: int = 0, resources: Mapping[str, Any] | None = None) -> Any:
     """``value`` with every part its schema marks sensitive replaced by ``[redacted]``.
 
     ``node`` is one schema for the value's position (or a list of them); every schema that applies
     there through references, anchors, combinators or ``dependentSchemas`` is taken into account."""
-    return _redact(value, applicable(node if isinstance(node, list) else ([] if node is None else [node]), root),
-                   root, depth)
+    nodes = node if isinstance(node, list) else ([] if node is None else [node])
+    return _redact(value, applicable(nodes, root, resources), root, depth, resources)
 
 
-def redact_at(value: Any, parts: Iterable[str], root: Any) -> Any:
+def redact_at(value: Any, parts: Iterable[str], root: Any, resources: Mapping[str, Any] | None = None) -> Any:
     """``value`` sent at the instance position ``parts`` of ``root``, redacted by its resolved schema."""
-    if marked_on_the_way(root, parts):
+    parts = list(parts)
+    if any(sensitive_name(p) for p in parts) or marked_on_the_way(root, parts, resources):
         return REDACTED
-    return _redact(value, nodes_at(root, parts), root, 0)
+    return _redact(value, nodes_at(root, parts, resources), root, 0, resources)
 
 
-def _redact(value: Any, nodes: list[Any], root: Any, depth: int) -> Any:
+def echo_at(value: Any, parts: Iterable[str], root: Any, resources: Mapping[str, Any] | None = None,
+            limit: int = ATTEMPTED_CAP) -> Any:
+    """What may be echoed of ``value`` sent at ``parts``: redacted, then capped. A container too big
+    to echo is summarised by its size and key names before any redaction walks it, so explaining
+    many violations inside one large value costs no more than its size once."""
+    if isinstance(value, (Mapping, list, tuple)) and _json_longer_than(value, limit):
+        parts = list(parts)
+        if any(sensitive_name(p) for p in parts) or marked_on_the_way(root, parts, resources):
+            return REDACTED
+        return cap_value(value, limit, known_long=True)
+    return cap_value(redact_at(value, parts, root, resources), limit)
+
+
+def _json_longer_than(value: Any, limit: int) -> bool:
+    """Whether the compact JSON of ``value`` is surely longer than ``limit`` characters (counting
+    stops there, so a huge value costs no more than a small one)."""
+    total = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (Mapping, list, tuple)):
+            total += 2 + (2 if isinstance(node, Mapping) else 1) * len(node)
+            if total > limit:
+                return True
+            if isinstance(node, Mapping):
+                total += sum(len(str(k)) + 2 for k in node)
+                stack.extend(node.values())
+            else:
+                stack.extend(node)
+        else:
+            total += len(node) + 2 if isinstance(node, str) else 1
+        if total > limit:
+            return True
+    return False
+
+
+def _redact(value: Any, nodes: list[Any], root: Any, depth: int, resources: Mapping[str, Any] | None) -> Any:
     if any(is_marked(n) for n in nodes):
         return REDACTED
     if depth > 20:
@@ -44,19 +96,21 @@ def _redact(value: Any, nodes: list[Any], root: Any, depth: int) -> Any:
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
-            if SENSITIVE_NAME.search(str(k)):
+            if sensitive_name(k):
                 out[k] = REDACTED
                 continue
-            out[k] = _redact(v, applicable([c for n in nodes for c in children(n, str(k))], root), root, depth + 1)
+            out[k] = _redact(v, applicable([c for n in nodes for c in children(n, str(k))], root, resources),
+                             root, depth + 1, resources)
         return out
     if isinstance(value, (list, tuple)):
-        return [_redact(v, applicable([c for n in nodes for c in children(n, str(i))], root), root, depth + 1)
-                for i, v in enumerate(value)]
+        return [_redact(v, applicable([c for n in nodes for c in children(n, str(i))], root, resources),
+                        root, depth + 1, resources) for i, v in enumerate(value)]
     return value
 
 
-def cap_value(value: Any, limit: int = ATTEMPTED_CAP) -> Any:
-    """A copy of a JSON value short enough to echo: long strings cut, big containers summarised."""
+def cap_value(value: Any, limit: int = ATTEMPTED_CAP, *, known_long: bool = False) -> Any:
+    """A copy of a JSON value short enough to echo: long strings cut, big containers summarised
+    (``known_long``: the caller already knows the container is too long to echo whole)."""
     if isinstance(value, str):
         return value if len(value) <= limit else value[:limit] + f"… ({len(value)} characters)"
     if isinstance(value, float) and not math.isfinite(value):
@@ -68,13 +122,13 @@ def cap_value(value: Any, limit: int = ATTEMPTED_CAP) -> Any:
         return value
     if isinstance(value, (Mapping, list, tuple)):
         try:
-            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+            text = None if known_long else json.dumps(value, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError):  # not JSON (NaN, sets...): summarise instead of echoing
             text = None
         if text is not None and len(text) <= limit:
             return value
         if isinstance(value, Mapping):
-            keys = ", ".join(str(k) for k in list(value)[:5])
+            keys = ", ".join(str(k) for k in itertools.islice(value, 5))
             return f"an object with {len(value)} keys ({keys}{', …' if len(value) > 5 else ''})"
         return f"an array of {len(value)} items"
     return f"a non-JSON value of type {type(value).__name__}"

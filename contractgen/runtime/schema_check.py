@@ -28,7 +28,7 @@ from .jsonvalue import (
     too_deep,
 )
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
-from .redaction import ATTEMPTED_CAP, REDACTED, SENSITIVE_NAME, cap_value, redact, redact_at
+from .redaction import ATTEMPTED_CAP, REDACTED, cap_value, echo_at, redact, sensitive_name
 from .schema_resolve import marked_on_the_way
 from .schema_walk import (
     child_nodes,
@@ -431,7 +431,7 @@ class SchemaCheck:
         if sensitive:
             attempted = REDACTED
         elif isinstance(sent, (dict, list)):
-            attempted = cap_value(redact_at(sent, [str(p) for p in path], self.schema))
+            attempted = self.echo(sent, [str(p) for p in path])
         else:
             attempted = cap_value(sent)
         if keyword in ("anyOf", "oneOf") and isinstance(details, Mapping) and details.get("context"):
@@ -440,7 +440,9 @@ class SchemaCheck:
                 closest.attempted = attempted
                 return [closest], 0
         guess = None
-        if keyword == "enum" and isinstance(node, Mapping) and isinstance(node.get("enum"), list):
+        if sensitive:  # no allowed value and no ranking by what was sent: either may tell the secret
+            expected = describe(node, self.schema, hidden=True) if isinstance(node, Mapping) else None
+        elif keyword == "enum" and isinstance(node, Mapping) and isinstance(node.get("enum"), list):
             enum = node["enum"]
             # a long list keeps the values closest to what was sent, in the expectation too
             expected = describe(node, self.schema, sent) if len(enum) > LIST_CAP else self.describe(node)
@@ -449,7 +451,8 @@ class SchemaCheck:
                     sent, [o for o in enum if isinstance(o, str)], None))
         else:
             expected = self.describe(node) if isinstance(node, Mapping) else None
-        return [Violation(here, keyword, keyword_message(keyword, here, node, sent, details, self.subject),
+        return [Violation(here, keyword, keyword_message(keyword, here, node, sent, details, self.subject,
+                                                         hidden=sensitive),
                           expected=expected, attempted=attempted, did_you_mean=guess)], 0
 
     def _closest_branch(self, value: Any, keyword: str, here: str, node: Any,
@@ -489,7 +492,8 @@ class SchemaCheck:
         more = len(explained) - 1
         tail = f" ({more} more problem{'s' if more > 1 else ''} there)" if more else ""
         return Violation(here, keyword, f"{head}; closest is {shape}: {explained[0].message}{tail}",
-                         expected=self.describe(branch),
+                         expected=describe(branch, self.schema, hidden=True) if self.is_sensitive(here)
+                         else self.describe(branch),
                          did_you_mean=next((v.did_you_mean for v in explained if v.did_you_mean), None))
 
     def _branch_errors(self, errors: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
@@ -573,7 +577,16 @@ class SchemaCheck:
 
     def _sensitive(self, ptr: str) -> bool:
         parts = pointer_parts(ptr)
-        return any(SENSITIVE_NAME.search(p) for p in parts) or marked_on_the_way(self.schema, parts)
+        return any(sensitive_name(p) for p in parts) or marked_on_the_way(self.schema, parts, self.resources)
+
+    def echo(self, sent: Any, parts: Sequence[str]) -> Any:
+        """What may be echoed of ``sent`` at the instance position ``parts``: redacted by the
+        resolved schema (remote documents included), capped."""
+        return echo_at(sent, parts, self.schema, self.resources)
+
+    def redacted(self, value: Any) -> Any:
+        """A whole value (the arguments) with every sensitive part replaced by ``[redacted]``."""
+        return redact(value, self.schema, self.schema, resources=self.resources)
 
 
 def integer_too_long(path: Sequence[Any], subject: Subject = ARGUMENTS) -> Violation:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urljoin
 
 from .jsonvalue import MISSING
 from .pointer import resolve_pointer
@@ -22,45 +22,65 @@ _INDEX_LIMIT = 64  # roots whose indexes are kept; a contract keeps one or two
 
 
 class _Index:
-    """Where ``$anchor``, ``$dynamicAnchor`` and ``$id`` names point in one root schema."""
+    """Where ``$anchor``, ``$dynamicAnchor`` and ``$id`` names point in one root schema and the
+    documents given for its remote references, and which resource (``$id`` scope) holds each node:
+    a ``#/...`` reference inside an embedded resource points into that resource, not the root."""
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, resources: Mapping[str, Any] | None) -> None:
         self.root = root
+        self.resources = resources
         self.anchors: dict[str, list[Any]] = {}
         self.ids: dict[str, Any] = {}
-        todo = [root]
+        self.scope: dict[int, tuple[Any, str]] = {}  # id(node) -> (its resource, that resource's URI)
+        todo: list[tuple[Any, Any, str]] = [(root, root, "")]
+        for uri, document in (resources or {}).items():
+            self.ids[str(uri).rstrip("#")] = document
+            todo.append((document, document, str(uri)))
         seen: set[int] = set()
         while todo:
-            node = todo.pop()
+            node, resource, base = todo.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
             if isinstance(node, Mapping):
+                own_id = node.get("$id")
+                if isinstance(own_id, str):
+                    absolute = urljoin(base, own_id) if base else own_id
+                    for name in {own_id.rstrip("#"), absolute.rstrip("#")}:
+                        self.ids.setdefault(name, node)
+                    resource, base = node, absolute
                 for key in ("$anchor", "$dynamicAnchor"):
                     if isinstance(node.get(key), str):
                         self.anchors.setdefault(node[key], []).append(node)
-                if isinstance(node.get("$id"), str):
-                    self.ids[node["$id"].rstrip("#")] = node
-                todo.extend(v for k, v in node.items() if k not in ("enum", "const", "default", "examples"))
+                self.scope[id(node)] = (resource, base)
+                todo.extend((v, resource, base) for k, v in node.items()
+                            if k not in ("enum", "const", "default", "examples"))
             elif isinstance(node, (list, tuple)):
-                todo.extend(node)
+                todo.extend((v, resource, base) for v in node)
 
-    def targets(self, ref: Any) -> list[Any]:
-        """The schemas ``ref`` may name (several for a dynamic anchor); [] when unknown."""
+    def targets(self, ref: Any, holder: Any = None) -> list[Any]:
+        """The schemas ``ref`` (written in ``holder``) may name; several for an anchor name or a
+        pointer that may be read in the holder's resource or the root; [] when unknown."""
         if not isinstance(ref, str):
             return []
         base, _, fragment = ref.partition("#")
-        document = self.root if not base else self._by_id(base)
-        if document is None:
-            return []
+        resource, resource_uri = self.scope.get(id(holder), (self.root, ""))
+        if not base:
+            documents = [resource] if resource is self.root else [resource, self.root]
+        else:
+            found = self._by_id(urljoin(resource_uri, base) if resource_uri else base)
+            if found is None:
+                found = self._by_id(base)
+            documents = [] if found is None else [found]
         if not fragment:
-            return [document]
+            return documents
         if fragment.startswith("/"):
-            target = resolve_pointer(document, unquote(fragment))
-            return [] if target is MISSING else [target]
-        return list(self.anchors.get(fragment, ()))
+            targets = [resolve_pointer(document, unquote(fragment)) for document in documents]
+            return [target for target in targets if target is not MISSING]
+        return list(self.anchors.get(unquote(fragment), ()))
 
     def _by_id(self, base: str) -> Any:
+        base = base.rstrip("#")
         if base in self.ids:
             return self.ids[base]
         # a relative $ref against an absolute $id: match on the last path segments
@@ -70,21 +90,23 @@ class _Index:
         return None
 
 
-_INDEXES: dict[int, _Index] = {}
+_INDEXES: dict[tuple[int, int], _Index] = {}
 
 
-def _index(root: Any) -> _Index:
-    found = _INDEXES.get(id(root))
-    if found is None or found.root is not root:
+def _index(root: Any, resources: Mapping[str, Any] | None = None) -> _Index:
+    key = (id(root), id(resources) if resources else 0)
+    found = _INDEXES.get(key)
+    if found is None or found.root is not root or (resources and found.resources is not resources):
         if len(_INDEXES) >= _INDEX_LIMIT:
             _INDEXES.clear()
-        found = _INDEXES[id(root)] = _Index(root)
+        found = _INDEXES[key] = _Index(root, resources or None)
     return found
 
 
-def applicable(nodes: Iterable[Any], root: Any) -> list[Any]:
-    """``nodes`` plus every schema they bring to the same instance position, each once."""
-    index = _index(root)
+def applicable(nodes: Iterable[Any], root: Any, resources: Mapping[str, Any] | None = None) -> list[Any]:
+    """``nodes`` plus every schema they bring to the same instance position, each once (``resources``:
+    the documents remote ``$ref``s of ``root`` name, as given to the guard)."""
+    index = _index(root, resources)
     out: list[Any] = []
     seen: set[int] = set()
     todo = list(nodes)
@@ -97,7 +119,7 @@ def applicable(nodes: Iterable[Any], root: Any) -> list[Any]:
         if not isinstance(node, Mapping):
             continue
         for key in ("$ref", "$dynamicRef", "$recursiveRef"):
-            todo.extend(index.targets(node.get(key)))
+            todo.extend(index.targets(node.get(key), node))
         if "$dynamicRef" in node and isinstance(node["$dynamicRef"], str):
             todo.extend(index.anchors.get(node["$dynamicRef"].rpartition("#")[2], ()))
         for key in _BRANCH_LISTS:
@@ -127,23 +149,23 @@ def children(node: Any, part: str) -> list[Any]:
     return out
 
 
-def nodes_at(root: Any, parts: Iterable[str]) -> list[Any]:
+def nodes_at(root: Any, parts: Iterable[str], resources: Mapping[str, Any] | None = None) -> list[Any]:
     """Every schema that may apply to the instance member at ``parts`` (resolved at each step)."""
-    nodes = applicable([root], root)
+    nodes = applicable([root], root, resources)
     for part in parts:
-        nodes = applicable([c for n in nodes for c in children(n, str(part))], root)
+        nodes = applicable([c for n in nodes for c in children(n, str(part))], root, resources)
         if not nodes:
             break
     return nodes
 
 
-def marked_on_the_way(root: Any, parts: Iterable[str]) -> bool:
+def marked_on_the_way(root: Any, parts: Iterable[str], resources: Mapping[str, Any] | None = None) -> bool:
     """Whether the member at ``parts`` or any value containing it is marked sensitive."""
-    nodes = applicable([root], root)
+    nodes = applicable([root], root, resources)
     if any(is_marked(n) for n in nodes):
         return True
     for part in parts:
-        nodes = applicable([c for n in nodes for c in children(n, str(part))], root)
+        nodes = applicable([c for n in nodes for c in children(n, str(part))], root, resources)
         if any(is_marked(n) for n in nodes):
             return True
         if not nodes:

@@ -151,9 +151,11 @@ def _budget_attributes(budget: dict[str, Any]) -> dict[str, Any]:
 
 def redacted_arguments(tool: Any, arguments: Any) -> str:
     """The arguments as JSON, with what the input schema marks sensitive replaced and long values capped."""
-    schema = tool.input_schema
+    check = getattr(getattr(tool, "_compiled", None), "input", None)
     try:
-        return json.dumps(cap_value(redact(arguments, schema, schema), ARGUMENTS_CAP), sort_keys=True, default=str,
+        redacted = check.redacted(arguments) if check is not None else redact(arguments, tool.input_schema,
+                                                                               tool.input_schema)
+        return json.dumps(cap_value(redacted, ARGUMENTS_CAP), sort_keys=True, default=str,
                           ensure_ascii=False)
     except Exception:  # noqa: BLE001 - never let an odd argument break the span
         return "[unrecordable]"

@@ -190,10 +190,19 @@ def short(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: What stands for the allowed values of a sensitive position.
+HIDDEN_VALUES = "not shown: the field is sensitive"
+
+
 def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any,
-                    subject: Subject = ARGUMENTS) -> str:
+                    subject: Subject = ARGUMENTS, *, hidden: bool = False) -> str:
+    """The one-line message for a failed keyword; ``hidden``: the position is sensitive, so neither
+    its allowed values nor anything ranked by what was sent are shown."""
     label = field_label(here, subject)
     node = node if isinstance(node, Mapping) else {}
+    if hidden and keyword in ("enum", "const"):
+        return f"{label} must be {'one of the allowed values' if keyword == 'enum' else 'the one allowed value'}" \
+               f" ({HIDDEN_VALUES})"
     if keyword == "type":
         want = node.get("type")
         want_text = " or ".join(want) if isinstance(want, (list, tuple)) else str(want)
@@ -230,10 +239,12 @@ def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any,
     return f"{label} violates the '{keyword}' constraint"
 
 
-def describe(node: Any, root: Any = None, sent: Any = MISSING) -> str | None:
+def describe(node: Any, root: Any = None, sent: Any = MISSING, *, hidden: bool = False) -> str | None:
     """What the schema expects at a node: type, enum/const, bounds, description and examples.
 
     A long enum keeps the values closest to ``sent`` (when given) and says how many it left out.
+    At a sensitive position (``hidden``, or a node marked ``writeOnly`` / ``x-sensitive``) the
+    allowed values and examples are not shown: they may be the secrets themselves.
     """
     if node is True:
         return "any value"
@@ -247,12 +258,14 @@ def describe(node: Any, root: Any = None, sent: Any = MISSING) -> str | None:
         if isinstance(n, Mapping):
             for k, v in n.items():
                 merged.setdefault(k, v)
+    hidden = hidden or is_marked(merged)
     typ = merged.get("type")
     if typ is not None:
         parts.append(" or ".join(typ) if isinstance(typ, (list, tuple)) else str(typ))
-    if "enum" in merged:
-        parts.append("one of " + listed(list(merged["enum"]), sent))
-    if "const" in merged:
+    if "enum" in merged or "const" in merged and hidden:
+        parts.append(f"one of the allowed values ({HIDDEN_VALUES})" if hidden
+                     else "one of " + listed(list(merged["enum"]), sent))
+    elif "const" in merged:
         parts.append("exactly " + short(merged["const"]))
     for key, text in (("minimum", ">= {}"), ("exclusiveMinimum", "> {}"), ("maximum", "<= {}"),
                       ("exclusiveMaximum", "< {}"), ("multipleOf", "multiple of {}"),
@@ -269,7 +282,7 @@ def describe(node: Any, root: Any = None, sent: Any = MISSING) -> str | None:
     if isinstance(description, str) and description:
         text = f"{text}: {description}" if text else description
     examples = merged.get("examples")
-    if isinstance(examples, (list, tuple)) and examples and not is_marked(merged):
+    if isinstance(examples, (list, tuple)) and examples and not hidden:
         text += f" (e.g. {short(examples[0], 60)})"
     text = text.strip()
     if not text:

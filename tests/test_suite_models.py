@@ -1,0 +1,110 @@
+"""Generated input models agree with the JSON-Schema-Test-Suite: every object the 2020-12 suite calls
+valid, sent to a guard over that schema and its generated model, comes back ``ok`` and reaches the
+implementation unchanged; every instance the suite calls invalid comes back INVALID_ARGUMENT.
+
+A tool's arguments are an object, so each schema is used with ``type: object`` at its root where it
+names no type and does not refer to its root (so no object's verdict changes), with the instances that
+are objects. Left out: schemas ``check`` refuses as an input schema (an invalid ``default``, say), and
+those that refer by ``$id``, ``$anchor`` or ``$dynamic*`` (a manifest's schemas are local)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from typing import Any
+
+import pytest
+from conftest import CORPUS
+
+from contractgen.codegen.models import ModelRequest, ModelsError, generate_models
+from contractgen.diagnostics import Level
+from contractgen.manifest.parse import ParsedFile
+from contractgen.manifest.report import Reporter
+from contractgen.manifest.schema_checks import check_embedded_schema
+from contractgen.runtime import Contract, guard
+
+SUITE = CORPUS / "json_schema_test_suite" / "tests" / "draft2020-12"
+
+
+def _refers_by_name(schema: Any) -> bool:
+    text = json.dumps(schema)
+    return any(key in text for key in ('"$id"', '"$anchor"', '"$dynamicAnchor"', '"$dynamicRef"'))
+
+
+def _check_accepts(schema: dict[str, Any]) -> bool:
+    report = Reporter(ParsedFile("suite/1.0.0.json"))
+    usable = check_embedded_schema(report, "input", schema)
+    return usable and not any(d.level is Level.ERROR for d in report.diagnostics)
+
+
+def _input_model(schema: dict[str, Any], name: str) -> Any:
+    """The input model the build generates for ``schema``, run as a module of its own."""
+    models = generate_models([ModelRequest("s", "SuiteV1", schema, {"type": "object"})])["s"]
+    lines = ["from __future__ import annotations"]
+    lines += [f"import {module}" if not entry else f"from {module} import {entry}"
+              for module, entries in models.imports for entry in entries]
+    module = types.ModuleType(name)
+    sys.modules[name] = module  # pydantic resolves the annotations in the module's namespace
+    exec("\n".join(lines) + "\n" + models.body, module.__dict__)  # noqa: S102 - our own generated code
+    model = module.__dict__[models.input_class]
+    model.model_rebuild(_types_namespace=module.__dict__)
+    return model
+
+
+def _suite_input_schemas() -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
+    if not SUITE.is_dir():
+        pytest.skip(f"JSON-Schema-Test-Suite not found at {SUITE}")
+    found = []
+    for path in sorted(SUITE.glob("*.json")):
+        for index, group in enumerate(json.loads(path.read_text("utf-8"))):
+            schema = group["schema"]
+            if not isinstance(schema, dict) or schema.get("type", "object") != "object" or _refers_by_name(schema):
+                continue
+            if "type" not in schema and '"$ref": "#"' in json.dumps(schema):
+                continue  # the root's new type would reach the members that refer to it
+            objects = [test for test in group["tests"] if isinstance(test["data"], dict)]
+            schema = {**schema, "type": "object"}
+            if objects and _check_accepts(schema):
+                found.append((f"{path.stem}#{index}", schema, objects))
+    return found
+
+
+def test_every_suite_instance_gets_the_suites_verdict_through_guard_and_model() -> None:
+    received: list[Any] = []
+
+    def implementation(arguments: Any) -> dict[str, Any]:
+        received.append(arguments)
+        return {}
+
+    schemas = instances = 0
+    problems = []
+    for label, schema, tests in _suite_input_schemas():
+        try:
+            model = _input_model(schema, "suite_" + label.replace("#", "_").replace("-", "_"))
+        except ModelsError:
+            continue  # the build refuses these with a diagnostic: no guard to call
+        contract = Contract(name="suite", version="1.0.0", summary="s", description="d",
+                            input_schema=schema, output_schema={"type": "object"})
+        tool = guard(contract, implementation, input_model=model)
+        schemas += 1
+        for test in tests:
+            instances += 1
+            received.clear()
+            envelope = tool(test["data"])
+            data = json.dumps(test["data"])[:120]
+            if not test["valid"]:
+                if envelope["status"] != "error" or envelope["error"]["code"] != "INVALID_ARGUMENT":
+                    problems.append(f"{label} {test['description']!r}: invalid {data} came back {envelope}")
+                continue
+            if envelope["status"] != "ok":
+                problems.append(f"{label} {test['description']!r}: valid {data} came back "
+                                f"{envelope['error']['message']}\n  schema {json.dumps(schema)[:200]}")
+                continue
+            sent = received[0].model_dump(mode="json", by_alias=True, exclude_unset=True)
+            if sent != test["data"]:
+                problems.append(f"{label} {test['description']!r}: {data} reached the implementation as "
+                                f"{json.dumps(sent)[:120]}")
+    print(f"\nsuite input schemas guarded: {schemas}, instances: {instances}")
+    assert schemas >= 60 and instances >= 250
+    assert not problems, "\n".join(problems)

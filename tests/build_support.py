@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import shutil
 import sys
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,3 +49,15 @@ def imported_package(root: Path, package: str = "generated") -> Iterator[Any]:
         sys.path.remove(str(root))
         for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
             del sys.modules[name]
+
+
+def model_module(models: Any, name: str, body: str) -> dict[str, Any]:
+    """The namespace of ``body`` (the models' or TypedDicts' code from ``generate_models``) run with
+    its imports as a module named ``name``, registered so annotations resolve in it."""
+    lines = ["from __future__ import annotations"]
+    lines += [f"import {module}" if not entry else f"from {module} import {entry}"
+              for module, entries in models.imports for entry in entries]
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    exec("\n".join(lines) + "\n" + body, module.__dict__)  # noqa: S102 - our own generated code
+    return module.__dict__

@@ -10,11 +10,10 @@ those that refer by ``$id``, ``$anchor`` or ``$dynamic*`` (a manifest's schemas 
 from __future__ import annotations
 
 import json
-import sys
-import types
 from typing import Any
 
 import pytest
+from build_support import model_module
 from conftest import CORPUS
 
 from contractgen.codegen.models import ModelRequest, ModelsError, generate_models
@@ -41,14 +40,9 @@ def _check_accepts(schema: dict[str, Any]) -> bool:
 def _input_model(schema: dict[str, Any], name: str) -> Any:
     """The input model the build generates for ``schema``, run as a module of its own."""
     models = generate_models([ModelRequest("s", "SuiteV1", schema, {"type": "object"})])["s"]
-    lines = ["from __future__ import annotations"]
-    lines += [f"import {module}" if not entry else f"from {module} import {entry}"
-              for module, entries in models.imports for entry in entries]
-    module = types.ModuleType(name)
-    sys.modules[name] = module  # pydantic resolves the annotations in the module's namespace
-    exec("\n".join(lines) + "\n" + models.body, module.__dict__)  # noqa: S102 - our own generated code
-    model = module.__dict__[models.input_class]
-    model.model_rebuild(_types_namespace=module.__dict__)
+    namespace = model_module(models, name, models.body)
+    model = namespace[models.input_class]
+    model.model_rebuild(_types_namespace=namespace)
     return model
 
 

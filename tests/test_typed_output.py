@@ -10,12 +10,11 @@ import datetime as dt
 import importlib.util
 import json
 import sys
-import types
 from pathlib import Path
 from typing import Any
 
 import pytest
-from build_support import build, imported_package, make_project
+from build_support import build, imported_package, make_project, model_module
 from conftest import CORPUS, ROOT
 from wire_support import wire_mismatches, wire_type
 
@@ -126,10 +125,4 @@ def test_every_valid_instance_of_the_json_schema_test_suite_has_its_typed_dict_t
 
 def _load_wire_type(models: Any, name: str) -> Any:
     """The generated TypedDict code (with its imports) run as a module of its own."""
-    lines = ["from __future__ import annotations"]
-    lines += [f"import {module}" if not entry else f"from {module} import {entry}"
-              for module, entries in models.imports for entry in entries]
-    module = types.ModuleType(name)
-    sys.modules[name] = module  # get_type_hints resolves the annotations in the module's namespace
-    exec("\n".join(lines) + "\n" + models.wire_body, module.__dict__)  # noqa: S102 - our own generated code
-    return module.__dict__[models.wire_class]
+    return model_module(models, name, models.wire_body)[models.wire_class]

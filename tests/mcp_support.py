@@ -22,3 +22,19 @@ async def connected(server: Any) -> AsyncIterator[ClientSession]:
             await session.initialize()
             yield session
         group.cancel_scope.cancel()
+
+
+def error_texts(server: Any, tool: str, calls: list[Any]) -> list[str]:
+    """Each call of ``tool`` over a real MCP session, which must come back as an error result: the
+    result as the client read it, serialized."""
+
+    async def main() -> list[str]:
+        texts = []
+        async with connected(server) as session:
+            for args in calls:
+                result = await session.call_tool(tool, args)
+                assert result.is_error is True
+                texts.append(result.model_dump_json())
+        return texts
+
+    return anyio.run(main)

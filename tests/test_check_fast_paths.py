@@ -23,6 +23,7 @@ from contractgen.manifest.load import LoadResult, load_contracts
 from contractgen.manifest.meta import _fast_manifest_validator, manifest_meta_schema
 from contractgen.manifest.parse import ParsedFile, parse_manifest_text
 from contractgen.manifest.schema_checks import fast_meta_valid, meta_schema_errors
+from contractgen.runtime import reference_validator
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / ".." / "shared" / "corpus"
@@ -96,11 +97,12 @@ def _parse_view(parsed: ParsedFile) -> tuple[Any, ...]:
 
 
 def _schema_accepted(schema: Any) -> bool:
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError:
-        return False
-    return True
+    """The reference verdict: jsonschema under the 2020-12 meta-schema, with ``format: regex`` read
+    as the guard's validator reads patterns (ECMA-262), the project's one regex semantics."""
+    return not any(_REFERENCE_META.iter_errors(schema))
+
+
+_REFERENCE_META = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA)
 
 
 # ---- parse: libyaml against pure-Python
@@ -332,7 +334,8 @@ def test_reference_switch_turns_the_pre_check_off() -> None:
 def test_manifest_meta_check_agrees_with_odd_values_everywhere() -> None:
     is_valid = _fast_manifest_validator()
     assert is_valid is not None
-    reference = jsonschema.Draft202012Validator(manifest_meta_schema())
+    # the reference reads patterns as the guard does (a name or version ending in a newline fails `$`)
+    reference = reference_validator.validator(manifest_meta_schema(), formats=False)
     manifests = [
         value
         for path in MANIFEST_FILES
@@ -349,6 +352,7 @@ def test_manifest_meta_check_agrees_with_odd_values_everywhere() -> None:
         ]
     )
     assert len(candidates) > 1000
+    assert not any(reference.is_valid(m) for m in extra)
     assert any(reference.is_valid(m) for m in candidates)
     assert any(not reference.is_valid(m) for m in candidates)
     disagreements = [m for m in candidates if is_valid(m) != reference.is_valid(m)]

@@ -14,11 +14,10 @@ import json
 import logging
 from typing import Any
 
-import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp_support import connected
+from mcp_support import error_texts
 
 from contractgen.runtime import Contract, Timeout, guard
 from contractgen.runtime.mcp_server import build_server
@@ -131,17 +130,7 @@ def test_an_unmarked_schema_still_echoes_what_was_sent(caplog: pytest.LogCapture
 def test_the_marker_never_comes_back_over_mcp(kind: str) -> None:
     contract = _contract(kind, 3, "writeOnly", "object")
     server = build_server([guard(contract, lambda a: {})], name="redaction")
-
-    async def main() -> list[str]:
-        texts = []
-        async with connected(server) as session:
-            for args in _shapes("object"):
-                result = await session.call_tool("login", args)
-                assert result.is_error is True
-                texts.append(result.model_dump_json())
-        return texts
-
-    texts = anyio.run(main)
+    texts = error_texts(server, "login", _shapes("object"))
     assert all("INVALID_ARGUMENT" in t for t in texts)
     assert not [t for t in texts if MARKER in t]
 

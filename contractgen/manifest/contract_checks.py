@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import best_match
 from referencing.exceptions import Unresolvable
 
+from ..runtime import reference_validator
 from ..runtime.pointer import escape_token
 from ..runtime.pointer import pointer as json_pointer
+from ..runtime.reference_validator import PatternUndecided
 from .describe import describe_validation_error, did_you_mean, show
 from .report import Reporter
 from .schema_walk import lookup_argument
@@ -43,8 +44,8 @@ def check_retry_and_timeout(report: Reporter, data: dict[str, Any]) -> None:
 def _accepts_empty_object(schema: dict[str, Any]) -> bool:
     """Whether ``{}`` is a valid output: no ``required``, or an equivalent (a branch, ``minProperties``)."""
     try:
-        return bool(jsonschema.Draft202012Validator(schema).is_valid({}))
-    except (Unresolvable, re.error, RecursionError, jsonschema.exceptions.SchemaError):
+        return bool(reference_validator.validator(schema, formats=False).is_valid({}))
+    except (Unresolvable, PatternUndecided, RecursionError, jsonschema.exceptions.SchemaError):
         return False  # the schema checks report why it cannot be used
 
 
@@ -61,9 +62,7 @@ def check_examples(
         )
     if input_schema is None:
         return
-    validator = jsonschema.Draft202012Validator(
-        input_schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-    )
+    validator = reference_validator.validator(input_schema)
     for i, example in enumerate(examples):
         base = f"/examples/{i}/arguments"
         try:
@@ -71,7 +70,7 @@ def check_examples(
                 validator.iter_errors(example["arguments"]),
                 key=lambda e: list(map(str, e.absolute_path)),
             )
-        except (Unresolvable, re.error, RecursionError) as exc:
+        except (Unresolvable, PatternUndecided, RecursionError) as exc:
             report.error(
                 base,
                 f"cannot validate this example ({type(exc).__name__.lower()})",

@@ -1,13 +1,14 @@
-"""jsonschema-rs pre-checks that answer "valid?" exactly as jsonschema would, about 100x faster.
+"""jsonschema-rs pre-checks that answer "valid?" exactly as the reference validator would, about
+100x faster.
 
-Only a "yes" is trusted: on "no" (or anything jsonschema-rs cannot read) the caller runs jsonschema,
-which writes every diagnostic. Where the two libraries differ by design (regex dialect, format
-checks), jsonschema-rs is handed Python's own ``re`` and jsonschema's format checker.
+Only a "yes" is trusted: on "no" (or anything jsonschema-rs cannot read) the caller runs the
+reference validator (``runtime/reference_validator.py``), which writes every diagnostic. Both read
+patterns the same way (jsonschema-rs's ECMA-262 dialect); where they differ by design (format
+checks), jsonschema-rs is handed jsonschema's format checker.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -43,18 +44,6 @@ STANDARD_FORMATS = (
 )
 
 
-class _PythonPattern:
-    """``pattern`` with Python's ``re.search``, as jsonschema does (``$`` also matches before a
-    final newline, ``\\d`` follows Python's Unicode tables)."""
-
-    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
-        self.regex = re.compile(value)
-
-    def validate(self, instance: Any) -> None:
-        if isinstance(instance, str) and not self.regex.search(instance):
-            raise ValueError("does not match")
-
-
 def _conforms(checker: jsonschema.FormatChecker, format_name: str, value: Any) -> bool:
     return bool(checker.conforms(value, format_name))
 
@@ -62,8 +51,8 @@ def _conforms(checker: jsonschema.FormatChecker, format_name: str, value: Any) -
 def fast_validator(
     schema: dict[str, Any], format_checker: jsonschema.FormatChecker | None = None
 ) -> Callable[[Any], bool] | None:
-    """A 2020-12 ``is_valid`` for ``schema`` that agrees with jsonschema's ``Draft202012Validator``
-    (with ``format_checker``, if given); None when jsonschema-rs is unavailable."""
+    """A 2020-12 ``is_valid`` for ``schema`` that agrees with the reference validator (with
+    ``format_checker``, if given); None when jsonschema-rs is unavailable."""
     try:
         import jsonschema_rs
     except ImportError:  # pragma: no cover - a declared dependency; jsonschema alone still works
@@ -80,7 +69,6 @@ def fast_validator(
         schema,
         validate_formats=format_checker is not None,
         formats=formats,
-        keywords={"pattern": _PythonPattern},
     )
 
     def is_valid(instance: Any) -> bool:

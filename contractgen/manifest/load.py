@@ -15,6 +15,7 @@ import jsonschema
 
 from ..diagnostics import Diagnostic, Level, has_errors
 from ..ir import ContractSet, ToolVersion
+from ..runtime import reference_validator
 from .caps import MAX_MANIFEST_BYTES, read_capped
 from .lower import lower_manifest
 from .parse import ParsedFile, parse_manifest_text, too_large
@@ -158,5 +159,5 @@ def _version_key(version: str) -> Any:
 
 
 def validate_against(schema: dict[str, Any], value: Any) -> list[jsonschema.ValidationError]:
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = reference_validator.validator(schema, formats=False)
     return sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))

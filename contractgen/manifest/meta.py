@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema
 
+from ..runtime import reference_validator
 from ..runtime.codes import CODES
 from ..runtime.pointer import escape_token
 from ..runtime.pointer import pointer as json_pointer
@@ -52,7 +53,7 @@ def manifest_meta_schema() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _manifest_validator() -> jsonschema.protocols.Validator:
-    return jsonschema.Draft202012Validator(manifest_meta_schema())
+    return reference_validator.validator(manifest_meta_schema(), formats=False)
 
 
 @lru_cache(maxsize=1)

@@ -5,7 +5,6 @@ their schema.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -14,8 +13,11 @@ import jsonschema
 from jsonschema.exceptions import best_match
 from referencing.exceptions import Unresolvable
 
+from ..runtime import reference_validator
+from ..runtime.patterns import SEMANTICS
 from ..runtime.pointer import escape_token
 from ..runtime.pointer import pointer as json_pointer
+from ..runtime.reference_validator import PatternUndecided
 from .describe import (
     TYPE_NAMES,
     TYPE_SYNONYMS,
@@ -30,10 +32,8 @@ from .report import Reporter
 from .schema_keywords import LEGACY_KEYWORDS, LEGACY_VALUE_HINTS, check_keywords
 from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
 
-_FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
-_META_VALIDATOR = jsonschema.Draft202012Validator(
-    jsonschema.Draft202012Validator.META_SCHEMA, format_checker=_FORMAT_CHECKER
-)
+_FORMAT_CHECKER = reference_validator.format_checker()
+_META_VALIDATOR = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA)
 
 #: ``items: [a, b]`` is draft-07's tuple form; 2020-12 says ``prefixItems`` and reserves ``items``
 #: for what follows them (its meta-schema rejects the array, so this is an error, not a warning).
@@ -152,8 +152,9 @@ def _meta_problems(report: Reporter, base: str, schema: Any) -> bool:
                     else did_you_mean(bad, TYPE_NAMES) or f"use one of: {', '.join(TYPE_NAMES)}"
                 )
         elif error.validator == "format" and error.validator_value == "regex":
-            message = f"expected a valid regular expression (got {show(error.instance)})"
-            hint = None
+            message = (f"expected a regular expression the guard's validator accepts "
+                       f"({SEMANTICS}) (got {show(error.instance)})")
+            hint = pattern_hint(error.instance)
         elif deepest.validator == "type" and not hint:
             keyword = pointer.rsplit("/", 1)[-1]
             kinds = " or ".join(_listed(deepest.validator_value))
@@ -169,6 +170,24 @@ def _meta_problems(report: Reporter, base: str, schema: Any) -> bool:
             pointer, f"invalid JSON Schema 2020-12: {message}", "invalid-schema", hint=hint
         )
     return bool(errors)
+
+
+#: Python ``re`` spellings JSON Schema's dialect refuses, with what to write instead
+_PYTHON_ONLY = (
+    ("\\Z", "ECMA-262 has no `\\Z`: write `$`, which never matches before a final newline"),
+    ("(?#", "remove the `(?#...)` comment: ECMA-262 has no inline comments"),
+    ("[^]", "write `[\\s\\S]` for any character"),
+)
+
+
+def pattern_hint(pattern: Any) -> str:
+    """A concrete fix for a pattern the validator refuses, else what dialect patterns are read in."""
+    text = pattern if isinstance(pattern, str) else ""
+    for spelling, fix in _PYTHON_ONLY:
+        if spelling in text:
+            return fix
+    return ("JSON Schema patterns are ECMA-262 regular expressions (not Python's `re`); "
+            "escape a literal `{`, `}` or `\\` with a backslash")
 
 
 def _is_keyword_position(path: Sequence[Any]) -> bool:
@@ -280,14 +299,14 @@ def _check_instances(
         if not values:
             continue
         if root is None:
-            root = jsonschema.Draft202012Validator(schema, format_checker=_FORMAT_CHECKER)
+            root = reference_validator.validator(schema)
         validator = root.evolve(schema=sub)
         for where, value in values:
             try:
                 errors = list(validator.iter_errors(value))
             except (
                 Unresolvable,
-                re.error,
+                PatternUndecided,
                 RecursionError,
                 jsonschema.exceptions.SchemaError,
             ) as exc:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
+from ..runtime.patterns import pattern_matches
 from ..runtime.pointer import escape_token, unescape_token
 
 #: keywords whose value maps names (never keywords) to schemas
@@ -189,11 +190,8 @@ def lookup_argument(root: Any, pointer: str) -> ArgumentLookup:
             patterns = option.get("patternProperties")
             if isinstance(patterns, dict):
                 for pattern, sub in patterns.items():
-                    try:
-                        if re.search(pattern, token):
-                            nxt = sub
-                    except re.error:
-                        continue
+                    if pattern_matches(pattern, token):
+                        nxt = sub
             if nxt is None and token.isdigit():
                 items = option.get("items")
                 if isinstance(items, dict):

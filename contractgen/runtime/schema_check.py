@@ -187,8 +187,11 @@ class SchemaCheck:
                                                           default_specification=DRAFT202012)
             raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
-        cls = jsonschema.validators.validator_for(self.schema,
-                                                  default=jsonschema.Draft202012Validator)
+        from .reference_validator import validator_class  # needs jsonschema: imported here only
+
+        # patterns read as jsonschema-rs reads them; one it cannot judge fails, as there
+        cls = validator_class(jsonschema.validators.validator_for(
+            self.schema, default=jsonschema.Draft202012Validator), strict=False)
         registry = referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg]
         kwargs: dict[str, Any] = {"registry": registry}
         if self.formats:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from .jsonvalue import MISSING
+from .patterns import matches_any, pattern_matches
 from .pointer import resolve_pointer
 
 
@@ -59,17 +59,15 @@ def child_nodes(node: Any, part: str) -> list[Any]:
 
 
 def pattern_children(node: Mapping[str, Any], part: str, *, unknown_matches: bool = False) -> list[Any]:
-    """The ``patternProperties`` subschemas whose pattern matches ``part``; a pattern Python's ``re``
-    cannot run counts as matching when ``unknown_matches`` (the safe side for redaction)."""
+    """The ``patternProperties`` subschemas whose pattern matches ``part``, as the validator judges
+    (``patterns.py``); where it cannot tell, the pattern counts as matching when ``unknown_matches``
+    (the safe side for redaction)."""
     patterns = node.get("patternProperties")
     out = []
     if isinstance(patterns, Mapping):
         for pat, sub in patterns.items():
-            try:
-                matched = re.search(pat, part) is not None
-            except (re.error, TypeError):
-                matched = unknown_matches
-            if matched:
+            matched = pattern_matches(pat, part)
+            if matched or matched is None and unknown_matches:
                 out.append(sub)
     return out
 
@@ -98,11 +96,8 @@ def extra_keys(instance: Mapping[str, Any], schema: Any, keyword: str) -> list[s
     for key in instance:
         if key in props:
             continue
-        try:
-            if any(re.search(p, key) for p in patterns):
-                continue
-        except re.error:
-            pass
+        if patterns and matches_any(patterns, key):
+            continue
         extra.append(key)
     return extra
 

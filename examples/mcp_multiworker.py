@@ -14,8 +14,10 @@ docs/deploy.md explains the choices; ``tests/test_deploy_multiworker.py`` runs t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,19 @@ def create_app() -> Any:
         from contractgen.runtime.telemetry import Telemetry
 
         telemetry = Telemetry()
-    tools = share_state(TOOLS, RedisState(url, max_connections=20), telemetry=telemetry)
+    state = RedisState(url, max_connections=20)
+    tools = share_state(TOOLS, state, telemetry=telemetry)
     server = build_server(tools, name="contractgen-example", version="0.1.0",
                           instructions=AGENT_INSTRUCTIONS)
-    return server.streamable_http_app(stateless_http=True)
+    app = server.streamable_http_app(stateless_http=True)
+    serve = app.router.lifespan_context  # the SDK's session manager runs inside it
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[Any]:
+        async with serve(app) as served:
+            yield served
+        await state.aclose()  # this worker's connections, while its event loop still runs
+        state.close()
+
+    app.router.lifespan_context = lifespan
+    return app

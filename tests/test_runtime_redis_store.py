@@ -150,3 +150,49 @@ def test_unreachable_refuse_fails_closed(mode: str) -> None:
     assert error["budget"]["store"] == "unreachable" and error["budget"]["exhausted"] is True
     assert "retry_after" not in error
     assert_valid_envelope(envelope, c)
+
+
+
+_CLOSE_SCENARIO = """
+import asyncio, json, os, sys
+import redis
+from contractgen.runtime import Contract, RetryPolicy, ToolError, guard
+from contractgen.runtime.stores.redis import RedisBudgetStore, RedisState
+
+url = sys.argv[1]
+def mine():
+    with redis.Redis.from_url(url) as observer:
+        return sum(c.get("name") == f"contractgen-{os.getpid()}" for c in observer.client_list())
+def fail(_):
+    raise ToolError("down", code="UNAVAILABLE")
+async def afail(_):
+    raise ToolError("down", code="UNAVAILABLE")
+contract = Contract(name="flaky", version="1.0.0", summary="s", description="d",
+                    input_schema={"type": "object"}, output_schema={"type": "object"},
+                    retry=RetryPolicy(failure_budget=1000))
+state = RedisState(url, max_connections=4)
+store = RedisBudgetStore(state)
+tool, sync_tool = guard(contract, afail, state=store), guard(contract, fail, state=store)
+counts = {}
+sync_tool({}, session="c")
+async def burst_then_close():
+    await asyncio.gather(*(tool.acall({}, session="c") for _ in range(20)))
+    counts["during"] = mine()
+    await state.aclose()
+    counts["after_aclose"] = mine()
+asyncio.run(burst_then_close())
+state.close()
+counts["after_close"] = mine()
+counts["next"] = asyncio.run(tool.acall({}, session="c"))["error"]["budget"]["consecutive_failures"]
+print(json.dumps(counts))
+"""
+
+
+def test_close_and_aclose_release_every_connection(redis_db: str) -> None:
+    # a process of its own: connections are told apart by the pid in their name
+    run = subprocess.run([sys.executable, "-c", _CLOSE_SCENARIO, redis_db], capture_output=True,
+                         text=True, timeout=60, check=True)
+    counts = json.loads(run.stdout)
+    # the asyncio pool's connections and the sync one; the sync one alone; none
+    assert counts["during"] >= 2 and counts["after_aclose"] == 1 and counts["after_close"] == 0
+    assert counts["next"] == 22  # closed is not broken: the next call connects again

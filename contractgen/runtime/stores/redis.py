@@ -131,7 +131,18 @@ class RedisState:
             raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
 
     def close(self) -> None:
+        """Close the sync connections. Asyncio connections belong to their event loop: close them
+        with ``await aclose()`` inside each loop that used this state, before it ends."""
         self.client.close()
+        self.client.connection_pool.disconnect()  # a pool passed in is not closed by the client
+
+    async def aclose(self) -> None:
+        """Close the running event loop's asyncio connections (the next asyncio call opens new ones)."""
+        loop = asyncio.get_running_loop()
+        self._async_scripts.pop(loop, None)
+        client = self._async.pop(loop, None)
+        if client is not None:
+            await client.aclose()  # made from its own pool: closing the client closes the pool
 
     def _async_client(self) -> Any:
         loop = asyncio.get_running_loop()  # asyncio connections belong to the loop that made them

@@ -86,12 +86,7 @@ class BookMeetingV2Input(BaseModel):
         ),
     ]
     time_zone: Annotated[
-        str,
-        Field(
-            description="IANA time zone of start_date.",
-            examples=["Europe/Paris"],
-            pattern="^[A-Za-z_]+(/[A-Za-z0-9_+-]+)*$",
-        ),
+        str, Field(description="IANA time zone of start_date.", examples=["Europe/Paris"])
     ]
     duration_minutes: Annotated[
         int, Field(description="Length of the meeting in minutes.", ge=5, le=480)

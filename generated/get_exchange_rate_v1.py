@@ -51,12 +51,7 @@ require_runtime(">=0.1,<0.2")
 
 class GetExchangeRateV1InputCurrency(RootModel[str]):
     root: Annotated[
-        str,
-        Field(
-            description="ISO 4217 currency code.",
-            examples=["EUR", "USD", "JPY"],
-            pattern="^[A-Z]{3}$",
-        ),
+        str, Field(description="ISO 4217 currency code.", examples=["EUR", "USD", "JPY"])
     ]
 
 

@@ -53,7 +53,6 @@ class RefundPaymentV1Input(BaseModel):
         Field(
             description="Identifier of the payment to refund, as shown on the receipt.",
             examples=["pay_3KfT9aQx2L"],
-            pattern="^pay_[A-Za-z0-9]{8,32}$",
         ),
     ]
     amount_cents: Annotated[
@@ -78,10 +77,7 @@ class RefundPaymentV1Input(BaseModel):
     ] = None
     approval_code: Annotated[
         str | None,
-        Field(
-            description="Six-digit supervisor code, needed for refunds above the agent limit.",
-            pattern="^[0-9]{6}$",
-        ),
+        Field(description="Six-digit supervisor code, needed for refunds above the agent limit."),
     ] = None
 
 

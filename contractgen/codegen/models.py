@@ -30,6 +30,7 @@ from ..manifest.schema_walk import subschemas
 from ..runtime.pointer import unescape_token
 from .defaults import type_defaults
 from .openness import explicit_openness
+from .patterns import patterns_left_to_schema
 from .source_text import escape_string_literals, source_lines
 from .wire import empty_objects_as_maps, wire_schema
 
@@ -134,7 +135,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                     raise ModelsError(f"expected unique model names (got '{key}' twice)", request.owner)
                 # only 2020-12 keywords reach the generator: some other keys choose types and imports
                 clean = generator_input(sub)
-                bundle[key] = explicit_openness(clean)
+                bundle[key] = explicit_openness(patterns_left_to_schema(clean))
                 key_owner[key] = request.owner
                 if root_key == out_key:
                     wire_bundle[key] = wire_schema(clean)

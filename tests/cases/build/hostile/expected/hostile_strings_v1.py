@@ -61,7 +61,6 @@ class HostileStringsV1Input(BaseModel):
             examples=[
                 "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا"
             ],
-            pattern="^[^\"'\\\\]*$|.*",
         ),
     ] = "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا"
     import_: Annotated[

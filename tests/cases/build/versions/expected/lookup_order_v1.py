@@ -39,7 +39,7 @@ class LookupOrderV1Input(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    order: Annotated[str, Field(description="Six-digit order number.", pattern="^[0-9]{6}$")]
+    order: Annotated[str, Field(description="Six-digit order number.")]
 
 
 class LookupOrderV1Output(BaseModel):

@@ -39,9 +39,7 @@ class LookupOrderV2Input(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    order_id: Annotated[
-        str, Field(description="Order identifier, e.g. ord_123456.", pattern="^ord_[0-9]{6}$")
-    ]
+    order_id: Annotated[str, Field(description="Order identifier, e.g. ord_123456.")]
 
 
 class LookupOrderV2Output(BaseModel):

@@ -94,3 +94,41 @@ def test_a_hostile_file_name_is_printed_escaped_by_the_cli(tmp_path: Path) -> No
     assert result.returncode == 1, result.stdout + result.stderr
     assert "\x1b" not in result.stdout and "\\x1b[31m\\nname.yaml" in result.stdout
     assert json.loads(run_cli("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--format", "json").stdout)
+
+
+def test_a_symlinked_manifest_at_a_revision_is_read_through_the_link_or_refused(tmp_path: Path) -> None:
+    """The working tree follows a link named like a manifest; ``--against`` reads the same file at the
+    revision (not the link's text as a manifest), and refuses a link it cannot follow there."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    write_manifest(repo, "1.0.0", ["fast", "exact"])
+    shared = repo / "shared" / "demo.yaml"
+    shared.parent.mkdir()
+    (repo / "contracts" / "demo" / "tool.yaml").rename(shared)
+    (repo / "shared" / "current.yaml").symlink_to("demo.yaml")
+    (repo / "contracts" / "demo" / "tool.yaml").symlink_to("../../shared/current.yaml")  # two links
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "linked")
+    (repo / "contracts" / "demo" / "tool.yaml").unlink()
+    write_manifest(repo, "1.0.0", ["fast"])  # the link is replaced by a file that drops a mode
+    result = run_cli("diff", "--against", "main", "contracts", "--format", "json", cwd=repo)
+    assert result.returncode == 1, result.stdout + result.stderr  # the narrowed enum, read through the link
+    assert "input-enum-value-removed" in result.stdout, result.stdout
+
+    odd = {"broken": ("../nowhere.yaml", "a broken symbolic link to ../nowhere.yaml"),
+           "outside": ("/etc/hostname", "a symbolic link to /etc/hostname, outside the repository"),
+           "folder": ("../demo", "a symbolic link to ../demo, which is not a file"),
+           "loop": ("loop.yaml", "a chain of more than 8 symbolic links")}
+    for name, (target, _) in odd.items():
+        link = repo / "contracts" / "odd" / f"{name}.yaml"
+        link.parent.mkdir(exist_ok=True)
+        link.symlink_to(target)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd links")
+    for link in (repo / "contracts" / "odd").iterdir():
+        link.unlink()
+    result = run_cli("diff", "--against", "main", "contracts", cwd=repo)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    for name, (_, got) in odd.items():
+        assert f"odd/{name}.yaml #: expected a manifest file at 'main' (got {got})" in result.stderr, result.stderr

@@ -43,10 +43,10 @@ def build(
         print_diagnostics([unsafe])
         typer.echo(f"{out}: not written; nothing was touched", err=True)
         raise typer.Exit(EXIT_INVALID)
-    files = manifest_files(sources)
+    files, unusable = manifest_files(sources)
     key = tree_key(files, out, label + ("\0parameters" if config.describe_parameters else ""))
     record = cache.tree_record()
-    if record is not None and record.get("key") == key and tree_matches(out, record):
+    if not unusable and record is not None and record.get("key") == key and tree_matches(out, record):
         typer.echo(f"{out}: up to date ({len(files)} manifest{'s' if len(files) != 1 else ''}, no changes)", err=True)
         raise typer.Exit(EXIT_OK)
 

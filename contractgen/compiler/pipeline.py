@@ -192,11 +192,14 @@ def _model_failures(tools: Sequence[ToolVersion], requests: Sequence[object]) ->
     return problems
 
 
-def manifest_files(paths: Sequence[Path]) -> list[Path]:
+def manifest_files(paths: Sequence[Path]) -> tuple[list[Path], bool]:
+    """The manifest files under ``paths``, and whether any path is unusable (the build must then load
+    them and report it, whatever the up-to-date check says)."""
+    from ..diagnostics import has_errors
     from ..manifest import discover_manifests
 
-    found, _ = discover_manifests(paths)
-    return found
+    found, problems = discover_manifests(paths)
+    return found, has_errors(problems)
 
 
 def cache_root(project_root: Path) -> Path | None:

@@ -9,6 +9,7 @@ read with ``cat-file --batch-check`` and an oversized blob is reported, never re
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import shlex
 import subprocess
@@ -91,6 +92,16 @@ def read_revision(paths: list[Path], revision: str, cwd: Path | None = None) -> 
             continue
         if any(part.startswith(".") for part in Path(name).parts):
             continue
+        if parts[0] == _SYMLINK_MODE:  # the working tree follows the link: read what it points at
+            target, problem = _follow_link(commit, top, name, parts[2])
+            if target is None:
+                display = os.path.relpath(top / name, cwd)
+                out.parsed.append(ParsedFile(display, diagnostics=[Diagnostic(
+                    display, "", f"expected a manifest file at '{revision}' (got {problem})", code="not-a-file",
+                    hint="point the link at a manifest file in the repository, or commit the file itself")]))
+                continue
+            blobs.append((target, name))
+            continue
         blobs.append((parts[2], name))
     if not blobs:
         return out
@@ -126,6 +137,38 @@ def read_revision(paths: list[Path], revision: str, cwd: Path | None = None) -> 
         out.parsed.append(parse_manifest_text(display, raw))
     out.parsed.sort(key=lambda p: p.path)
     return out
+
+
+_SYMLINK_MODE = "120000"
+#: links followed from one manifest name before giving up (a loop, or a chain nobody means)
+_LINK_HOPS = 8
+#: a link's text is a path: longer than any path a file system takes is not one
+_LINK_TEXT_CAP = 4096
+
+
+def _follow_link(commit: str, top: Path, name: str, sha: str) -> tuple[str | None, str]:
+    """(the blob a symbolic link at ``commit`` leads to, "") or (None, what it leads to instead),
+    following links inside the repository only, as the working tree would."""
+    for _ in range(_LINK_HOPS):
+        size = _blob_sizes([sha], top).get(sha)
+        if size is None or size > _LINK_TEXT_CAP:
+            return None, "a symbolic link that cannot be read in this clone"
+        text = _git(["cat-file", "blob", sha], top).stdout.decode("utf-8", "surrogateescape")
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(name), text))
+        if posixpath.isabs(text) or target == ".." or target.startswith("../"):
+            return None, f"a symbolic link to {text}, outside the repository"
+        entry = _git(["ls-tree", "-z", "--full-tree", commit, "--", target], top).stdout.decode(
+            "utf-8", "surrogateescape").split("\0")[0]
+        meta, _, found = entry.partition("\t")
+        parts = meta.split()
+        if found != target or len(parts) != 3:
+            return None, f"a broken symbolic link to {text}"
+        if parts[1] != "blob":
+            return None, f"a symbolic link to {text}, which is not a file"
+        if parts[0] != _SYMLINK_MODE:
+            return parts[2], ""
+        name, sha = target, parts[2]
+    return None, f"a chain of more than {_LINK_HOPS} symbolic links"
 
 
 def _missing_objects(commit: str, top: Path) -> set[str]:

@@ -6,6 +6,8 @@ below a given folder is read, so other layouts work too. All problems are collec
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,14 +41,18 @@ def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnost
     problems: list[Diagnostic] = []
     for path in paths:
         if path.is_dir():
-            inside = [
+            named = [
                 p
                 for p in sorted(path.rglob("*"))
                 if p.suffix in MANIFEST_SUFFIXES
-                and p.is_file()
+                and (p.is_symlink() or not p.is_dir())
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             ]
-            if not inside:  # a warning: an empty tree is valid (diff: every tool was removed)
+            # a manifest's name on something that is not a file (a dangling link, a pipe) would
+            # drop a tool version without a word, or block the read: an error, never skipped
+            problems.extend(_not_a_file(p) for p in named if not p.is_file())
+            inside = [p for p in named if p.is_file()]
+            if not named:  # a warning: an empty tree is valid (diff: every tool was removed)
                 problems.append(
                     Diagnostic(
                         str(path),
@@ -60,6 +66,8 @@ def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnost
             found.extend(inside)
         elif path.is_file():
             found.append(path)
+        elif path.is_symlink() or path.exists():
+            problems.append(_not_a_file(path))
         else:
             problems.append(
                 Diagnostic(
@@ -71,6 +79,25 @@ def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnost
             )
     unique = list(dict.fromkeys(found))  # a file named twice (folder and file) is checked once
     return unique, problems
+
+
+def _not_a_file(path: Path) -> Diagnostic:
+    """A manifest path that names something other than a regular file (or a link to one)."""
+    if path.is_symlink() and not path.exists():
+        try:
+            got = f"a broken symbolic link to {os.readlink(path)}"
+        except OSError:
+            got = "a broken symbolic link"
+        hint = "point the link at a manifest file, or remove it"
+    else:
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            mode = 0
+        got = ("a link to a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+               else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        hint = "replace it with the manifest file, or remove it"
+    return Diagnostic(str(path), "", f"expected a manifest file (got {got})", code="not-a-file", hint=hint)
 
 
 def read_manifest(path: Path) -> ParsedFile:

@@ -50,14 +50,19 @@ def _unique_versions(tools: list[ToolVersion]) -> list[Diagnostic]:
     problems = []
     seen: dict[tuple[str, str], ToolVersion] = {}
     for tool in tools:
-        key = (tool.name, _normal(tool.version))
+        # semver orders versions that differ only in build metadata (+...) as equal, PEP 440 does
+        # not: two of them would leave which one is current to a tie-break
+        key = (tool.name, _precedence(tool.version))
         if key in seen:
+            first = seen[key]
+            again = " again" if _normal(first.version) == _normal(tool.version) else (
+                f", which semver orders equal to {first.version} (build metadata does not count)")
             problems.append(
                 _at(
                     tool,
                     "/version",
                     f"expected one manifest per tool version (got {tool.name} "
-                    f"{tool.version} again; first in {seen[key].source})",
+                    f"{tool.version}{again}; first in {first.source})",
                     "duplicate-version",
                     hint="bump this manifest's version, or delete one of the two files",
                 )
@@ -227,5 +232,13 @@ def _contains(spec: SpecifierSet, version: str) -> bool:
 def _normal(version: str) -> str:
     try:
         return str(Version(version))
+    except InvalidVersion:
+        return version
+
+
+def _precedence(version: str) -> str:
+    """The version without build metadata: what semver orders by."""
+    try:
+        return Version(version).public
     except InvalidVersion:
         return version

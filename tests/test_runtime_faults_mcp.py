@@ -156,3 +156,41 @@ def test_a_client_disconnecting_mid_call_leaves_the_server_serving() -> None:
     finally:
         RELEASE.set()
     assert outcomes == [None, None, None]
+
+
+SERVER = '''
+from contractgen.runtime import Contract, Timeout, guard
+from contractgen.runtime.mcp_server import serve_stdio
+
+def contract(name):
+    return Contract(name=name, version="1.0.0", summary="s", description="d", input_schema={"type": "object"},
+                    output_schema={"type": "object"}, timeout=Timeout(None))
+
+serve_stdio([guard(contract("broken_text"), lambda a: {"name": "report\\udcff.txt"}),
+             guard(contract("healthy"), lambda a: {"x": 1})])
+'''
+
+
+def test_a_result_no_wire_can_carry_does_not_kill_the_stdio_server(tmp_path: Any) -> None:
+    """A lone surrogate (an undecodable file name, say) in a result: the stdio writer could not
+    encode the answer and the server died; it is an invalid result and the server keeps serving."""
+    import sys
+
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    script = tmp_path / "server.py"
+    script.write_text(SERVER, "utf-8")
+
+    async def main() -> list[Any]:
+        params = StdioServerParameters(command=sys.executable, args=[str(script)])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            answers = []
+            for name in ("healthy", "broken_text", "healthy"):
+                with anyio.fail_after(20):
+                    answers.append(await session.call_tool(name, {}))
+            return answers
+
+    healthy, broken, again = anyio.run(main)
+    assert healthy.is_error is False and again.is_error is False and again.structured_content == {"x": 1}
+    assert broken.is_error is True and _envelope(broken)["error"]["code"] == "INTERNAL"

@@ -310,3 +310,72 @@ def test_the_inline_fast_path_and_the_full_path_give_the_same_envelope(arguments
     one, other = _without_ref(dict(fast(arguments))), _without_ref(dict(full(arguments)))
     assert one == other
     assert strict_json(one) == one
+
+
+# -- lone surrogates: Python strings may hold one, UTF-8 (so JSON on any wire) cannot -----------------
+SURROGATE = st.text(alphabet=st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1, max_size=2)
+BROKEN_TEXT = st.tuples(st.text(max_size=4), SURROGATE, st.text(max_size=4)).map("".join)
+
+
+def _hide_text(text: str, where: str, depth: int) -> Any:
+    """A JSON value holding ``text`` as a string or a key, ``depth`` containers down."""
+    value: Any = text if where == "value" else {text: 1}
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+def wire_json(envelope: Any) -> Any:
+    """The envelope as a UTF-8 wire carries it (MCP stdio, HTTP): it must encode."""
+    return json.loads(json.dumps(envelope, allow_nan=False, ensure_ascii=False).encode("utf-8"))
+
+
+PLAIN_OUTPUT = {"type": "object", "additionalProperties": False, "required": ["hits"],
+                "properties": {"hits": {"type": "array", "items": {"type": "string"}}}}
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=BROKEN_TEXT, where=st.sampled_from(["value", "key"]), depth=st.integers(0, 4),
+       plain=st.booleans(), observed=st.booleans(), asynchronous=st.booleans())
+def test_a_result_with_a_lone_surrogate_never_comes_back_ok(text: str, where: str, depth: int, plain: bool,
+                                                            observed: bool, asynchronous: bool) -> None:
+    """Every path that may answer ok (the inline fast path, the full path, acall) refuses it."""
+    if plain:  # a schema that pins every position: the fast validator alone judges the result
+        output, result = PLAIN_OUTPUT, {"hits": ["a", text]}
+    else:
+        output, result = {"type": "object"}, {"r": _hide_text(text, where, depth)}
+    tool = guard(contract(output), lambda a: result, on_call=(lambda r: None) if observed else None)
+    envelope = asyncio.run(tool.acall({})) if asynchronous else tool({})
+    envelope = wire_json(envelope)
+    assert envelope["status"] == "error" and envelope["error"]["code"] == "INTERNAL", envelope
+    assert envelope["error"]["ref"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=BROKEN_TEXT, where=st.sampled_from(["value", "key"]), member=st.sampled_from(["name", "any", "extra"]),
+       depth=st.integers(0, 3))
+def test_arguments_with_a_lone_surrogate_are_never_internal(text: str, where: str, member: str, depth: int) -> None:
+    """Where the validator can read such a value it judges it (the implementation may get it); where it
+    cannot, or the schema refuses the value, the answer is INVALID_ARGUMENT, and it encodes."""
+    arguments = {member: _hide_text(text, where, depth) if member != "name" else text}
+    if member == "name" and len(text) > 10:
+        arguments["n"] = "not a number"  # an error elsewhere: the explanation must still work
+    envelope = wire_json(guard(contract(), lambda a: {})(arguments))
+    refused = member == "extra" or "n" in arguments  # a closed schema, or a wrong type
+    if envelope["status"] == "error" or refused:
+        assert envelope["error"]["code"] == "INVALID_ARGUMENT", envelope
+
+
+@pytest.mark.parametrize("raised", ["message", "partial_results", "upstream"])
+def test_error_text_with_a_lone_surrogate_still_encodes(raised: str) -> None:
+    from contractgen.runtime import ToolError
+
+    def fail(_: Any) -> Any:
+        kwargs: dict[str, Any] = {"partial_results": {"done": ["ok\ud800"]}} if raised == "partial_results" else \
+            {"upstream": "busy \udfff"} if raised == "upstream" else {}
+        raise ToolError("Quota \ud83d used up." if raised == "message" else "Quota used up.", code="UNAVAILABLE",
+                        **kwargs)
+
+    envelope = wire_json(guard(contract(), fail)({}))
+    assert envelope["error"]["code"] == "UNAVAILABLE"
+    assert "\ufffd" in json.dumps(envelope, ensure_ascii=False)

@@ -14,7 +14,7 @@ from typing import Any
 
 from .codes import ACTIONS, CODES
 from .contract import Contract
-from .jsonvalue import MISSING
+from .jsonvalue import MISSING, sendable_text
 from .pointer import cap_pointer, escape_token, resolve_pointer
 from .redaction import cap_value
 
@@ -82,8 +82,14 @@ def error_envelope(contract: Contract, code: str, message: str, *, retryable: bo
             value = _as_pointer(value)
         elif key in _SHORT_TEXT_KEYS:  # echoed caller text (a 100 KB version) stays short
             value = cap_text(value, SHORT_TEXT_CAP)
+        elif key == "partial_results":  # tool data: not sized, but it must still encode
+            value = sendable_text(value)
         error[key] = value
-    _fit(error)
+    try:
+        _fit(error)
+    except ValueError:  # echoed text with a lone surrogate, which UTF-8 JSON cannot carry
+        error = sendable_text(error)
+        _fit(error)
     return {"status": "error", "tool": contract.name, "version": contract.version, "error": error}
 
 

@@ -58,10 +58,13 @@ from .jsonvalue import (
     INT_DIGITS_CAP,
     INT_FLOOR,
     MISSING,
+    encodes,
     json_problem,
     larger_than,
+    lone_surrogate,
     oversized_int,
     oversized_int_in,
+    sendable_text,
     thaw,
     too_deep,
 )
@@ -325,7 +328,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         name, version = self.name, self.version
         settle, finish = self._settled, self._finish
         output_numbers = self._compiled.output_numbers
-        result_needs_no_walk = output_plain and output_numbers == ()  # the result check is rs alone
+        numbers_checked = output_numbers == ()  # the fast validator pins every number the result holds
         log_enabled, info = _call_log_enabled, _INFO  # closure cells: cheaper than module globals
 
         def fast(arguments: Any, session: str) -> Envelope | None:
@@ -352,9 +355,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 return finish(settle(None, exc), session, 0.0, False)
             if type(result) is dict and not counts:
                 try:
-                    if output_is_valid(result) and (result_needs_no_walk or (
-                            (output_plain or json_problem(result) is None)
-                            and oversized_int_in(result, output_numbers) is None)):
+                    if output_is_valid(result) and (encodes(result) if output_plain else json_problem(result) is None) \
+                            and (numbers_checked or oversized_int_in(result, output_numbers) is None):
                         return {"status": "ok", "tool": name, "version": version, "output": result,
                                 "empty": False}
                 except ValueError:
@@ -408,7 +410,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return envelope
         notices = self._compiled.input.notices(arguments)
         if notices:
-            envelope["notices"] = notices
+            envelope["notices"] = sendable_text(notices)  # they quote the caller's key names
         return envelope
 
     def parse_output(self, envelope: OkEnvelope[WireT]) -> OutT:
@@ -513,7 +515,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         try:
             if type(result) is dict and self._empty_rule is None:
                 try:
-                    if self._output_is_valid(result) and (self._output_plain or json_problem(result) is None) \
+                    if self._output_is_valid(result) and (encodes(result) if self._output_plain
+                                                          else json_problem(result) is None) \
                             and oversized_int_in(result, self._compiled.output_numbers) is None:
                         return {"status": "ok", "tool": self.name, "version": self.version,
                                 "output": result, "empty": False}
@@ -611,7 +614,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
             except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result
                 return self._invalid_output(["the result model could not be serialised"], exc)
-        problem = None if self._output_plain else json_problem(output)
+        problem = json_problem(output) if not self._output_plain or lone_surrogate(output) is not None else None
         try:
             valid = problem is None and self._output_is_valid(output)
         except ValueError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -157,6 +158,82 @@ def oversized_int_in(value: Any, names: tuple[str, ...] | None) -> tuple[Any, ..
     return None
 
 
+#: A UTF-16 surrogate code point on its own: Python strings may hold one (``json.loads('"\\ud800"')``,
+#: ``os.fsdecode`` of a file name that is not UTF-8), UTF-8 cannot encode it, so JSON cannot carry it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _bad_text(text: str) -> bool:
+    return not text.isascii() and _LONE_SURROGATE.search(text) is not None  # isascii() reads a flag
+
+
+def lone_surrogate(value: Any) -> tuple[Any, ...] | None:
+    """The path to the first string (a member, or the key of one) holding a lone surrogate code
+    point, or None. ASCII strings cost a flag read each; nesting past MAX_DEPTH is not looked at
+    (``json_problem`` reports it)."""
+    if isinstance(value, str):
+        return () if _bad_text(value) else None
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, Mapping):
+            for key, member in node.items():
+                if isinstance(key, str) and _bad_text(key):
+                    return path
+                if isinstance(member, str):
+                    if _bad_text(member):
+                        return path + (key,)
+                elif isinstance(member, (Mapping, list, tuple)) and len(path) < MAX_DEPTH:
+                    stack.append((member, path + (key,)))
+        elif isinstance(node, (list, tuple)):
+            for index, member in enumerate(node):
+                if isinstance(member, str):
+                    if _bad_text(member):
+                        return path + (index,)
+                elif isinstance(member, (Mapping, list, tuple)) and len(path) < MAX_DEPTH:
+                    stack.append((member, path + (index,)))
+    return None
+
+
+_to_json: Any = None  # pydantic_core.to_json, bound on first use (importing the runtime stays light)
+
+
+def encodes(value: Any) -> bool:
+    """Whether a plain JSON value encodes as UTF-8 JSON: pydantic's Rust encoder refuses a lone
+    surrogate anywhere, at a fraction of the cost of walking the value in Python."""
+    global _to_json
+    if _to_json is None:
+        from pydantic_core import to_json
+
+        _to_json = to_json
+    try:
+        _to_json(value)
+    except ValueError:
+        return False
+    return True
+
+
+def sendable_text(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD, so it can be
+    encoded as UTF-8 JSON; the value itself when there is none (the common case costs one walk)."""
+    if lone_surrogate(value) is None:
+        return value
+    return _replace_surrogates(value, 0)
+
+
+def _replace_surrogates(value: Any, depth: int) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if depth > MAX_DEPTH:
+        return value
+    if isinstance(value, Mapping):
+        return {_replace_surrogates(k, depth + 1) if isinstance(k, str) else k: _replace_surrogates(v, depth + 1)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_replace_surrogates(v, depth + 1) for v in value]
+    return value
+
+
 class JsonProblem(NamedTuple):
     """Where a value stops being strict JSON; ``kind`` is key, number, depth or type."""
 
@@ -167,8 +244,19 @@ class JsonProblem(NamedTuple):
 
 def json_problem(value: Any, limit: int = MAX_DEPTH) -> JsonProblem | None:
     """Where a value stops being strict JSON: a non-string key, a NaN or infinite number, nesting
-    past ``limit`` (cycles included) or a non-JSON type (kind ``type``: a tuple, a datetime...,
-    which a JSON conversion may fix); None if it is plain JSON."""
+    past ``limit`` (cycles included), a string with a lone surrogate (kind ``text``) or a non-JSON
+    type (kind ``type``: a tuple, a datetime..., which a JSON conversion may fix); None if it is
+    plain JSON."""
+    problem = _structure_problem(value, limit)
+    if problem is not None and problem.kind != "type":
+        return problem
+    text = lone_surrogate(value)
+    if text is not None:
+        return JsonProblem(text, "text", "a string with a lone surrogate code point (not valid Unicode)")
+    return problem
+
+
+def _structure_problem(value: Any, limit: int) -> JsonProblem | None:
     stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
     while stack:
         node, path = stack.pop()

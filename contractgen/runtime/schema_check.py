@@ -20,6 +20,7 @@ from .jsonvalue import (
     MISSING,
     json_type,
     larger_than,
+    lone_surrogate,
     non_json_path,
     oversized_int,
     oversized_int_in,
@@ -257,6 +258,9 @@ class SchemaCheck:
         try:
             raw = list(itertools.islice(self._raw_errors(value), COUNT_CAP))
         except ValueError:  # not plain JSON: convert read-only mappings and tuples, or say where
+            broken = lone_surrogate(value)
+            if broken is not None:  # jsonschema-rs reads some strings as UTF-8 and raises there
+                return [text_not_unicode(broken, self.subject)], 0
             bad = non_json_path(thaw(value))
             if bad is not None:
                 where = pointer(bad[0])
@@ -597,6 +601,16 @@ def integer_too_long(path: Sequence[Any], subject: Subject = ARGUMENTS) -> Viola
     where = cap_pointer(pointer(path))
     return Violation(where, "type", f"{field_label(where, subject)} is an integer of more than {INT_DIGITS_CAP} "
                      "digits, too long to check", expected=f"an integer of at most {INT_DIGITS_CAP} digits")
+
+
+def text_not_unicode(path: Sequence[Any], subject: Subject = ARGUMENTS) -> Violation:
+    """The violation for a string or key holding a lone surrogate code point at ``path``, which the
+    validator cannot read and no UTF-8 reply could quote."""
+    where = cap_pointer(pointer(path))
+    verb = "hold" if not where and subject is ARGUMENTS else "holds"
+    return Violation(where, "type", f"{field_label(where, subject)} {verb} text that is not valid Unicode "
+                     "(a lone surrogate code point, in a key or a string)",
+                     expected="strings and keys of Unicode characters (UTF-8 encodable)")
 
 
 def nested_too_deep(path: Sequence[Any]) -> Violation:

@@ -379,3 +379,113 @@ def test_error_text_with_a_lone_surrogate_still_encodes(raised: str) -> None:
     envelope = wire_json(guard(contract(), fail)({}))
     assert envelope["error"]["code"] == "UNAVAILABLE"
     assert "\ufffd" in json.dumps(envelope, ensure_ascii=False)
+
+
+# -- bounded work: what one bad call may cost to explain, counted (never timed) ------------------------
+def _similarity_spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Counts the character comparisons spent on closeness: edit-distance cells and difflib's."""
+    import difflib
+
+    from contractgen.runtime import wording
+
+    spent = {"cells": 0}
+    distance, close = wording.edit_distance, difflib.get_close_matches
+
+    def counted_distance(a: str, b: str, limit: int) -> int:
+        spent["cells"] += max(len(a), 1) * max(len(b), 1)
+        return distance(a, b, limit)
+
+    def counted_close(word: str, possibilities: Any, *args: Any, **kwargs: Any) -> Any:
+        possibilities = list(possibilities)
+        spent["cells"] += len(word) * sum(min(len(p), 64) for p in possibilities)
+        return close(word, possibilities, *args, **kwargs)
+
+    monkeypatch.setattr(wording, "edit_distance", counted_distance)
+    monkeypatch.setattr(wording.difflib, "get_close_matches", counted_close)
+    return spent
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(declared=st.integers(13, 3000), sent=st.integers(1, 400), length=st.integers(1, 300),
+       shape=st.sampled_from(["unknown keys", "enum", "enum items"]))
+def test_closeness_work_per_call_is_bounded(declared: int, sent: int, length: int, shape: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Did-you-mean and closest-first lists cost at most SIMILARITY_BUDGET comparisons per call, however
+    many names or values are declared and however many long, near-miss ones are sent."""
+    from contractgen.runtime.wording import SIMILARITY_BUDGET
+
+    names = [f"field_{i}_" + "n" * (length // 2) for i in range(declared)]
+    if shape == "unknown keys":
+        schema = {"type": "object", "additionalProperties": False, "properties": {n: {"type": "string"} for n in names}}
+        arguments: dict[str, Any] = {f"fild_{i}_" + "n" * length: 1 for i in range(sent)}
+    elif shape == "enum":
+        schema = {"type": "object", "properties": {"v": {"enum": names}}}
+        arguments = {"v": "fild_1_" + "n" * length}
+    else:
+        schema = {"type": "object", "properties": {"v": {"type": "array", "items": {"enum": names}}}}
+        arguments = {"v": [f"fild_{i}_" + "n" * length for i in range(sent)]}
+    spent = _similarity_spy(monkeypatch)
+    tool = guard(Contract(name="t", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={}, timeout=Timeout(None)), lambda a: {})
+    envelope = strict_json(tool(arguments))
+    assert envelope["error"]["code"] == "INVALID_ARGUMENT"
+    assert spent["cells"] <= SIMILARITY_BUDGET
+
+
+def _branchy(branches: int, nested: int) -> dict[str, Any]:
+    shapes = [{"type": "object", "properties": {f"k{i}": {"type": "integer"}}, "required": [f"k{i}"],
+               "additionalProperties": False} for i in range(branches)]
+    items: dict[str, Any] = {"oneOf": shapes}
+    for _ in range(nested):
+        items = {"anyOf": [{"type": "array", "items": items}, {"type": "string"}]}
+    return {"type": "object", "properties": {"v": {"type": "array", "items": items}}}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(branches=st.integers(2, 60), nested=st.integers(0, 2), items=st.integers(1, 3000),
+       enum=st.integers(0, 20_000))
+def test_the_validator_is_asked_about_few_members_under_a_heavy_schema(
+        branches: int, nested: int, items: int, enum: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The validator builds every error of what it is given at once (each branch's errors are Python
+    objects): members examined x the schema's weight stays within DETAIL_WORK, and at most COUNT_CAP
+    raw errors within RAW_WORK_CAP are taken."""
+    from contractgen.runtime import schema_check
+
+    schema = _branchy(branches, nested)
+    if enum:
+        schema["properties"]["w"] = {"type": "array", "items": {"enum": [f"value-{i}" for i in range(enum)]}}
+    seen: list[int] = []
+    taken: list[int] = []
+    raw_errors, bounded = SchemaCheck._raw_errors, schema_check._bounded
+
+    def widest(value: Any) -> int:
+        if isinstance(value, list):
+            return max([len(value), *(widest(v) for v in value)])
+        if isinstance(value, dict):
+            return max([0, *(widest(v) for v in value.values())])
+        return 0
+
+    def spy(self: SchemaCheck, value: Any) -> Any:
+        seen.append(widest(value))
+        return raw_errors(self, value)
+
+    def spy_bounded(errors: Any) -> Any:
+        found = bounded(errors)
+        taken.append(len(found))
+        return found
+
+    monkeypatch.setattr(SchemaCheck, "_raw_errors", spy)
+    monkeypatch.setattr(schema_check, "_bounded", spy_bounded)
+    tool = guard(Contract(name="t", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={}, timeout=Timeout(None)), lambda a: {})
+    wrong: Any = {"z": 1}
+    for _ in range(nested):
+        wrong = [wrong]
+    arguments = {"v": [wrong] * items, **({"w": ["nope"] * items} if enum else {})}
+    envelope = strict_json(tool(arguments))
+    assert envelope["error"]["code"] == "INVALID_ARGUMENT"
+    check = tool._compiled.input
+    weight = schema_check._schema_weight(check.schema)
+    assert check.member_cap * weight <= max(schema_check.DETAIL_WORK, 2 * weight)
+    assert seen and max(seen) <= check.member_cap
+    assert taken and max(taken) <= schema_check.COUNT_CAP

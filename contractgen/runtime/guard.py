@@ -614,7 +614,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
             except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result
                 return self._invalid_output(["the result model could not be serialised"], exc)
-        problem = json_problem(output) if not self._output_plain or lone_surrogate(output) is not None else None
+        walked = not self._output_plain or lone_surrogate(output) is not None
+        problem = json_problem(output) if walked else None
         try:
             valid = problem is None and self._output_is_valid(output)
         except ValueError:
@@ -625,7 +626,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             where = cap_pointer(pointer(huge)) or "/"
             text = f"{where}: an integer of more than {INT_DIGITS_CAP} digits, which this runtime cannot check or send"
             return self._invalid_output([text], None)
-        if not valid and problem is None:
+        if not valid and not walked:
             problem = json_problem(output)
         if problem is not None and problem.kind != "type":  # NaN, a non-string key, a cycle
             where = cap_pointer(pointer(problem.path)) or "/"

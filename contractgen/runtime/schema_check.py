@@ -56,6 +56,7 @@ from .wording import (
     listed,
     near_miss_notice,
     rank_of,
+    similarity_budget,
 )
 
 _rs: Any
@@ -97,6 +98,12 @@ EXPLAIN_CAP = 50
 #: Members of one array or object examined in detail when explaining; past them only the fast
 #: yes/no looked.
 ITEM_CAP = 1000
+#: Bound on (members examined per container) x (schema weight): the validator's errors for one
+#: member grow with the subschemas that may apply to it (every anyOf/oneOf branch is a Python error
+#: object) and with the enums its messages list, so a heavy schema examines fewer members. 2,000
+#: wrong items of a 50-branch oneOf took 2 s to enumerate; now 20 members are. A schema without
+#: branches or long enums keeps ITEM_CAP.
+DETAIL_WORK = 4000
 _NEEDS_ALL_MEMBERS = frozenset({"minItems", "contains", "minContains", "required", "minProperties",
                                 "dependentRequired", "dependentSchemas"})
 #: Keywords a schema may hold for its errors to be read from jsonschema-rs ``evaluate()`` (flat
@@ -155,6 +162,8 @@ class SchemaCheck:
         #: where a value the backend accepts may hide an integer too long to read (jsonschema-rs reads
         #: one inside a value as 0): () nowhere, top-level names, or None for anywhere
         self.number_names = number_judging_names(self.schema)
+        #: members of one container examined in detail when explaining (see DETAIL_WORK)
+        self.member_cap = max(2, min(ITEM_CAP, DETAIL_WORK // _schema_weight(self.schema)))
         #: the backend's bare yes/no, for a caller that binds it on its hot path: it raises ValueError
         #: on values that are not plain JSON and does not see the integers ``number_names`` points at
         #: (``is_valid`` does both)
@@ -226,8 +235,8 @@ class SchemaCheck:
     def explain(self, value: Any) -> tuple[list[Violation], int]:
         """(the violations explained, how many more were found but not explained).
 
-        The work is bounded whatever the value: only the first ``ITEM_CAP`` members of an array or
-        object are examined in detail (the fast validator already said the value is invalid), at most
+        The work is bounded whatever the value: only the first ``member_cap`` members of an array or
+        object are examined in detail (``ITEM_CAP``, fewer for a heavy schema: ``DETAIL_WORK``) (the fast validator already said the value is invalid), at most
         ``COUNT_CAP`` raw errors are enumerated and ``EXPLAIN_CAP`` explained (the envelope's 4,000
         bytes hold fewer).
 
@@ -241,14 +250,15 @@ class SchemaCheck:
             kept = self._explained.get(key)
             if kept is not None:
                 return kept
-        explanation = self._explain_value(value)
+        with similarity_budget():
+            explanation = self._explain_value(value)
         if key is not None:
             self._keep(key, explanation)
         return explanation
 
     def _explain_value(self, value: Any) -> tuple[list[Violation], int]:
         whole_value = value
-        value, cut = shortened(value, ITEM_CAP)
+        value, cut = shortened(value, self.member_cap)
         deep = too_deep(value)
         if deep is not None:  # a validator walking it could overflow its stack
             return [nested_too_deep(deep)], 0
@@ -256,7 +266,7 @@ class SchemaCheck:
         if huge is not None:  # anywhere: the backend's errors around it were read off a 0
             return [integer_too_long(huge, self.subject)], 0
         try:
-            raw = list(itertools.islice(self._raw_errors(value), COUNT_CAP))
+            raw = _bounded(self._raw_errors(value))
         except ValueError:  # not plain JSON: convert read-only mappings and tuples, or say where
             broken = lone_surrogate(value)
             if broken is not None:  # jsonschema-rs reads some strings as UTF-8 and raises there
@@ -269,7 +279,7 @@ class SchemaCheck:
                                   f"{field_label(where, self.subject)} {verb} not a JSON value (got {bad[1]})",
                                   expected="a JSON value")], 0
             value = thaw(value)
-            raw = list(itertools.islice(self._raw_errors(value), COUNT_CAP))
+            raw = _bounded(self._raw_errors(value))
         if cut:  # what only the cut tail could settle is not claimed about the whole container
             raw = [item for item in raw if item[0] not in _NEEDS_ALL_MEMBERS or tuple(item[1]) not in cut]
         raw.sort(key=lambda item: RANK.get(item[0], 4))  # explain the most useful ones first
@@ -596,6 +606,31 @@ class SchemaCheck:
         return redact(value, self.schema, self.schema, resources=self.resources)
 
 
+#: What the validator may spend producing one call's raw errors, in units of about 20 us here: an
+#: error costs one, plus one per error in its anyOf/oneOf branches (each a Python object) and one per
+#: 80 values of the enum its message lists. COUNT_CAP errors of a 50-branch oneOf, or of a
+#: 10,000-value enum, took two seconds.
+RAW_WORK_CAP = 3000
+
+
+def _bounded(errors: Iterator[tuple[str, list[Any], Any, Any]]) -> list[tuple[str, list[Any], Any, Any]]:
+    """The first raw errors, at most COUNT_CAP of them and within RAW_WORK_CAP (always one)."""
+    taken: list[tuple[str, list[Any], Any, Any]] = []
+    work = 0
+    for item in errors:
+        taken.append(item)
+        keyword, _, node, details = item
+        work += 1
+        if keyword in ("anyOf", "oneOf") and isinstance(details, Mapping):
+            work += sum(len(branch) for branch in details.get("context") or ()
+                        if isinstance(branch, (list, tuple)))
+        elif keyword == "enum" and isinstance(node, Mapping) and isinstance(node.get("enum"), list):
+            work += len(node["enum"]) // 80
+        if len(taken) >= COUNT_CAP or work >= RAW_WORK_CAP:
+            break
+    return taken
+
+
 def integer_too_long(path: Sequence[Any], subject: Subject = ARGUMENTS) -> Violation:
     """The violation for an integer of more than INT_DIGITS_CAP digits at ``path``."""
     where = cap_pointer(pointer(path))
@@ -618,6 +653,33 @@ def nested_too_deep(path: Sequence[Any]) -> Violation:
     where = cap_pointer(pointer(path))
     return Violation(where, "type", f"{field_label(where)} is nested more than {MAX_DEPTH} levels deep",
                      expected=f"a JSON value nested at most {MAX_DEPTH} levels deep")
+
+
+#: Keywords whose subschemas each add errors for one member: combinator branches (grouped into an
+#: error's context) and dependent schemas (one per key present).
+_BRANCHING = frozenset({"anyOf", "oneOf", "dependentSchemas"})
+
+
+def _schema_weight(schema: Any) -> int:
+    """About how many error objects the validator may make for one member beyond its own: the
+    subschemas inside anyOf/oneOf branches (each failing branch's errors become Python objects) and
+    dependentSchemas,
+    plus one per 80 values of each enum (its messages list them). 1 for a schema with neither, whose
+    members keep the full ITEM_CAP."""
+    weight = 1
+    todo: list[tuple[Any, bool]] = [(schema, False)]
+    while todo and weight < DETAIL_WORK:
+        node, branched = todo.pop()
+        if isinstance(node, Mapping):
+            weight += branched
+            enum = node.get("enum")
+            if isinstance(enum, list):
+                weight += len(enum) // 80
+            todo.extend((v, branched or k in _BRANCHING) for k, v in node.items()
+                        if k not in ("enum", "const", "default", "examples"))
+        elif isinstance(node, list):
+            todo.extend((v, branched) for v in node)
+    return weight
 
 
 def _flat_schema(schema: Any) -> bool:

@@ -3,9 +3,11 @@ did-you-mean and the summary line."""
 
 from __future__ import annotations
 
+import contextvars
 import difflib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +21,36 @@ EXPECTED_CAP = 240
 LIST_CAP = 10
 _COMPARED = 64  # characters compared per value: edit distance is quadratic
 _RANKED_AT_MOST = 2000  # values ranked by closeness; the rest of a huge enum counts as left out
+#: Character comparisons (edit-distance cells, difflib's work counted alike) that ranking values by
+#: closeness and difflib's did-you-mean may spend on one call's explanation, all violations together
+#: (about 50 ms here); past it lists keep their declared order and only the cheap did-you-mean tiers
+#: run. Without it one call naming 50 unknown keys against 2,000 declared ones, or a value against
+#: an enum of 10,000 long strings, took seconds.
+SIMILARITY_BUDGET = 200_000
+_budget: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("similarity_budget", default=None)
+
+
+@contextmanager
+def similarity_budget(cells: int = SIMILARITY_BUDGET) -> Iterator[None]:
+    """Bound the similarity work of everything explained inside (one call's explanation)."""
+    token = _budget.set([cells])
+    try:
+        yield
+    finally:
+        _budget.reset(token)
+
+
+def _spend(cells: int) -> bool:
+    """Take ``cells`` from the current budget (a fresh one per ranking outside any); False when it
+    cannot pay, and nothing is taken."""
+    left = _budget.get()
+    if left is None:
+        return cells <= SIMILARITY_BUDGET
+    if left[0] < cells:
+        left[0] = 0  # once short, stay short: later, cheaper items must not reorder the lists
+        return False
+    left[0] -= cells
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +124,7 @@ def _one_edit_apart(a: str, b: str) -> bool:
 def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> str | None:
     """The known name the caller most likely meant: same name modulo case/separators, one typo
     away, or (slower, last) difflib's closest match at ``cutoff`` (skipped when it is None)."""
-    if not known:
+    if not known or not _spend(4 * len(known)):  # normalising a name costs about four cells
         return None
     norm = _norm(key)
     norms = [_norm(name) for name in known]
@@ -102,7 +134,7 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
     for name, other in zip(known, norms):
         if _one_edit_apart(norm, other):
             return name
-    if len(key) > 64 or cutoff is None:
+    if len(key) > 64 or cutoff is None or not _spend(len(key) * sum(min(len(k), 64) for k in known)):
         return None
     guess = difflib.get_close_matches(key, known, n=1, cutoff=cutoff)
     return guess[0] if guess else None
@@ -154,8 +186,12 @@ def closest_first(options: Sequence[Any], sent: Any, cap: int = LIST_CAP) -> tup
     ranked: list[tuple[int, int]] = []  # (distance, index), the best ``cap`` so far
     worst = _COMPARED + 1
     for index, option in enumerate(options[:_RANKED_AT_MOST]):
-        text = option if isinstance(option, str) else short(option, _COMPARED)
-        distance = edit_distance(target, text[:_COMPARED], worst if len(ranked) >= cap else _COMPARED + 1)
+        text = (option if isinstance(option, str) else short(option, _COMPARED))[:_COMPARED]
+        if not _spend(max(len(target), 1) * max(len(text), 1)):
+            if not ranked:
+                return list(options[:cap]), len(options) - cap
+            break  # the values compared so far are ranked; the rest count as left out
+        distance = edit_distance(target, text, worst if len(ranked) >= cap else _COMPARED + 1)
         if len(ranked) < cap or distance < worst:
             ranked.append((distance, index))
             ranked.sort()

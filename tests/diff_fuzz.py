@@ -25,23 +25,25 @@ from contractgen.diff import RULES_BY_ID, Context, DiffSettings, Direction, Leve
 from contractgen.diff.structure import ToolPair
 from contractgen.ir import ToolVersion
 from contractgen.manifest.load import load_contracts
+from contractgen.runtime import reference_validator
 from contractgen.runtime.contract import Contract
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = (ROOT / ".." / "shared" / "corpus").resolve()
-CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+META = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA)
 MAX_SCHEMA_CHARS = 6000
 Path_ = tuple[str, ...]  # a position in the value: property names, "[]" for array items
 
 
-def validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(schema, format_checker=CHECKER)
+def validator(schema: dict[str, Any]) -> Any:
+    """The reference judge: jsonschema, formats checked, patterns read as the guard reads them."""
+    return reference_validator.validator(schema)
 
 
-def accepts(check: jsonschema.Draft202012Validator, value: Any) -> bool | None:
+def accepts(check: Any, value: Any) -> bool | None:
     try:
         return bool(check.is_valid(value))
-    except Exception:  # noqa: BLE001 - a pattern Python's re cannot compile, a recursion limit
+    except Exception:  # noqa: BLE001 - a pattern the guard's validator cannot judge, a recursion limit
         return None
 
 
@@ -64,9 +66,7 @@ def seed_schemas(corpus: Path | None = CORPUS) -> list[tuple[str, dict[str, Any]
         text = json.dumps(schema)
         if len(text) > MAX_SCHEMA_CHARS or "http" in text.replace('"$schema"', "") or not positions(schema):
             continue
-        try:
-            jsonschema.Draft202012Validator.check_schema({k: v for k, v in schema.items() if k != "$schema"})
-        except jsonschema.SchemaError:
+        if any(META.iter_errors({k: v for k, v in schema.items() if k != "$schema"})):
             continue
         usable.append((name, {k: v for k, v in schema.items() if k != "$schema"}))
     return usable
@@ -608,9 +608,7 @@ def one_example(seeds: list[tuple[str, dict[str, Any]]], draw: Draw, tally: Tall
             path = path if len(path) <= len(second_path) else second_path
     if draw(st.integers(0, 4)) == 0:
         move_to_defs(new, ptr)
-    try:
-        jsonschema.Draft202012Validator.check_schema(new)
-    except jsonschema.SchemaError:
+    if any(META.iter_errors(new)):
         return
     trial(name, schema, new, path, mutation, draw, tally, direction)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,12 +16,12 @@ from hypothesis import strategies as st
 from contractgen.diff.containment import Verdict, contains
 from contractgen.diff.generate import NOTHING, candidates
 from contractgen.diff.rewrite import equivalent, structurally_covers
-
-CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+from contractgen.runtime import reference_validator
 
 
 def valid(schema: Any, value: Any) -> bool:
-    return jsonschema.Draft202012Validator(schema, format_checker=CHECKER).is_valid(value)
+    """The reference judge, with the guard's regex semantics."""
+    return bool(reference_validator.validator(schema).is_valid(value))
 
 
 # --- a small schema strategy of our own (hypothesis-jsonschema crashes on object schemas) -------------

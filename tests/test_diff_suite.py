@@ -15,12 +15,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from contractgen.diff import Context, DiffSettings, Level, run_diff
 from contractgen.diff.structure import ToolPair
 from contractgen.ir import ToolVersion
+from contractgen.runtime import reference_validator
 from contractgen.runtime.contract import Contract
 
 #: features outside what a tool manifest can hold (remote or dynamic references, ids, anchors)
@@ -56,11 +56,12 @@ def _pairs(suite: Path) -> list[tuple[str, dict[str, Any], dict[str, Any], list[
     return out
 
 
-def _validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(_wrap(schema), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+def _validator(schema: dict[str, Any]) -> Any:
+    """The reference judge, with the guard's regex semantics."""
+    return reference_validator.validator(_wrap(schema))
 
 
-def _decides(validator: jsonschema.Draft202012Validator, value: Any) -> bool | None:
+def _decides(validator: Any, value: Any) -> bool | None:
     try:
         return validator.is_valid({"x": value})
     except Exception:  # noqa: BLE001 - e.g. a regex Python's re cannot compile

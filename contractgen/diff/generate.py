@@ -1,16 +1,20 @@
 """Build small valid JSON values for a normalized schema: the bases witnesses are mutated from.
 
-Best effort by design: every value produced here is checked with jsonschema before it is used, so a
-wrong guess costs a retry, never a false witness.
+Best effort by design: every value produced here is checked before it is used, by jsonschema with
+the guard's regex semantics (``runtime/reference_validator.py``), so a wrong guess costs a retry,
+never a false witness. Strings for a pattern are built from a Python spelling of it and each one is
+kept only when the guard's validator says the pattern matches it.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import jsonschema
+from ..runtime import reference_validator
+from ..runtime.patterns import is_valid_pattern, pattern_matches
 
 try:  # Python 3.11+ keeps sre_parse as re._parser
     from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -31,22 +35,23 @@ FORMAT_SAMPLES: Mapping[str, str] = {
 #: Values that break common formats (used as witness candidates for format changes).
 FORMAT_BREAKERS = ("not-a-valid-value", "x", "2026-13-45", "user@", "@example", "999.1.1.1", "0")
 
-_VALIDATORS: dict[int, tuple[Any, jsonschema.Draft202012Validator]] = {}
+_VALIDATORS: dict[int, tuple[Any, Any]] = {}
 
 
-def validator_for(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
-    """A cached validator that also asserts formats jsonschema can check."""
+def validator_for(schema: Mapping[str, Any]) -> Any:
+    """A cached reference validator that also asserts formats jsonschema can check; its patterns
+    are read as the guard reads them, and one it cannot judge raises (``PatternUndecided``)."""
     cached = _VALIDATORS.get(id(schema))
     if cached is not None and cached[0] is schema:
         return cached[1]
-    made = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    made = reference_validator.validator(schema)
     _VALIDATORS[id(schema)] = (schema, made)
     return made
 
 
 def verdict(schema: Mapping[str, Any], value: Any) -> bool | None:
-    """jsonschema's answer for ``value``, or None when it cannot decide (a regex Python cannot
-    compile, an unresolvable reference): no witness may rest on an error."""
+    """The reference answer for ``value``, or None when it cannot decide (a pattern the guard's
+    validator cannot judge, an unresolvable reference): no witness may rest on an error."""
     try:
         return bool(validator_for(schema).is_valid(value))
     except Exception:  # noqa: BLE001 - any failure to validate means "not proven either way"
@@ -216,20 +221,85 @@ _PROBE_ALPHABET = "aZ0_-. /@:+!x9Az"
 
 
 def shortest_match(pattern: str) -> int | None:
-    """The length of the shortest string ``pattern`` can match (None when Python cannot parse it)."""
+    """The length of the shortest string ``pattern`` can match, read from its Python spelling; None
+    when that reading could differ from the guard's (a pattern the guard refuses, a backreference, an
+    empty class) or Python cannot parse it."""
+    spelled = python_spelling(pattern)
+    if spelled is None or not is_valid_pattern(pattern) or _WIDTH_UNSAFE.search(pattern):
+        return None
     try:
-        return int(sre_parse.parse(pattern).getwidth()[0])
+        return int(sre_parse.parse(spelled).getwidth()[0])
     except Exception:  # noqa: BLE001 - any regex Python cannot parse tells us nothing
         return None
 
 
-def regex_samples(pattern: str, limit: int = 8) -> list[str]:
-    """Up to ``limit`` distinct short strings that match ``pattern`` (by ``re.search``)."""
-    import re
+#: backreferences (an unset group matches nothing in jsonschema-rs, the empty string in ECMA-262)
+#: and ``[]`` (an empty class in ECMA-262, the start of a class holding ``]`` in Python)
+_WIDTH_UNSAFE = re.compile(r"\\[1-9]|\\k<|\[\^?\]")
 
+
+def python_spelling(pattern: str) -> str | None:
+    """``pattern`` in Python's ``re`` syntax, for building candidate strings: ``\\p{..}`` becomes a
+    class of ASCII letters (``\\P{..}`` of digits and a space), ``\\u{..}`` and ``\\cX`` the character
+    they name, ``(?<name>`` and ``\\k<name>`` Python's named groups. Approximate by design: a sample is
+    only used once the guard's validator says the pattern matches it. None when it cannot be
+    spelled (an unterminated escape, a code point out of range)."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            spelled, i = _escape_spelling(pattern, i, in_class)
+            if spelled is None:
+                return None
+            out.append(spelled)
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+            out.append("(?P<")
+            i += 3
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _escape_spelling(pattern: str, i: int, in_class: bool) -> tuple[str | None, int]:
+    """(the Python spelling of the escape at ``pattern[i]``, the index after it)."""
+    kind = pattern[i + 1]
+    braced = pattern.startswith("{", i + 2)
+    if kind in "pPu" and braced or kind == "k" and pattern.startswith("<", i + 2):
+        end = pattern.find("}" if braced else ">", i + 3)
+        if end < 0:
+            return None, i
+        inside = pattern[i + 3:end]
+        if kind == "k":
+            return f"(?P={inside})", end + 1
+        if kind == "u":
+            try:
+                code = int(inside, 16)
+            except ValueError:
+                return None, i
+            return (re.escape(chr(code)) if code <= 0x10FFFF else None), end + 1
+        letters = "a-zA-Z" if kind == "p" else "0-9 "
+        return (letters if in_class else f"[{letters}]"), end + 1
+    control = pattern[i + 2:i + 3]
+    if kind == "c" and control.isascii() and control.isalpha():
+        return re.escape(chr(ord(control) % 32)), i + 3
+    return pattern[i:i + 2], i + 2
+
+
+def regex_samples(pattern: str, limit: int = 8) -> list[str]:
+    """Up to ``limit`` distinct short strings that ``pattern`` matches, as the guard's validator
+    judges (built from the Python spelling of the pattern, each one checked)."""
+    spelled = python_spelling(pattern)
+    if spelled is None or not is_valid_pattern(pattern):
+        return []
     try:
-        parsed = sre_parse.parse(pattern)
-        compiled = re.compile(pattern)
+        parsed = sre_parse.parse(spelled)
     except (re.error, RecursionError, OverflowError):
         return []
     found: list[str] = []
@@ -238,7 +308,7 @@ def regex_samples(pattern: str, limit: int = 8) -> list[str]:
             text = _emit(parsed, variant, {})
         except (_Unsupported, RecursionError, IndexError):
             continue
-        if text not in found and compiled.search(text):
+        if text not in found and pattern_matches(pattern, text) is True:
             found.append(text)
         if len(found) >= limit:
             break

@@ -8,11 +8,11 @@ longer declares is no longer sent. Tightenings of the default policy are rules (
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from ..runtime.patterns import matches_any
 from .containment import Proof, Verdict, contains
 from .model import Direction, Step
 from .normalize import canonical
@@ -76,15 +76,10 @@ def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, 
 
 
 def matches_pattern_property(node: Mapping[str, Any], name: str) -> bool:
-    """Whether one of the object's ``patternProperties`` regexes matches ``name`` (an invalid one counts)."""
+    """Whether one of the object's ``patternProperties`` regexes matches ``name``, as the guard's
+    validator judges (``runtime/patterns.py``); one it cannot judge counts as matching."""
     patterns = node.get("patternProperties")
-    for pattern in patterns if isinstance(patterns, dict) else ():
-        try:
-            if re.search(pattern, name):
-                return True
-        except re.error:
-            return True
-    return False
+    return isinstance(patterns, dict) and matches_any(patterns, name) is not False
 
 
 def declares_extra(node: Mapping[str, Any], name: str) -> bool:

@@ -8,10 +8,12 @@ halves. When nothing qualifies the finding says so instead of showing a guess.
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..runtime.reference_validator import PatternUndecided
 from .generate import NOTHING, accepts, candidates, generate, rejects
 from .model import ITEM, Mutation, Step
 
@@ -51,7 +53,10 @@ class WitnessFinder:
     def error_count(self, value: Any) -> int:
         from .generate import validator_for
 
-        return sum(1 for _ in validator_for(self.new_schema).iter_errors(value))
+        try:
+            return sum(1 for _ in validator_for(self.new_schema).iter_errors(value))
+        except PatternUndecided:  # a clearer witness is only a preference: rank this one last
+            return sys.maxsize
 
     def is_witness(self, value: Any) -> bool:
         return accepts(self.old_schema, value) and rejects(self.new_schema, value)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
+from ..runtime.patterns import pattern_matches
 from .generate import (
     FORMAT_BREAKERS,
     NOTHING,
@@ -186,19 +187,14 @@ def _objects(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
 
 def _for_property(schema: Any, name: str) -> Any:
     """The subschema a property named ``name`` meets (declared, else pattern, else additional)."""
-    import re
-
     if not isinstance(schema, dict):
         return {}
     props = schema.get("properties", {})
     if isinstance(props, dict) and name in props:
         return props[name]
     for pattern, sub in (schema.get("patternProperties") or {}).items():
-        try:
-            if re.search(pattern, name):
-                return sub
-        except re.error:
-            continue
+        if pattern_matches(pattern, name):
+            return sub
     extra = schema.get("additionalProperties", {})
     return extra if isinstance(extra, dict) else ({} if extra else {"not": {}})
 

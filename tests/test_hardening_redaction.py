@@ -236,3 +236,49 @@ def test_words_that_only_contain_a_short_secret_word_still_echo(name: str, caplo
                         input_schema={"type": "object", "properties": {name: {"type": "integer"}}},
                         output_schema={}, timeout=Timeout(None))
     assert MARKER in _calls(contract, [{name: MARKER}], caplog)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_marker_never_reaches_a_span(kind: str) -> None:
+    """OpenTelemetry's ``gen_ai.tool.call.arguments`` is redacted by the same resolved schema."""
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from contractgen.runtime.hooks import CallHooks
+    from contractgen.runtime.telemetry import GEN_AI_TOOL_CALL_ARGUMENTS, Telemetry
+
+    spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    tool = guard(_contract(kind, 3, "x-sensitive", "object"), lambda a: {})
+    tool.hooks = CallHooks(telemetry=Telemetry(provider, None))
+    for args in _shapes("object") + [{"outer": {"pw": "123", "note": MARKER}}]:
+        tool(args)
+    recorded = [s.attributes.get(GEN_AI_TOOL_CALL_ARGUMENTS) for s in spans.get_finished_spans()]
+    assert any(MARKER in (r or "") for r in recorded)  # the control: an unmarked member is recorded
+    assert not [r for r in recorded[:-1] if MARKER in (r or "")]
+
+
+def test_arguments_too_long_to_record_are_summarised_without_walking_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Telemetry records every call's arguments: a huge call is summarised by size and key names
+    (no value), never redacted member by member (100,000 members took seconds per call)."""
+    from contractgen.runtime import redaction
+    from contractgen.runtime.telemetry import redacted_arguments
+
+    contract = _contract("anchor", 3, "writeOnly", "array")
+    tool = guard(contract, lambda a: {})
+    walked = {"nodes": 0}
+    original = redaction._redact
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        walked["nodes"] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(redaction, "_redact", counting)
+    text = redacted_arguments(tool, {"outer": [{"pw": MARKER, "note": "n"}] * 100_000})
+    assert MARKER not in text and "an object with 1 keys (outer)" in text
+    assert walked["nodes"] == 0
+    small = redacted_arguments(tool, {"outer": [{"pw": MARKER, "note": "n"}]})
+    assert MARKER not in small and "[redacted]" in small and walked["nodes"] > 0

@@ -596,14 +596,10 @@ class SchemaCheck:
         parts = pointer_parts(ptr)
         return any(sensitive_name(p) for p in parts) or marked_on_the_way(self.schema, parts, self.resources)
 
-    def echo(self, sent: Any, parts: Sequence[str]) -> Any:
+    def echo(self, sent: Any, parts: Sequence[str], limit: int = ATTEMPTED_CAP) -> Any:
         """What may be echoed of ``sent`` at the instance position ``parts``: redacted by the
-        resolved schema (remote documents included), capped."""
-        return echo_at(sent, parts, self.schema, self.resources)
-
-    def redacted(self, value: Any) -> Any:
-        """A whole value (the arguments) with every sensitive part replaced by ``[redacted]``."""
-        return redact(value, self.schema, self.schema, resources=self.resources)
+        resolved schema (remote documents included), capped at ``limit`` characters."""
+        return echo_at(sent, parts, self.schema, self.resources, limit)
 
 
 #: What the validator may spend producing one call's raw errors, in units of about 20 us here: an

@@ -489,3 +489,58 @@ def test_the_validator_is_asked_about_few_members_under_a_heavy_schema(
     assert check.member_cap * weight <= max(schema_check.DETAIL_WORK, 2 * weight)
     assert seen and max(seen) <= check.member_cap
     assert taken and max(taken) <= schema_check.COUNT_CAP
+
+
+# -- arguments that are hostile Python objects (in-process callers) ---------------------------------
+class _RaisingMapping(dict):  # type: ignore[type-arg]
+    def __iter__(self) -> Any:
+        raise RuntimeError("iter")
+
+    def items(self) -> Any:
+        raise RuntimeError("items")
+
+    def keys(self) -> Any:
+        raise RuntimeError("keys")
+
+    def values(self) -> Any:
+        raise RuntimeError("values")
+
+
+class _RaisingList(list):  # type: ignore[type-arg]
+    def __len__(self) -> int:
+        raise RuntimeError("len")
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("iter")
+
+
+def _deep_list(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+HOSTILE_ARGUMENTS = {
+    "mapping raising when read": lambda: _RaisingMapping(name="x"),
+    "list raising when read": lambda: {"items": _RaisingList([1])},
+    "mapping raising when read, nested": lambda: {"any": _RaisingMapping(a=1), "n": "wrong"},
+    "arguments nested 100,000 levels": lambda: _deep_list(100_000),
+    "a member nested 100,000 levels, wrong": lambda: {"tree": _deep_list(100_000), "n": "wrong"},
+}
+
+
+@pytest.mark.parametrize("how", ["call", "acall", "observed"])
+@pytest.mark.parametrize("name", list(HOSTILE_ARGUMENTS))
+def test_hostile_argument_objects_are_never_internal(name: str, how: str) -> None:
+    """The caller's objects that raise when read, or nest past any stack, are the caller's mistake:
+    INVALID_ARGUMENT (or judged ok where the validator read them without their methods), never
+    INTERNAL, never raised."""
+    arguments = HOSTILE_ARGUMENTS[name]()
+    tool = guard(contract(), lambda a: {}, on_call=(lambda r: None) if how == "observed" else None)
+    envelope = asyncio.run(tool.acall(arguments)) if how == "acall" else tool(arguments)
+    envelope = strict_json(envelope)
+    if "levels" in name or name == "mapping raising when read":
+        assert envelope["error"]["code"] == "INVALID_ARGUMENT", envelope
+    else:  # a container the fast validator reads through the C API may be judged by its contents
+        assert envelope["status"] == "ok" or envelope["error"]["code"] == "INVALID_ARGUMENT", envelope

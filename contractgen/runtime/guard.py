@@ -64,6 +64,7 @@ from .jsonvalue import (
     lone_surrogate,
     oversized_int,
     oversized_int_in,
+    plain_json,
     sendable_text,
     thaw,
     too_deep,
@@ -71,7 +72,7 @@ from .jsonvalue import (
 from .observe import CallRecord, call_logger, emit, logger
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import REDACTED
-from .schema_check import SchemaCheck, integer_too_long, nested_too_deep
+from .schema_check import SchemaCheck, integer_too_long, nested_too_deep, unreadable_arguments
 from .schema_walk import (
     child_nodes,
     expand,
@@ -424,6 +425,20 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     # -- the steps --------------------------------------------------------------------------
     def _prepare(self, arguments: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:
+        """(an early envelope, or None and the implementation's input). Arguments that raise when
+        read (a mapping whose ``items`` raises, a list whose ``__len__`` does) are the caller's
+        mistake: INVALID_ARGUMENT, not a defect of the guard."""
+        try:
+            return self._prepare_readable(arguments, contract_version)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException:
+            if plain_json(arguments):
+                raise  # plain JSON arguments: the guard's own defect, INTERNAL
+            logger.info("arguments of %s %s could not be read", self.name, self.version, exc_info=True)
+            return self._invalid_arguments([unreadable_arguments()]), None
+
+    def _prepare_readable(self, arguments: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:
         if contract_version is not None or (self._old_keys and isinstance(arguments, dict)
                                             and not self._old_keys.isdisjoint(arguments)):
             mismatch = self._compiled.versions.check(arguments, contract_version)
@@ -542,7 +557,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         return asyncio.run(bounded())
 
     async def _call_async(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
-        if larger_than(arguments, BIG_VALUE):  # checking and explaining it must not stall the loop
+        try:
+            big = larger_than(arguments, BIG_VALUE)
+        except Exception:  # noqa: BLE001 - arguments that raise when read: _prepare answers for them
+            big = False
+        if big:  # checking and explaining it must not stall the loop
             early, value = await asyncio.to_thread(self._prepare, arguments, contract_version)
         else:
             early, value = self._prepare(arguments, contract_version)

@@ -20,18 +20,21 @@ INT_CEILING = 10 ** INT_DIGITS_CAP
 INT_FLOOR = -INT_CEILING
 
 
-def thaw(value: Any) -> Any:
+def thaw(value: Any, depth: int = 0) -> Any:
     """Plain dicts, lists, strings and numbers for a JSON value held in read-only mappings, tuples
-    or subclasses of str, int and float (which the fast validator refuses)."""
+    or subclasses of str, int and float (which the fast validator refuses). Containers nested past
+    MAX_DEPTH are left as they are (``too_deep`` reports them; recursing would overflow)."""
     kind = type(value)
+    if depth > MAX_DEPTH:
+        return value
     if kind is dict:
         if _STR_ONLY.issuperset(map(type, value)) and _PLAIN_SCALARS.issuperset(map(type, value.values())):
             return value
-        return {thaw(k): thaw(v) for k, v in value.items()}
+        return {thaw(k, depth + 1): thaw(v, depth + 1) for k, v in value.items()}
     if isinstance(value, Mapping):
-        return {thaw(k): thaw(v) for k, v in value.items()}
+        return {thaw(k, depth + 1): thaw(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [thaw(v) for v in value]
+        return [thaw(v, depth + 1) for v in value]
     if kind in _PLAIN_SCALARS or kind is float:
         return value
     if isinstance(value, str):
@@ -44,8 +47,9 @@ def thaw(value: Any) -> Any:
 
 
 def non_json_path(value: Any, path: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], str] | None:
-    """Where a value stops being JSON (and which Python type is there), or None."""
-    if value is None or isinstance(value, (str, bool, int, float)):
+    """Where a value stops being JSON (and which Python type is there), or None; nesting past
+    MAX_DEPTH is not looked into (``too_deep`` reports it)."""
+    if value is None or isinstance(value, (str, bool, int, float)) or len(path) > MAX_DEPTH:
         return None
     if isinstance(value, dict):
         for k, v in value.items():
@@ -232,6 +236,29 @@ def _replace_surrogates(value: Any, depth: int) -> Any:
     if isinstance(value, (list, tuple)):
         return [_replace_surrogates(v, depth + 1) for v in value]
     return value
+
+
+def plain_json(value: Any) -> bool:
+    """Whether ``value`` is made only of dict, list, str, int, float, bool and None themselves (no
+    subclass, no other type), nested at most MAX_DEPTH levels; False too when reading it raises."""
+    try:
+        stack: list[tuple[Any, int]] = [(value, 0)]
+        while stack:
+            node, depth = stack.pop()
+            kind = type(node)
+            if kind is dict:
+                if depth >= MAX_DEPTH or not _STR_ONLY.issuperset(map(type, node)):
+                    return False
+                stack.extend((v, depth + 1) for v in node.values())
+            elif kind is list:
+                if depth >= MAX_DEPTH:
+                    return False
+                stack.extend((v, depth + 1) for v in node)
+            elif kind not in _PLAIN_SCALARS and kind is not float:
+                return False
+        return True
+    except Exception:  # noqa: BLE001 - a value that cannot be read is not plain
+        return False
 
 
 class JsonProblem(NamedTuple):

@@ -644,6 +644,13 @@ def text_not_unicode(path: Sequence[Any], subject: Subject = ARGUMENTS) -> Viola
                      expected="strings and keys of Unicode characters (UTF-8 encodable)")
 
 
+def unreadable_arguments() -> Violation:
+    """The violation for arguments that raise when read (a mapping or sequence of the caller's own
+    type whose methods fail): they are not JSON, and nothing of them is echoed."""
+    return Violation("", "type", "the arguments could not be read as a JSON value (an object in them "
+                     "failed when read)", expected="a JSON object of plain values")
+
+
 def nested_too_deep(path: Sequence[Any]) -> Violation:
     """The violation for a value nested past ``MAX_DEPTH`` levels (or a cycle) at ``path``."""
     where = cap_pointer(pointer(path))

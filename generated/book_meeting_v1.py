@@ -19,7 +19,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -70,8 +70,8 @@ class BookMeetingV1Input(BaseModel):
         list[EmailStr] | None, Field(description="Attendee e-mail addresses.", max_length=50)
     ] = None
     notify: Annotated[
-        bool | None, Field(description="Whether to e-mail the invitation to the attendees.")
-    ] = True
+        StrictBool | None, Field(description="Whether to e-mail the invitation to the attendees.")
+    ] = Field(True, validate_default=True)
 
 
 class BookMeetingV1Output(BaseModel):

@@ -19,7 +19,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -50,7 +50,9 @@ class BookMeetingV2InputAttendee(BaseModel):
         extra="forbid",
     )
     email: Annotated[EmailStr, Field(description="Attendee e-mail address.")]
-    optional: Annotated[bool | None, Field(description="Whether attendance is optional.")] = False
+    optional: Annotated[StrictBool | None, Field(description="Whether attendance is optional.")] = (
+        Field(False, validate_default=True)
+    )
 
 
 class BookMeetingV2Output(BaseModel):

@@ -20,7 +20,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import AnyUrl, BaseModel, ConfigDict, EmailStr, Field
+from pydantic import AnyUrl, BaseModel, ConfigDict, EmailStr, Field, StrictBool
 from typing_extensions import NotRequired
 
 __all__ = [
@@ -114,7 +114,7 @@ class SearchDocumentsV1Output(BaseModel):
         Field(description="Matches, best first. Empty when nothing matches."),
     ]
     complete: Annotated[
-        bool,
+        StrictBool,
         Field(
             description="False when some archive shards did not answer and more matches may exist."
         ),

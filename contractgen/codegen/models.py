@@ -29,6 +29,7 @@ from ..manifest.generator_keys import generator_input
 from ..manifest.schema_walk import subschemas
 from ..runtime.pointer import unescape_token
 from .defaults import type_defaults
+from .literals import enums_python_tells_apart
 from .openness import explicit_openness
 from .patterns import patterns_left_to_schema
 from .source_text import escape_string_literals, source_lines
@@ -56,6 +57,10 @@ GENERATE_OPTIONS: Mapping[str, Any] = {
     # Not populate_by_name: an input model must accept wire names only (``class``, never ``class_``).
     "allow_population_by_field_name": False,
     "allow_remote_refs": False,
+    # StrictBool: a lax bool field takes 1.0 and 0.0, so in ``bool | int`` a number the schema
+    # accepted reached the implementation as True/False. The schema, checked first, only lets real
+    # booleans reach a boolean-only field, so strictness refuses nothing valid.
+    "strict_types": ("bool",),
 }
 
 #: The output's wire form as TypedDicts: the same naming, every class suffixed ``Json``. Only JSON
@@ -64,7 +69,7 @@ GENERATE_OPTIONS: Mapping[str, Any] = {
 WIRE_SUFFIX = "Json"
 WIRE_OPTIONS: Mapping[str, Any] = {
     **{k: v for k, v in GENERATE_OPTIONS.items()
-       if k not in ("use_annotated", "field_constraints", "allow_population_by_field_name")},
+       if k not in ("use_annotated", "field_constraints", "allow_population_by_field_name", "strict_types")},
     "output_model_type": "typing.TypedDict",
     "class_name_suffix": WIRE_SUFFIX,
     "use_closed_typed_dict": False,
@@ -134,7 +139,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 if key in bundle:
                     raise ModelsError(f"expected unique model names (got '{key}' twice)", request.owner)
                 # only 2020-12 keywords reach the generator: some other keys choose types and imports
-                clean = generator_input(sub)
+                clean = enums_python_tells_apart(generator_input(sub))
                 bundle[key] = explicit_openness(patterns_left_to_schema(clean))
                 key_owner[key] = request.owner
                 if root_key == out_key:

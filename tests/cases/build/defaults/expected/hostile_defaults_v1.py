@@ -13,7 +13,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from typing_extensions import NotRequired
 
 __all__ = [
@@ -54,7 +54,7 @@ class HostileDefaultsV1InputOptions(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    verbose: Annotated[bool | None, Field(description="The verbose argument.")] = None
+    verbose: Annotated[StrictBool | None, Field(description="The verbose argument.")] = None
     level: Annotated[int | None, Field(description="The level argument.")] = None
 
 
@@ -62,7 +62,7 @@ class HostileDefaultsV1InputFilled(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    verbose: Annotated[bool | None, Field(description="The verbose argument.")] = None
+    verbose: Annotated[StrictBool | None, Field(description="The verbose argument.")] = None
     tags: Annotated[list[str] | None, Field(description="The tags argument.")] = None
 
 

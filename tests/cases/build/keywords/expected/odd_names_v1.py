@@ -13,7 +13,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from typing_extensions import NotRequired
 
 __all__ = [
@@ -65,7 +65,7 @@ class OddNamesV1Output(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    ok: bool
+    ok: StrictBool
     status: Literal["done", "queued"] | None = None
     return_: Annotated[str | None, Field(alias="return")] = None
 
@@ -77,7 +77,7 @@ class OddNamesV1Input(BaseModel):
     class_: Annotated[str, Field(alias="class", description="A keyword.")]
     from_: Annotated[date, Field(alias="from")]
     page_size: Annotated[int, Field(alias="page-size", ge=1, le=100)]
-    field_2fa: Annotated[bool | None, Field(alias="2fa")] = None
+    field_2fa: Annotated[StrictBool | None, Field(alias="2fa")] = None
     x_y: Annotated[Literal["a b", "c-d", "1"] | None, Field(alias="x y")] = None
     self: str | None = None
     model_config_: Annotated[str | None, Field(alias="model_config")] = None

@@ -13,7 +13,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from typing_extensions import NotRequired
 
 __all__ = [
@@ -73,7 +73,7 @@ class WireShapesV1OutputJson(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    w: bool | None = None
+    w: StrictBool | None = None
 
 
 class WireShapesV1OutputMeta(BaseModel):

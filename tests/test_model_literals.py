@@ -1,0 +1,95 @@
+"""A value the schema accepts reaches the implementation as the JSON value it was, even where Python
+counts a boolean and a number as equal (``1``, ``1.0`` and ``true``; ``0``, ``-0.0`` and ``false``):
+in an enum, and in a field that may be a boolean or a number."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+from build_support import model_module
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contractgen.codegen.models import ModelRequest, generate_models
+from contractgen.runtime import Contract, guard
+
+ENUMS = [
+    [1, True, "1", 0, False, None, 1.5],
+    [True, 1.0],
+    [False, 0, "x"],
+    [0.0, False, [1], {"a": 1}],
+]
+
+
+def _guarded(enum: list[Any], typed: bool) -> tuple[Any, list[Any]]:
+    field: dict[str, Any] = {"enum": enum}
+    if typed:
+        field["type"] = sorted({"boolean", "integer", "number", "string", "null", "array", "object"})
+    return _guarded_field(field, f"{json.dumps(enum)}{typed}")
+
+
+def _guarded_field(field: dict[str, Any], label: str) -> tuple[Any, list[Any]]:
+    schema = {"type": "object", "additionalProperties": False, "required": ["v"],
+              "properties": {"v": field, "nested": {"type": "array", "items": field}}}
+    models = generate_models([ModelRequest("m", "LiteralsV1", schema, {"type": "object"})])["m"]
+    namespace = model_module(models, f"literals_{abs(hash(label))}", models.body)
+    model = namespace[models.input_class]
+    model.model_rebuild(_types_namespace=namespace)
+    received: list[Any] = []
+
+    def implementation(arguments: Any) -> dict[str, Any]:
+        received.append(arguments.model_dump(mode="json", exclude_unset=True))
+        return {}
+
+    contract = Contract(name="literals", version="1.0.0", summary="s", description="d",
+                        input_schema=schema, output_schema={"type": "object"})
+    return guard(contract, implementation, input_model=model), received
+
+
+@pytest.mark.parametrize("typed", [False, True])
+@pytest.mark.parametrize("enum", ENUMS, ids=[json.dumps(e) for e in ENUMS])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_accepted_value_arrives_with_its_json_type(enum: list[Any], typed: bool, data: st.DataObject) -> None:
+    tool, received = _guarded(enum, typed)
+    _assert_arrives_as_sent(tool, received, [*enum, *(float(v) for v in enum if type(v) is int),
+                                             *(int(v) for v in enum if type(v) is float and v.is_integer())],
+                            data)
+
+
+UNIONS = [
+    {"type": ["boolean", "integer"]},
+    {"type": ["boolean", "number"]},
+    {"anyOf": [{"type": "boolean"}, {"type": "integer"}]},
+    {"oneOf": [{"type": "boolean"}, {"type": "integer", "minimum": 0}]},
+]
+
+
+@pytest.mark.parametrize("field", UNIONS, ids=[json.dumps(u) for u in UNIONS])
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_a_number_is_never_read_as_a_boolean(field: dict[str, Any], data: st.DataObject) -> None:
+    tool, received = _guarded_field(field, json.dumps(field))
+    _assert_arrives_as_sent(tool, received, [True, False, 1, 1.0, 0, 0.0, -0.0, 2, 7.0], data, valid_only=True)
+
+
+def _assert_arrives_as_sent(tool: Any, received: list[Any], candidates: list[Any], data: st.DataObject,
+                            valid_only: bool = False) -> None:
+    value = data.draw(st.sampled_from(candidates))
+    arguments = {"v": value, "nested": [value]}
+    received.clear()
+    envelope = tool(arguments)
+    if valid_only and envelope["status"] == "error":
+        assert jsonschema.Draft202012Validator(tool.input_schema).is_valid(arguments) is False
+        return
+    assert envelope["status"] == "ok", envelope
+    sent = json.loads(json.dumps(arguments))
+    got = received[0]
+    # JSON Schema equality: a boolean is never a number; 1 and 1.0 are the same number
+    for a, b in ((sent["v"], got["v"]), (sent["nested"][0], got["nested"][0])):
+        assert type(a) is type(b) or (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                                      and not isinstance(a, bool) and not isinstance(b, bool)), (a, b)
+        assert a == b

@@ -12,23 +12,10 @@ import copy
 from typing import Any
 
 from ..manifest.schema_walk import subschemas
+from ..runtime.jsonvalue import json_type
 
 #: JSON types in the order they are written into ``type``
 _JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _python_merges(values: list[Any]) -> bool:
@@ -48,7 +35,7 @@ def enums_python_tells_apart(schema: Any) -> Any:
             continue
         del node["enum"]
         if "type" not in node:
-            present = {_json_type(v) for v in values}
+            present = {json_type(v) for v in values}
             if "number" in present:
                 present.discard("integer")  # a number type holds the integral ones too
             node["type"] = [t for t in _JSON_TYPES if t in present]

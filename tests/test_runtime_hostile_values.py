@@ -544,3 +544,36 @@ def test_hostile_argument_objects_are_never_internal(name: str, how: str) -> Non
         assert envelope["error"]["code"] == "INVALID_ARGUMENT", envelope
     else:  # a container the fast validator reads through the C API may be judged by its contents
         assert envelope["status"] == "ok" or envelope["error"]["code"] == "INVALID_ARGUMENT", envelope
+
+
+class _Unprintable:
+    def __str__(self) -> str:
+        raise RuntimeError("str")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr")
+
+
+class _VersionText(str):
+    def __str__(self) -> str:
+        raise RuntimeError("str")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq")
+
+    def __hash__(self) -> int:
+        raise RuntimeError("hash")
+
+
+@pytest.mark.parametrize("declared", [_Unprintable(), _VersionText("1.2.0"), _VersionText("9.0.0"), 5, ["1.2.0"]],
+                         ids=["unprintable", "str subclass, same", "str subclass, newer", "int", "list"])
+@pytest.mark.parametrize("how", ["call", "acall"])
+def test_a_hostile_contract_version_is_never_internal(declared: Any, how: str) -> None:
+    """A str subclass is read as its base; any other object is not a version number."""
+    tool = guard(contract(), lambda a: {})
+    envelope = strict_json(asyncio.run(tool.acall({}, contract_version=declared)) if how == "acall"
+                           else tool({}, contract_version=declared))
+    if isinstance(declared, _VersionText) and str.__str__(declared) == "1.2.0":
+        assert envelope["status"] == "ok", envelope
+    else:
+        assert envelope["error"]["code"] == "VERSION_MISMATCH", envelope

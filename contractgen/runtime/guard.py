@@ -14,6 +14,7 @@ import functools
 import inspect
 import json
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
@@ -435,7 +436,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException:
             if plain_json(arguments):
                 raise  # plain JSON arguments: the guard's own defect, INTERNAL
-            logger.info("arguments of %s %s could not be read", self.name, self.version, exc_info=True)
+            # the exception's text is the caller's object's: it may hold anything, so only its type
+            logger.info("arguments of %s %s could not be read (%s)", self.name, self.version,
+                        type(sys.exc_info()[1]).__name__)
             return self._invalid_arguments([unreadable_arguments()]), None
 
     def _prepare_readable(self, arguments: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:

@@ -66,7 +66,10 @@ class VersionCheck:
 
     def check(self, arguments: Any, declared: str | None) -> VersionMismatchError | None:
         if declared is not None:
-            problem = self._declared(str(declared))
+            # the caller's object: a str subclass is read as its base (its own __str__ may raise),
+            # anything else is named by its type, never converted
+            problem = self._declared(str.__str__(declared) if isinstance(declared, str)
+                                     else f"<a {type(declared).__name__}>")
             if problem is not None:
                 return problem
         if self.old_key_set and isinstance(arguments, Mapping) and not self.old_key_set.isdisjoint(arguments):

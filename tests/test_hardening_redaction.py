@@ -282,3 +282,43 @@ def test_arguments_too_long_to_record_are_summarised_without_walking_them(monkey
     assert walked["nodes"] == 0
     small = redacted_arguments(tool, {"outer": [{"pw": MARKER, "note": "n"}]})
     assert MARKER not in small and "[redacted]" in small and walked["nodes"] > 0
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(KINDS), flag=st.sampled_from(["writeOnly", "x-sensitive"]),
+       closed=st.booleans(), nesting=st.sampled_from(["top", "object", "array"]), combinator=st.booleans())
+def test_member_names_inside_a_sensitive_value_never_come_back(kind: str, flag: str, closed: bool, nesting: str,
+                                                               combinator: bool, caplog: pytest.LogCaptureFixture) -> None:
+    """A secret value's keys are part of it: an unknown key, or a wrong member under a key, inside a
+    marked object is reported at the marked position, naming nothing inside it (fields, messages,
+    and the closest-branch explanation of an enclosing anyOf)."""
+    global SECRET
+    saved = SECRET
+    SECRET = ({"type": "object", "additionalProperties": False, "properties": {"a": {}}} if closed
+              else {"type": "object", "additionalProperties": {"type": "integer"}})
+    try:
+        contract = _contract(kind, 2, flag, nesting)
+    finally:
+        SECRET = saved
+    if combinator:  # the holder reached through an anyOf: its explanation quotes the closest branch
+        schema = contract.input_schema
+        contract = Contract(name=contract.name, version="1.0.0", summary="s", description="d",
+                            input_schema={"anyOf": [schema, {"type": "integer"}], "$defs": schema.get("$defs", {}),
+                                          **({"$id": schema["$id"]} if "$id" in schema else {})},
+                            output_schema={"type": "object"}, timeout=Timeout(None))
+    inner = [{"pw": {MARKER: "x"}}, {"pw": {"a": 1, MARKER: [1]}, "note": "n"}]
+    wrapped = {"top": inner, "object": [{"outer": c} for c in inner], "array": [{"outer": [c]} for c in inner]}
+    caplog.clear()
+    text = _calls(contract, wrapped[nesting], caplog)
+    assert "INVALID_ARGUMENT" in text
+    assert MARKER not in text
+
+
+@pytest.mark.parametrize("holder", ["tokens", "api_keys", "x-auth", "credentials"])
+def test_member_names_under_a_secret_looking_name_never_come_back(holder: str, caplog: pytest.LogCaptureFixture) -> None:
+    contract = Contract(name="t", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "properties": {holder: {
+                            "type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 1}}},
+                        output_schema={}, timeout=Timeout(None))
+    text = _calls(contract, [{holder: {MARKER: "x"}}, {holder: {"a": 1, MARKER: 2}}], caplog)
+    assert "INVALID_ARGUMENT" in text and MARKER not in text

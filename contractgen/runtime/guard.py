@@ -729,8 +729,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             label = field_label(here)
             expected = describe(node, check.schema, hidden=hidden)
             what = f"a valid {node['format']}" if constraint == "format" else expected
-            found.append(Violation(here, constraint, f"{label} must be {what or 'valid'}"[:200],
-                                   expected=expected, attempted=attempted))
+            found.append(check.masked(Violation(here, constraint, f"{label} must be {what or 'valid'}"[:200],
+                                                expected=expected, attempted=attempted)))
         return found or None
 
     def _from_tool_error(self, err: ToolError) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from .jsonvalue import (
 )
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import ATTEMPTED_CAP, REDACTED, cap_value, echo_at, redact, sensitive_name
-from .schema_resolve import marked_on_the_way
+from .schema_resolve import first_marked, marked_on_the_way
 from .schema_walk import (
     child_nodes,
     expand,
@@ -42,6 +42,7 @@ from .schema_walk import (
 from .wording import (
     ARGUMENTS,
     EXPECTED_CAP,
+    HIDDEN_DETAILS,
     LIST_CAP,
     NEAR_MISS_CUTOFF,
     RANK,
@@ -300,7 +301,7 @@ class SchemaCheck:
                                    if self.subject is ARGUMENTS else f"{self.subject.whole} is not accepted by the schema"))
         seen: set[tuple[str, str, str]] = set()
         unique = []
-        for v in found:
+        for v in map(self.masked, found):
             key = (v.field, v.constraint, v.message)
             if key not in seen:
                 seen.add(key)
@@ -488,7 +489,7 @@ class SchemaCheck:
             shape_wrong = any(k in ("type", "const", "enum", "false") and pointer(p) == here for k, p, _, _ in raw)
             score = (shape_wrong, len(raw))
             if best is None or score < best[0]:
-                explained = [v for item in raw for v in self._explain(value, *item, room=EXPLAIN_CAP)[0]]
+                explained = [self.masked(v) for item in raw for v in self._explain(value, *item, room=EXPLAIN_CAP)[0]]
                 explained.sort(key=rank_of)
                 best = (score, index, explained)
         if best is None or not best[2] or not 0 <= best[1] < len(branches):
@@ -595,6 +596,27 @@ class SchemaCheck:
     def _sensitive(self, ptr: str) -> bool:
         parts = pointer_parts(ptr)
         return any(sensitive_name(p) for p in parts) or marked_on_the_way(self.schema, parts, self.resources)
+
+    def masked(self, violation: Violation) -> Violation:
+        """``violation`` as it may be shown: one found below a sensitive position (a key or index
+        inside a writeOnly / x-sensitive value, or under a secret-looking name) becomes a violation of
+        that position, naming nothing inside it; the member names of a secret value are part of it."""
+        parts = pointer_parts(violation.field)
+        depth = self._sensitive_depth(tuple(parts))
+        if depth is None or depth >= len(parts):
+            return violation
+        where = pointer(parts[:depth])
+        return Violation(where, violation.constraint,
+                         f"{field_label(where, self.subject)} does not match the schema ({HIDDEN_DETAILS})",
+                         attempted=REDACTED)
+
+    def _sensitive_depth(self, parts: tuple[str, ...]) -> int | None:
+        """How many leading ``parts`` reach the first sensitive position on the way, or None."""
+        by_name = next((i for i, part in enumerate(parts, 1) if sensitive_name(part)), None)
+        by_mark = self._cached_key("marked-depth", None, pointer(parts),
+                                   lambda: first_marked(self.schema, parts, self.resources))
+        found = [d for d in (by_name, by_mark) if d is not None]
+        return min(found) if found else None
 
     def echo(self, sent: Any, parts: Sequence[str], limit: int = ATTEMPTED_CAP) -> Any:
         """What may be echoed of ``sent`` at the instance position ``parts``: redacted by the

@@ -171,3 +171,18 @@ def marked_on_the_way(root: Any, parts: Iterable[str], resources: Mapping[str, A
         if not nodes:
             return False
     return False
+
+
+def first_marked(root: Any, parts: Iterable[str], resources: Mapping[str, Any] | None = None) -> int | None:
+    """How many leading ``parts`` lead to the first position marked sensitive on the way to the
+    member at ``parts`` (0: the root itself), or None when none is."""
+    nodes = applicable([root], root, resources)
+    if any(is_marked(n) for n in nodes):
+        return 0
+    for count, part in enumerate(parts, 1):
+        nodes = applicable([c for n in nodes for c in children(n, str(part))], root, resources)
+        if not nodes:
+            return None
+        if any(is_marked(n) for n in nodes):
+            return count
+    return None

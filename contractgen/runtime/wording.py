@@ -228,6 +228,8 @@ def short(value: Any, limit: int = 40) -> str:
 
 #: What stands for the allowed values of a sensitive position.
 HIDDEN_VALUES = "not shown: the field is sensitive"
+#: What stands for the details of a violation inside a sensitive value (its keys are part of it).
+HIDDEN_DETAILS = "details not shown: the field is sensitive"
 
 
 def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any,

@@ -61,7 +61,7 @@ class GetExchangeRateV1Output(BaseModel):
     )
     base: Annotated[str, Field(description="Currency converted from.")]
     quote: Annotated[str, Field(description="Currency converted to.")]
-    rate: Annotated[float, Field(description="Units of quote per one unit of base.", gt=0.0)]
+    rate: Annotated[int | float, Field(description="Units of quote per one unit of base.", gt=0.0)]
     date: Annotated[date_aliased, Field(description="Business day the rate was published for.")]
     provider: Annotated[str | None, Field(description="Name of the rates provider.")] = None
 
@@ -85,7 +85,7 @@ class GetExchangeRateV1Input(BaseModel):
 class GetExchangeRateV1OutputJson(TypedDict):
     base: str
     quote: str
-    rate: float
+    rate: int | float
     date: str
     provider: NotRequired[str]
 

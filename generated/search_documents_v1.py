@@ -76,7 +76,7 @@ class SearchDocumentsV1OutputHit(BaseModel):
     snippet: Annotated[
         str | None, Field(description="Matching text around the keywords.", max_length=300)
     ] = None
-    score: Annotated[float, Field(description="Relevance between 0 and 1.", ge=0.0, le=1.0)]
+    score: Annotated[int | float, Field(description="Relevance between 0 and 1.", ge=0.0, le=1.0)]
     url: Annotated[AnyUrl | None, Field(description="Link the user can open.")] = None
 
 
@@ -129,7 +129,7 @@ class SearchDocumentsV1OutputHitJson(TypedDict):
     document_id: str
     title: str
     snippet: NotRequired[str]
-    score: float
+    score: int | float
     url: NotRequired[str]
 
 

@@ -29,7 +29,7 @@ from ..manifest.generator_keys import generator_input
 from ..manifest.schema_walk import subschemas
 from ..runtime.pointer import unescape_token
 from .defaults import type_defaults
-from .literals import enums_python_tells_apart
+from .exact_values import values_kept_exact
 from .openness import explicit_openness
 from .patterns import patterns_left_to_schema
 from .source_text import escape_string_literals, source_lines
@@ -139,7 +139,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 if key in bundle:
                     raise ModelsError(f"expected unique model names (got '{key}' twice)", request.owner)
                 # only 2020-12 keywords reach the generator: some other keys choose types and imports
-                clean = enums_python_tells_apart(generator_input(sub))
+                clean = values_kept_exact(generator_input(sub))
                 bundle[key] = explicit_openness(patterns_left_to_schema(clean))
                 key_owner[key] = request.owner
                 if root_key == out_key:

@@ -56,9 +56,9 @@ else:
 # envelope["output"] is the output's JSON form (a TypedDict): unknown keys and wrong types are errors
 if envelope["status"] == "ok":
     envelope["output"]["rates"]  # E: TypedDict "GetExchangeRateV1OutputJson" has no key "rates"
-    text: str = envelope["output"]["rate"]  # E: Incompatible types in assignment (expression has type "float", variable has type "str")
+    text: str = envelope["output"]["rate"]  # E: Incompatible types in assignment (expression has type "int | float", variable has type "str")
     day: dt.date = envelope["output"]["date"]  # E: Incompatible types in assignment (expression has type "str", variable has type "date")
-    envelope["output"]["rate"] = "1.1"  # E: Value of "rate" has incompatible type "str"; expected "float"
+    envelope["output"]["rate"] = "1.1"  # E: Value of "rate" has incompatible type "str"; expected "int | float"
     model_from_wire: GetExchangeRateV1Output = envelope["output"]  # E: Incompatible types in assignment
 
 
@@ -70,4 +70,4 @@ def wire_missing_key(args: GetExchangeRateV1Input) -> GetExchangeRateV1OutputJso
 def nested(envelope: Envelope[SearchDocumentsV1OutputJson]) -> None:
     if envelope["status"] == "ok":
         envelope["output"]["results"][0]["scor"]  # E: TypedDict "SearchDocumentsV1OutputHitJson" has no key "scor"
-        _count: int = envelope["output"]["results"][0]["score"]  # E: Incompatible types in assignment (expression has type "float", variable has type "int")
+        _count: int = envelope["output"]["results"][0]["score"]  # E: Incompatible types in assignment (expression has type "int | float", variable has type "int")

@@ -33,7 +33,7 @@ if envelope["status"] == "ok":
     output = envelope["output"]
     assert_type(output, SearchDocumentsV1OutputJson)
     assert_type(output["results"], list[SearchDocumentsV1OutputHitJson])
-    assert_type(output["results"][0]["score"], float)
+    assert_type(output["results"][0]["score"], int | float)
     assert_type(output["complete"], bool)
     assert_type(output.get("next_cursor"), str | None)
     for hit in output["results"]:

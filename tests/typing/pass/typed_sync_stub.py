@@ -31,7 +31,7 @@ envelope = lookup({"base": "EUR", "quote": "USD"})
 from_example = lookup(get_exchange_rate.contract.examples[0].arguments)  # any JSON object (a Mapping)
 if envelope["status"] == "ok":
     assert_type(envelope, OkEnvelope[GetExchangeRateV1OutputJson])
-    assert_type(envelope["output"]["rate"], float)
+    assert_type(envelope["output"]["rate"], int | float)
     assert_type(envelope["output"]["date"], str)  # the wire form: a date is a string
     assert_type(envelope["output"].get("provider"), str | None)  # not required by the schema
     wire: Mapping[str, Any] = envelope["output"]

@@ -54,13 +54,13 @@ class GetWeatherV1Output(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    temperature: Annotated[float, Field(description="Temperature in the requested units.")]
+    temperature: Annotated[int | float, Field(description="Temperature in the requested units.")]
     conditions: Annotated[str, Field(description='Short text such as "light rain".')]
 
 
 # The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
 class GetWeatherV1OutputJson(TypedDict):
-    temperature: float
+    temperature: int | float
     conditions: str
 
 

@@ -101,7 +101,7 @@ class HostileDefaultsV1InputMatrixItem(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    v: Annotated[float | None, Field(description="The v argument.")] = None
+    v: Annotated[int | float | None, Field(description="The v argument.")] = None
 
 
 class HostileDefaultsV1InputReqWithDefault(BaseModel):

@@ -39,20 +39,20 @@ class AddNumbersV1Input(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    a: Annotated[float, Field(description="First addend.", examples=[1.5])]
-    b: Annotated[float, Field(description="Second addend.")]
+    a: Annotated[int | float, Field(description="First addend.", examples=[1.5])]
+    b: Annotated[int | float, Field(description="Second addend.")]
 
 
 class AddNumbersV1Output(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    sum: float
+    sum: int | float
 
 
 # The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).
 class AddNumbersV1OutputJson(TypedDict):
-    sum: float
+    sum: int | float
 
 
 class VersionMismatch(VersionMismatchError):

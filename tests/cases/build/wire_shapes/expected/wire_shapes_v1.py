@@ -66,7 +66,7 @@ class WireShapesV1OutputData(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    v: float | None = None
+    v: int | float | None = None
 
 
 class WireShapesV1OutputJson(BaseModel):
@@ -94,8 +94,8 @@ class WireShapesV1OutputPoint(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    x: float
-    y: float
+    x: int | float
+    y: int | float
 
 
 class WireShapesV1Output(BaseModel):
@@ -127,7 +127,7 @@ class WireShapesV1OutputJsonExtraJson(TypedDict):
 
 
 class WireShapesV1OutputJsonDataJson(TypedDict):
-    v: NotRequired[float]
+    v: NotRequired[int | float]
 
 
 class WireShapesV1OutputJsonJsonJson(TypedDict):
@@ -143,8 +143,8 @@ class WireShapesV1OutputNodeJson(TypedDict):
 
 
 class WireShapesV1OutputPointJson(TypedDict):
-    x: float
-    y: float
+    x: int | float
+    y: int | float
 
 
 WireShapesV1OutputJsonJson = TypedDict(

@@ -1,6 +1,7 @@
-"""A value the schema accepts reaches the implementation as the JSON value it was, even where Python
-counts a boolean and a number as equal (``1``, ``1.0`` and ``true``; ``0``, ``-0.0`` and ``false``):
-in an enum, and in a field that may be a boolean or a number."""
+"""A value the schema accepts reaches the implementation as the JSON value it was: an integer in a
+``number`` field keeps every digit, and a number is never read as a boolean, even where Python counts
+them as equal (``1``, ``1.0`` and ``true``; ``0``, ``-0.0`` and ``false``), in an enum or in a field
+that may be a boolean or a number."""
 
 from __future__ import annotations
 
@@ -93,3 +94,30 @@ def _assert_arrives_as_sent(tool: Any, received: list[Any], candidates: list[Any
         assert type(a) is type(b) or (isinstance(a, (int, float)) and isinstance(b, (int, float))
                                       and not isinstance(a, bool) and not isinstance(b, bool)), (a, b)
         assert a == b
+
+
+NUMBER_FIELDS = [
+    {"type": "number"},
+    {"type": "number", "minimum": -1e30, "maximum": 1e30},
+    {"type": ["number", "null"]},
+    {"anyOf": [{"type": "number"}, {"type": "string"}]},
+    {"type": "object", "properties": {"id": {"type": "number"}}},
+]
+
+
+@pytest.mark.parametrize("field", NUMBER_FIELDS, ids=[json.dumps(f) for f in NUMBER_FIELDS])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_an_integer_in_a_number_field_keeps_every_digit(field: dict[str, Any], data: st.DataObject) -> None:
+    tool, received = _guarded_field(field, json.dumps(field))
+    number = data.draw(st.integers(-(2**80), 2**80) | st.floats(allow_nan=False, allow_infinity=False)
+                       | st.sampled_from([2**53 + 1, 1234567890123456789, -(2**63) - 1]))
+    value = {"id": number} if field.get("type") == "object" else number
+    arguments = {"v": value, "nested": [value]}
+    envelope = tool(arguments)
+    if not jsonschema.Draft202012Validator(tool.input_schema).is_valid(arguments):
+        assert envelope["status"] == "error"
+        return
+    assert envelope["status"] == "ok", envelope
+    # the same JSON text: an integer is not rounded through a float
+    assert json.dumps(received[0]) == json.dumps(arguments)

@@ -1,0 +1,60 @@
+"""The models keep every value as JSON sent it: the schema the model generator reads is adjusted
+where its straightforward Python types would change a value the schema accepted.
+
+- ``number`` is read as ``integer | number``: a ``float`` field turned the integer
+  1234567890123456789 (an ID, say) into 1234567890123456768, so the implementation acted on
+  another value than the one sent.
+- An enum holding a boolean and a number Python counts as equal (``1 == 1.0 == True``) is typed by
+  its members' JSON types: a ``Literal[1, True]`` field handed ``1.0`` gave ``True``.
+
+The schema, which the guard checks first, still decides which values are allowed; the changes here
+never change what the schema accepts, only what the generator writes.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..manifest.schema_walk import subschemas
+from ..runtime.jsonvalue import json_type
+
+#: JSON types in the order they are written into ``type``
+_JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+
+
+def _python_merges(values: list[Any]) -> bool:
+    """Whether a boolean and a number in ``values`` are equal to Python (``1``/``True``, ``0.0``/``False``)."""
+    booleans = [v for v in values if isinstance(v, bool)]
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return any(n == b for n in numbers for b in booleans)
+
+
+def values_kept_exact(schema: Any) -> Any:
+    """A copy of ``schema`` for the model generator: ``number`` also names ``integer``, and every
+    ``enum`` holding a boolean and a number Python counts as equal is replaced by the JSON types of
+    its members (kept as they are where ``type`` is given)."""
+    schema = copy.deepcopy(schema)
+    for _, node in list(subschemas(schema)):  # collected before any change
+        _integers_kept(node)
+        values = node.get("enum")
+        if not isinstance(values, list) or not _python_merges(values):
+            continue
+        del node["enum"]
+        if "type" not in node:
+            present = {json_type(v) for v in values}
+            if "number" in present:
+                present.discard("integer")  # a number type holds the integral ones too
+            node["type"] = [t for t in _JSON_TYPES if t in present]
+    return schema
+
+
+def _integers_kept(node: dict[str, Any]) -> None:
+    kind = node.get("type")
+    kinds = [kind] if isinstance(kind, str) else kind
+    if isinstance(kinds, list) and "number" in kinds and "integer" not in kinds:
+        at = kinds.index("number")
+        node["type"] = [*kinds[:at], "integer", *kinds[at:]]  # the generator writes int | float
+
+
+__all__ = ["values_kept_exact"]

@@ -107,6 +107,20 @@ def test_invalid_json_and_the_budget_session_in_the_run_context() -> None:
     assert context["contractgen.budget:session:conv-9:get_exchange_rate"] == 1
 
 
+@pytest.mark.parametrize("raw", ["[" * 100_000 + "]" * 100_000, '{"base": ' * 50_000 + "1" + "}" * 50_000,
+                                 '{"base": "\\ud800x"}'], ids=["array nesting", "object nesting", "lone surrogate"])
+def test_hostile_raw_arguments_answer_an_envelope(raw: str) -> None:
+    """Arguments nested past the JSON parser's stack (RecursionError, not ValueError), or holding a
+    lone surrogate escape, come back from the tool as an envelope, never an exception. (Called
+    directly: the Agents runner itself fails on such raw arguments before any tool runs.)"""
+    from agents.tool_context import ToolContext
+
+    tool = function_tool(rates_tool("down"))
+    context = ToolContext(context=None, tool_name=tool.name, tool_call_id="c0", tool_arguments=raw)
+    answer = json.loads(anyio.run(tool.on_invoke_tool, context, raw))
+    assert answer["error"]["code"] == "INVALID_ARGUMENT", answer
+
+
 def test_tool_call_ids_and_the_agent_reach_the_guards_telemetry() -> None:
     traced = Traced("down")
     agent = Agent(name="fx", model=scripted("down"), tools=[function_tool(traced.tool)])

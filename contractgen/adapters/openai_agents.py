@@ -60,7 +60,7 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
     async def invoke(ctx: ToolContext[Any], raw_arguments: str) -> str:
         try:
             arguments = json.loads(raw_arguments or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
             return envelope_text(invalid_json_arguments(guarded))
         context = getattr(ctx, "context", None)
         state = context if isinstance(context, MutableMapping) else None

@@ -6,6 +6,7 @@ a string, decided by the guard's own validator (jsonschema-rs, ECMA-262 regular 
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 _rs: Any
@@ -20,17 +21,23 @@ MATCHER_CACHE = 2048
 SEMANTICS = "ECMA-262, as jsonschema-rs reads it"
 
 
+#: what sends jsonschema-rs to its backtracking engine (lookaround, backreferences), the only one
+#: that can give up on a search; other patterns run on a linear-time engine that always answers
+_MAY_GIVE_UP = re.compile(r"\(\?<?[=!]|\\[1-9]|\\k<")
+
+
 @functools.lru_cache(maxsize=MATCHER_CACHE)
-def _compiled(pattern: str) -> tuple[Any, str | None]:
-    """(the validator for ``{"pattern": pattern}``, None) or (None, why not)."""
+def _compiled(pattern: str) -> tuple[Any, str | None, bool]:
+    """(the validator for ``{"pattern": pattern}``, None, whether a search may give up) or
+    (None, why not, False)."""
     if _rs is None:  # pragma: no cover - see above
-        return None, "jsonschema-rs is not installed"
+        return None, "jsonschema-rs is not installed", False
     try:
         validator = _rs.validator_for({"pattern": pattern})
     except Exception as exc:  # noqa: BLE001 - jsonschema-rs refuses the pattern (its meta-schema check)
         message = str(exc).split("\n", 1)[0].strip()
-        return None, message or type(exc).__name__
-    return validator, None
+        return None, message or type(exc).__name__, False
+    return validator, None, _MAY_GIVE_UP.search(pattern) is not None
 
 
 def pattern_problem(pattern: Any) -> str | None:
@@ -51,12 +58,14 @@ def pattern_matches(pattern: Any, text: Any) -> bool | None:
     past its backtracking limit: the guard refuses such a value, but not for a mismatch)."""
     if not isinstance(pattern, str) or not isinstance(text, str):
         return None
-    validator = _compiled(pattern)[0]
+    validator, _, may_give_up = _compiled(pattern)
     if validator is None:
         return None
     try:
         if validator.is_valid(text):
             return True
+        if not may_give_up:
+            return False
         failure = next(iter(validator.iter_errors(text)), None)
     except Exception:  # noqa: BLE001 - e.g. a lone surrogate the validator cannot encode
         return None

@@ -602,8 +602,10 @@ class SchemaCheck:
         inside a writeOnly / x-sensitive value, or under a secret-looking name) becomes a violation of
         that position, naming nothing inside it; the member names of a secret value are part of it."""
         parts = pointer_parts(violation.field)
-        depth = self._sensitive_depth(tuple(parts))
-        if depth is None or depth >= len(parts):
+        if not parts:
+            return violation
+        depth = self._sensitive_depth(tuple(parts[:-1]))  # a violation at the position itself stays
+        if depth is None:
             return violation
         where = pointer(parts[:depth])
         return Violation(where, violation.constraint,
@@ -611,7 +613,8 @@ class SchemaCheck:
                          attempted=REDACTED)
 
     def _sensitive_depth(self, parts: tuple[str, ...]) -> int | None:
-        """How many leading ``parts`` reach the first sensitive position on the way, or None."""
+        """How many leading ``parts`` reach the first sensitive position on the way, or None (a
+        violation's parent path: shared by its siblings, so the walk is kept per path)."""
         by_name = next((i for i, part in enumerate(parts, 1) if sensitive_name(part)), None)
         by_mark = self._cached_key("marked-depth", None, pointer(parts),
                                    lambda: first_marked(self.schema, parts, self.resources))

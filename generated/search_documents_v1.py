@@ -20,7 +20,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import AnyUrl, BaseModel, ConfigDict, EmailStr, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool
 from typing_extensions import NotRequired
 
 __all__ = [
@@ -77,7 +77,7 @@ class SearchDocumentsV1OutputHit(BaseModel):
         str | None, Field(description="Matching text around the keywords.", max_length=300)
     ] = None
     score: Annotated[int | float, Field(description="Relevance between 0 and 1.", ge=0.0, le=1.0)]
-    url: Annotated[AnyUrl | None, Field(description="Link the user can open.")] = None
+    url: Annotated[str | None, Field(description="Link the user can open.")] = None
 
 
 class SearchDocumentsV1Input(BaseModel):

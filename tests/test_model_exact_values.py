@@ -11,9 +11,11 @@ from typing import Any
 import jsonschema
 import pytest
 from build_support import model_module
+from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contractgen.codegen.exact_values import TYPED_FORMATS
 from contractgen.codegen.models import ModelRequest, generate_models
 from contractgen.runtime import Contract, guard
 
@@ -121,3 +123,50 @@ def test_an_integer_in_a_number_field_keeps_every_digit(field: dict[str, Any], d
     assert envelope["status"] == "ok", envelope
     # the same JSON text: an integer is not rounded through a float
     assert json.dumps(received[0]) == json.dumps(arguments)
+
+
+FORMAT_SUITE = CORPUS / "json_schema_test_suite" / "tests" / "draft2020-12" / "optional" / "format"
+
+
+def _known_refusal(fmt: str, value: str) -> bool:
+    """The documented limits of the typed formats (``exact_values.TYPED_FORMATS``)."""
+    if fmt in ("date-time", "time"):
+        return ":60" in value  # a leap second
+    if fmt == "email":
+        return value.startswith('"') or "@[" in value  # a quoted local part, an address literal
+    return False
+
+
+def test_every_valid_format_value_of_the_suite_is_accepted_and_text_formats_arrive_unchanged() -> None:
+    if not FORMAT_SUITE.is_dir():
+        pytest.skip(f"JSON-Schema-Test-Suite not found at {FORMAT_SUITE}")
+    problems = []
+    checked = 0
+    for path in sorted(FORMAT_SUITE.glob("*.json")):
+        fmt = path.stem
+        tool, received = _guarded_field({"type": "string", "format": fmt}, "format-" + fmt)
+        for group in json.loads(path.read_text("utf-8")):
+            for test in group["tests"]:
+                if not test["valid"] or not isinstance(test["data"], str):
+                    continue
+                checked += 1
+                received.clear()
+                envelope = tool({"v": test["data"], "nested": [test["data"]]})
+                if envelope["status"] != "ok":
+                    if not _known_refusal(fmt, test["data"]):
+                        problems.append(f"{fmt}: {test['data']!r} refused: {envelope['error']['message']}")
+                elif fmt not in TYPED_FORMATS and received[0] != {"v": test["data"], "nested": [test["data"]]}:
+                    problems.append(f"{fmt}: {test['data']!r} arrived as {received[0]}")
+    assert checked >= 150
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("fmt", ["byte", "binary", "password", "decimal", "int64", "hostname", "uri"])
+@pytest.mark.parametrize("text", ["aGVsbG8=", "not base64 or a number!", "example.com", "HTTP://Example.COM"])
+def test_a_custom_or_untyped_format_leaves_the_text_as_sent(fmt: str, text: str) -> None:
+    """OpenAPI-style formats are annotations to the schema: the model must not decode base64
+    (``byte``), mask (``password``), encode (``binary``) or parse (``decimal``) what was sent."""
+    tool, received = _guarded_field({"type": "string", "format": fmt}, f"custom-{fmt}")
+    envelope = tool({"v": text, "nested": [text]})
+    assert envelope["status"] == "ok", envelope
+    assert received[0] == {"v": text, "nested": [text]}

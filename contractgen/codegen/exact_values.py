@@ -6,6 +6,11 @@ where its straightforward Python types would change a value the schema accepted.
   another value than the one sent.
 - An enum holding a boolean and a number Python counts as equal (``1 == 1.0 == True``) is typed by
   its members' JSON types: a ``Literal[1, True]`` field handed ``1.0`` gave ``True``.
+- ``format`` chooses a Python type only where that type keeps every valid value (``TYPED_FORMATS``);
+  other formats are ``str``. The generator's other types changed values the schema accepted:
+  ``duration`` as ``timedelta`` read ``P1M`` as 30 days, ``uri`` as ``AnyUrl`` rewrote
+  ``http://host`` to ``http://host/`` (and refused valid ones), ``idn-email`` normalised the text,
+  ``byte`` decoded base64, ``password`` masked the value in dumps, ``hostname`` ran a pattern of its own.
 
 The schema, which the guard checks first, still decides which values are allowed; the changes here
 never change what the schema accepts, only what the generator writes.
@@ -19,6 +24,12 @@ from typing import Any
 from ..manifest.schema_walk import subschemas
 from ..runtime.jsonvalue import json_type
 
+#: Formats typed as the Python type the generator picks (datetime, date, time, UUID, IPv4Address,
+#: IPv6Address, EmailStr): the same value the schema accepted, in its canonical form. Known limits: a
+#: leap second (``23:59:60``) does not fit ``datetime``/``time``, and ``EmailStr`` refuses quoted
+#: local parts (``"joe bloggs"@example.com``) and address literals (``joe@[127.0.0.1]``); each is
+#: refused as INVALID_ARGUMENT at the field (``tests/test_model_exact_values.py`` pins the list).
+TYPED_FORMATS = frozenset({"date-time", "date", "time", "uuid", "ipv4", "ipv6", "email"})
 #: JSON types in the order they are written into ``type``
 _JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
@@ -31,12 +42,15 @@ def _python_merges(values: list[Any]) -> bool:
 
 
 def values_kept_exact(schema: Any) -> Any:
-    """A copy of ``schema`` for the model generator: ``number`` also names ``integer``, and every
-    ``enum`` holding a boolean and a number Python counts as equal is replaced by the JSON types of
-    its members (kept as they are where ``type`` is given)."""
+    """A copy of ``schema`` for the model generator: ``number`` also names ``integer``, formats
+    outside ``TYPED_FORMATS`` are dropped, and every ``enum`` holding a boolean and a number Python
+    counts as equal is replaced by the JSON types of its members (kept as they are where ``type`` is
+    given)."""
     schema = copy.deepcopy(schema)
     for _, node in list(subschemas(schema)):  # collected before any change
         _integers_kept(node)
+        if "format" in node and node["format"] not in TYPED_FORMATS:
+            del node["format"]
         values = node.get("enum")
         if not isinstance(values, list) or not _python_merges(values):
             continue
@@ -57,4 +71,4 @@ def _integers_kept(node: dict[str, Any]) -> None:
         node["type"] = [*kinds[:at], "integer", *kinds[at:]]  # the generator writes int | float
 
 
-__all__ = ["values_kept_exact"]
+__all__ = ["TYPED_FORMATS", "values_kept_exact"]

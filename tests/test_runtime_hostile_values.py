@@ -278,6 +278,29 @@ def test_big_calls_are_checked_off_the_event_loop(monkeypatch: pytest.MonkeyPatc
     assert threads[0] != loop_thread and threads[1] == loop_thread  # only the big one moved
 
 
+def test_a_heavy_schemas_bad_call_is_explained_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small arguments, but a schema whose explanation is heavy (many branches): a bad call is explained
+    on a worker thread, a good one stays on the loop."""
+    threads: list[str] = []
+    original = SchemaCheck.explain
+
+    def spy(self: SchemaCheck, value: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return original(self, value)
+    monkeypatch.setattr(SchemaCheck, "explain", spy)
+    heavy = Contract(name="t", version="1.0.0", summary="s", description="d", input_schema=_branchy(60, 1),
+                     output_schema={}, timeout=Timeout(5))
+    tool = guard(heavy, lambda a: {})
+    assert tool._compiled.input.member_cap < 1000
+
+    async def main() -> tuple[str, list[dict[str, Any]]]:
+        return threading.current_thread().name, [await tool.acall({"v": [[{"z": 1}]]}),
+                                                 await tool.acall({"v": [[{"k3": 1}]]})]
+    loop_thread, envelopes = asyncio.run(main())
+    assert envelopes[0]["error"]["code"] == "INVALID_ARGUMENT" and envelopes[1]["status"] == "ok"
+    assert threads and all(t != loop_thread for t in threads)
+
+
 # -- the inline fast path and the full path give the same envelope ------------------------------
 
 ARGUMENTS = st.dictionaries(

@@ -73,7 +73,13 @@ from .jsonvalue import (
 from .observe import CallRecord, call_logger, emit, logger
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import REDACTED
-from .schema_check import SchemaCheck, integer_too_long, nested_too_deep, unreadable_arguments
+from .schema_check import (
+    ITEM_CAP,
+    SchemaCheck,
+    integer_too_long,
+    nested_too_deep,
+    unreadable_arguments,
+)
 from .schema_walk import (
     child_nodes,
     expand,
@@ -561,7 +567,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     async def _call_async(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
         try:
-            big = larger_than(arguments, BIG_VALUE)
+            big = larger_than(arguments, BIG_VALUE) or (
+                # a heavy schema's explanation costs up to ~100 ms even for small arguments: only a
+                # bad call pays it, and it pays on a worker thread
+                self._compiled.input.member_cap < ITEM_CAP and not self._compiled.input.is_valid(arguments))
         except Exception:  # noqa: BLE001 - arguments that raise when read: _prepare answers for them
             big = False
         if big:  # checking and explaining it must not stall the loop

@@ -11,10 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 from build_support import build, imported_package, make_project
 from test_build_corpus import valid_instance
+
+from contractgen.runtime import reference_validator
 
 
 def _described(schema: dict[str, Any]) -> dict[str, Any]:
@@ -206,8 +207,8 @@ EVALUATED_ELSEWHERE = {
 def test_members_evaluated_by_other_applicators_are_accepted_and_the_rest_refused(tmp_path: Path, case: str) -> None:
     shape, valid, invalid = EVALUATED_ELSEWHERE[case]
     schema = {"type": "object", **shape, "unevaluatedProperties": False}
-    assert jsonschema.Draft202012Validator(schema).is_valid(valid)
-    assert not jsonschema.Draft202012Validator(schema).is_valid(invalid)
+    assert reference_validator.validator(schema, formats=False).is_valid(valid)
+    assert not reference_validator.validator(schema, formats=False).is_valid(invalid)
     root = make_project(tmp_path / "p")
     (root / "contracts" / "evaluated").mkdir()
     output = {"type": "object", "required": ["ok"], "properties": {"ok": {"type": "boolean"}}}
@@ -295,7 +296,7 @@ def test_corpus_input_models_keep_every_member_an_open_object_accepts(imported_c
         for module_name in package.MODULES:
             module = getattr(package, module_name)
             schema = module.INPUT_SCHEMA
-            validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+            validator = reference_validator.validator(schema)
             instance = _fullest_instance(validator, schema)
             if instance is None:
                 skipped += 1  # the simple instance maker found no valid value for this schema

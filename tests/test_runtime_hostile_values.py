@@ -260,7 +260,8 @@ def test_explaining_a_bad_call_is_bounded(arguments: dict[str, Any], monkeypatch
     assert counts["raw"] <= COUNT_CAP and counts["explained"] <= EXPLAIN_CAP
 
 
-def test_big_calls_are_checked_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+def explaining_threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads SchemaCheck.explain runs on, call after call."""
     threads: list[str] = []
     original = SchemaCheck.explain
 
@@ -268,6 +269,11 @@ def test_big_calls_are_checked_off_the_event_loop(monkeypatch: pytest.MonkeyPatc
         threads.append(threading.current_thread().name)
         return original(self, value)
     monkeypatch.setattr(SchemaCheck, "explain", spy)
+    return threads
+
+
+def test_big_calls_are_checked_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads = explaining_threads(monkeypatch)
     tool = guard(contract(seconds=5), lambda a: {})
 
     async def main() -> tuple[str, list[dict[str, Any]]]:
@@ -281,13 +287,7 @@ def test_big_calls_are_checked_off_the_event_loop(monkeypatch: pytest.MonkeyPatc
 def test_a_heavy_schemas_bad_call_is_explained_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small arguments, but a schema whose explanation is heavy (many branches): a bad call is explained
     on a worker thread, a good one stays on the loop."""
-    threads: list[str] = []
-    original = SchemaCheck.explain
-
-    def spy(self: SchemaCheck, value: Any) -> Any:
-        threads.append(threading.current_thread().name)
-        return original(self, value)
-    monkeypatch.setattr(SchemaCheck, "explain", spy)
+    threads = explaining_threads(monkeypatch)
     heavy = Contract(name="t", version="1.0.0", summary="s", description="d", input_schema=_branchy(60, 1),
                      output_schema={}, timeout=Timeout(5))
     tool = guard(heavy, lambda a: {})

@@ -20,7 +20,8 @@ import builtins
 import keyword
 import re
 
-TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+#: ``\Z``, not ``$``: in Python ``$`` also matches before a final newline, and "foo\n" is no name
+TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")
 
 #: Names every generated tool module imports from the runtime; an error class may not shadow one.
 RUNTIME_NAMES = frozenset(

@@ -48,7 +48,7 @@ FORBIDDEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _OK_KEYS = {"status", "tool", "version", "output", "empty", "empty_meaning", "notices"}
 _NOTICE_KEYS = {"field", "message", "did_you_mean"}
 _ERROR_TOP_KEYS = {"status", "tool", "version", "error"}
-_REF = re.compile(r"^[0-9a-f]{6,16}$")
+_REF = re.compile(r"^[0-9a-f]{6,16}\Z")
 
 
 def _caller_tokens(error: Mapping[str, Any]) -> list[str]:

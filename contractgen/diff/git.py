@@ -21,7 +21,7 @@ from ..manifest.caps import MAX_MANIFEST_BYTES
 from ..manifest.load import MANIFEST_SUFFIXES
 from ..manifest.parse import ParsedFile, parse_manifest_text, too_large
 
-_FULL_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_FULL_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
 
 
 @dataclass

@@ -14,7 +14,7 @@ from .model import Finding, Level
 
 _KEYS = {"rule", "tool", "fingerprint", "reason"}
 _TABLE_KEYS = {"fail_on", "ignore", "levels", "strict"}
-_FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
+_FINGERPRINT = re.compile(r"^[0-9a-f]{16}\Z")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from packaging.version import InvalidVersion, Version
 from .describe import show
 from .report import Reporter
 
-_SEMVER_FILE = re.compile(r"^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$")
+_SEMVER_FILE = re.compile(r"^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?\Z")
 
 
 def check_lifecycle(report: Reporter, data: dict[str, Any]) -> None:

@@ -208,13 +208,15 @@ def test_the_allowed_values_of_a_sensitive_field_are_never_listed(
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(word=st.sampled_from(["auth", "pin", "otp", "ssn", "cvv", "jwt", "bearer", "access_key", "accessKey",
-                             "AUTH", "passcode", "card_number", "creditCard", "signingKey", "Authorisation"]),
+                             "AUTH", "passcode", "card_number", "creditCard", "signingKey", "Authorisation",
+                             "pwd", "pass", "pasword", "passwrd", "Passwort", "secrte", "credentails"]),
        prefix=st.sampled_from(["", "x_", "user", "X-", "my"]), suffix=st.sampled_from(["", "_value", "Header", "-2"]),
        nesting=st.sampled_from(["top", "object", "array"]))
 def test_keys_named_like_secrets_are_redacted_everywhere(word: str, prefix: str, suffix: str, nesting: str,
                                                          caplog: pytest.LogCaptureFixture) -> None:
-    """Secret-looking names (whole words for the short ones), whatever the case and the separators,
-    at the failing field and inside an echoed parent."""
+    """Secret-looking names (whole words for the short ones, one edit or swap away for the long ones:
+    a model invents misspelt keys), whatever the case and the separators, at the failing field and
+    inside an echoed parent."""
     name = prefix + (word[:1].upper() + word[1:] if prefix and prefix[-1].isalpha() and prefix[-1].islower() else word) + suffix
     holder = {"type": "object", "maxProperties": 2, "properties": {name: {"type": "integer"}}}
     schema = {"top": holder, "object": {"type": "object", "properties": {"outer": holder}},
@@ -229,7 +231,7 @@ def test_keys_named_like_secrets_are_redacted_everywhere(word: str, prefix: str,
     assert MARKER not in text
 
 
-@pytest.mark.parametrize("name", ["author", "spin", "pinned_ok", "shipping", "lotp"])
+@pytest.mark.parametrize("name", ["author", "spin", "pinned_ok", "shipping", "lotp", "passed", "compass", "passage"])
 def test_words_that_only_contain_a_short_secret_word_still_echo(name: str, caplog: pytest.LogCaptureFixture) -> None:
     """The control for whole-word matching: ``author`` is not ``auth``."""
     contract = Contract(name="t", version="1.0.0", summary="s", description="d",

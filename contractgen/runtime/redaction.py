@@ -11,6 +11,7 @@ from typing import Any
 
 from .schema_resolve import applicable, children, marked_on_the_way, nodes_at
 from .schema_walk import is_marked
+from .wording import one_edit_apart
 
 #: Names redacted even without ``writeOnly`` / ``x-sensitive``: echoing these is never worth it.
 SENSITIVE_NAME = re.compile(r"pass(word|wd|phrase|code)|secret|token|api[_-]?key|authori[sz]ation|"
@@ -19,7 +20,12 @@ SENSITIVE_NAME = re.compile(r"pass(word|wd|phrase|code)|secret|token|api[_-]?key
 #: Short secret words, matched only as a whole word of the name (``auth`` and ``x-auth``,
 #: ``authHeader``, not ``author``; ``pin``, not ``spin``): the name split at case changes and
 #: separators.
-SENSITIVE_WORDS = frozenset({"auth", "pin", "otp", "totp", "mfa", "ssn", "cvv", "cvc", "jwt", "iban"})
+SENSITIVE_WORDS = frozenset({"auth", "pin", "otp", "totp", "mfa", "ssn", "cvv", "cvc", "jwt", "iban", "pwd",
+                             "pass", "passw"})
+#: Secret words a model may misspell in a key it invents ("pasword", "secrte", "tokne"): a word one
+#: edit or swap away from one of these counts as it.
+_MISSPELT = ("password", "secret", "token", "credential", "credentials", "passphrase", "passcode",
+             "cookie", "apikey")
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 REDACTED = "[redacted]"
@@ -32,7 +38,9 @@ def sensitive_name(name: Any) -> bool:
     text = name if isinstance(name, str) else str(name)
     if SENSITIVE_NAME.search(text):
         return True
-    return any(word.lower() in SENSITIVE_WORDS for word in _WORD.findall(text[:200]))
+    words = [word.lower() for word in _WORD.findall(text[:200])]
+    return any(word in SENSITIVE_WORDS or len(word) >= 6 and any(one_edit_apart(word, secret) for secret in _MISSPELT)
+               for word in words)
 
 
 def redact(value: Any, node: Any, root: Any, depth: int = 0, resources: Mapping[str, Any] | None = None) -> Any:

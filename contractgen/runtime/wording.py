@@ -106,7 +106,7 @@ def _norm(name: str) -> str:
     return name.lower().replace("_", "").replace("-", "")
 
 
-def _one_edit_apart(a: str, b: str) -> bool:
+def one_edit_apart(a: str, b: str) -> bool:
     """One insertion, deletion, substitution or adjacent swap turns a into b."""
     if abs(len(a) - len(b)) > 1 or a == b:
         return False
@@ -132,7 +132,7 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
         if other == norm:
             return name
     for name, other in zip(known, norms):
-        if _one_edit_apart(norm, other):
+        if one_edit_apart(norm, other):
             return name
     if len(key) > 64 or cutoff is None or not _spend(len(key) * sum(min(len(k), 64) for k in known)):
         return None

@@ -7,8 +7,9 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
-from build_support import build, make_project, read_bytes_tree
+from build_support import build, imported_package, make_project, read_bytes_tree
 from conftest import ROOT
 
 CASES = Path(__file__).resolve().parent / "cases" / "build"
@@ -44,6 +45,39 @@ def test_adding_tools_never_renames_another_tools_classes(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     assert (root / "generated" / "odd_names_v1.py").read_bytes() == before
     assert "class AaaFirstV1InputNested(BaseModel)" in (root / "generated" / "aaa_first_v1.py").read_text()
+
+
+def _merged_manifest(name: str, extra_member: str) -> dict:
+    merged = {"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}},
+                        {"properties": {extra_member: {"type": "integer"}}}]}
+    manifest = _manifest(name)
+    manifest["input"]["properties"]["filter"] = merged
+    manifest["input"]["properties"]["outer"] = {"type": "object", "properties": {"filter": json.loads(json.dumps(merged))}}
+    manifest["output"]["properties"]["filter"] = json.loads(json.dumps(merged))
+    return manifest
+
+
+def test_merged_all_of_classes_belong_to_their_own_tool(tmp_path: Path) -> None:
+    """The generator names a class merged from allOf after the property alone: two tools with such a
+    property shared one class, and the second tool's model could not be used."""
+    together = make_project(tmp_path / "together")
+    alone = make_project(tmp_path / "alone")
+    for name, member in (("alpha", "b"), ("beta", "b"), ("gamma", "c")):  # same and other members
+        _write(together, _merged_manifest(name, member))
+    _write(alone, _merged_manifest("beta", "b"))
+    for root in (together, alone):
+        result = build(root, "--no-cache")
+        assert result.returncode == 0, result.stderr
+    assert (together / "generated" / "beta_v1.py").read_bytes() == (alone / "generated" / "beta_v1.py").read_bytes()
+    with imported_package(together) as generated:
+        for name, member in (("alpha", "b"), ("beta", "b"), ("gamma", "c")):
+            stub = generated.STUBS[f"{name}_v1"]
+            seen: list[Any] = []
+            tool = stub.implement(lambda args, seen=seen: seen.append(args.model_dump(mode="json", exclude_unset=True)) or {})
+            arguments = {"filter": {"a": "x", member: 1, "extra": True}, "outer": {"filter": {"a": "y"}}}
+            envelope = tool(arguments)
+            assert envelope["status"] == "ok", envelope
+            assert seen == [arguments]  # every member kept, the undeclared one too
 
 
 def test_check_reports_drift_as_a_unified_diff(tmp_path: Path) -> None:

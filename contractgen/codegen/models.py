@@ -30,6 +30,7 @@ from ..manifest.schema_walk import subschemas
 from ..runtime.pointer import unescape_token
 from .defaults import type_defaults
 from .exact_values import values_kept_exact
+from .merges import hoist_merges
 from .openness import explicit_openness
 from .patterns import patterns_left_to_schema
 from .source_text import escape_string_literals, source_lines
@@ -203,6 +204,7 @@ def hoist_schema(schema: Mapping[str, Any], root_key: str, owner: str = "") -> d
     hoisted = {root_key: walk(root)}
     for (container, name), key in names.items():
         hoisted[key] = walk(schema[container][name])
+    hoist_merges(hoisted, used, _pascal)
     return hoisted
 
 

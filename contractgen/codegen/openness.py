@@ -54,4 +54,8 @@ def explicit_openness(schema: Any) -> Any:
 
 def _describes_object(node: dict[str, Any]) -> bool:
     kind = node.get("type")
-    return "properties" in node or kind == "object" or (isinstance(kind, list) and "object" in kind)
+    if "properties" in node or kind == "object" or (isinstance(kind, list) and "object" in kind):
+        return True
+    # the generator merges allOf members into one class: it is an object when a member is one
+    members = node.get("allOf")
+    return isinstance(members, list) and any(isinstance(m, dict) and _describes_object(m) for m in members)

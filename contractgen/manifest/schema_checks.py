@@ -128,7 +128,7 @@ def _meta_problems(report: Reporter, base: str, schema: Any) -> bool:
     errors = meta_schema_errors(schema)
     seen: set[str] = set()
     for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
-        pointer = base + json_pointer(error.absolute_path)
+        pointer = base + json_pointer(_located(error))
         if pointer in seen:
             continue
         seen.add(pointer)
@@ -188,6 +188,15 @@ def pattern_hint(pattern: Any) -> str:
             return fix
     return ("JSON Schema patterns are ECMA-262 regular expressions (not Python's `re`); "
             "escape a literal `{`, `}` or `\\` with a backslash")
+
+
+def _located(error: jsonschema.ValidationError) -> list[Any]:
+    """Where the error is: a name refused by ``propertyNames`` (a ``patternProperties`` key that is
+    no valid pattern) is reported at that name, not at the object holding it."""
+    path = list(error.absolute_path)
+    if "propertyNames" in error.absolute_schema_path and isinstance(error.instance, str):
+        path.append(error.instance)
+    return path
 
 
 def _is_keyword_position(path: Sequence[Any]) -> bool:

@@ -12,10 +12,11 @@ import logging
 import re
 from typing import Any
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from mcp_support import error_texts
+from mcp_support import connected, error_texts
 
 from contractgen.runtime import Contract, Timeout, guard
 from contractgen.runtime.mcp_server import build_server
@@ -96,3 +97,22 @@ def test_the_marker_never_comes_back_over_mcp(pattern: str, key: str) -> None:
     texts = error_texts(server, "login", _shapes(key))
     assert all("INVALID_ARGUMENT" in t for t in texts)
     assert not [t for t in texts if MARKER in t]
+
+
+def test_the_python_mcp_client_refuses_an_output_pattern_only_ecma_accepts() -> None:
+    """Why `check` warns (output-pattern-not-portable): the official client checks outputSchema with
+    Python's re, so a `\\p{L}` pattern there fails every call of the tool on the client's side, while
+    the guard itself accepts the result."""
+    output = {"type": "object", "properties": {"name": {"type": "string", "pattern": "^\\p{L}+$"}}}
+    contract = Contract(name="greet", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object"}, output_schema=output, timeout=Timeout(None))
+    tool = guard(contract, lambda a: {"name": "Zoë"})
+    assert tool({})["status"] == "ok"
+    server = build_server([tool], name="portability")
+
+    async def main() -> None:
+        async with connected(server) as session:
+            with pytest.raises(RuntimeError, match="Invalid schema"):
+                await session.call_tool("greet", {})
+
+    anyio.run(main)

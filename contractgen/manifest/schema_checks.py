@@ -5,6 +5,8 @@ their schema.
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -14,7 +16,7 @@ from jsonschema.exceptions import best_match
 from referencing.exceptions import Unresolvable
 
 from ..runtime import reference_validator
-from ..runtime.patterns import SEMANTICS
+from ..runtime.patterns import SEMANTICS, pattern_problem
 from ..runtime.pointer import escape_token
 from ..runtime.pointer import pointer as json_pointer
 from ..runtime.reference_validator import PatternUndecided
@@ -87,6 +89,8 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
         check_keywords(report, base + pointer, sub)
         check_schema_numbers(report, base + pointer, sub)
         _check_format(report, base + pointer, sub)
+        if key == "output":
+            _check_client_patterns(report, base + pointer, sub)
         _check_required_listed(report, base + pointer, sub)
         if SENSITIVE_KEYWORD in sub and not isinstance(sub[SENSITIVE_KEYWORD], bool):
             report.error(
@@ -261,6 +265,39 @@ def _check_format(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
             "unknown-format",
             hint=close,
         )
+
+
+def _check_client_patterns(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
+    """The official Python MCP client checks a tool's ``outputSchema`` with jsonschema and Python's
+    ``re`` before it reads a result: a pattern only ECMA-262 accepts (``\\p{L}``, ``(?<name>...)``)
+    makes it refuse every result of the tool ("Invalid schema for tool"). The guard is not weakened,
+    so this is a warning."""
+    found = [(f"{pointer}/pattern", sub["pattern"])] if isinstance(sub.get("pattern"), str) else []
+    names = sub.get("patternProperties")
+    if isinstance(names, dict):
+        found += [(f"{pointer}/patternProperties/{escape_token(k)}", k) for k in names if isinstance(k, str)]
+    for where, pattern in found:
+        if pattern_problem(pattern) is not None or _python_compiles(pattern):
+            continue
+        report.warning(
+            where,
+            "a pattern Python's `re` cannot compile (got "
+            f"{show(pattern)}): the official Python MCP client checks outputSchema with it and "
+            "refuses every result of this tool",
+            "output-pattern-not-portable",
+            hint="write it in the syntax both dialects share (no `\\p{..}`, `\\u{..}`, `\\cX`, "
+            "`(?<name>...)`), or leave it out of the output schema",
+        )
+
+
+def _python_compiles(pattern: str) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "possible nested set" and the like: still compiled
+        try:
+            re.compile(pattern)
+        except (re.error, RecursionError, OverflowError):
+            return False
+    return True
 
 
 def _check_required_listed(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:

@@ -600,3 +600,19 @@ def test_a_hostile_contract_version_is_never_internal(declared: Any, how: str) -
         assert envelope["status"] == "ok", envelope
     else:
         assert envelope["error"]["code"] == "VERSION_MISMATCH", envelope
+
+
+def test_a_plain_bad_call_is_not_copied_before_it_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Subclasses of float are judged as their base, through a plain copy; plain JSON arguments (the
+    usual bad call, 100,000 members or not) are neither copied nor validated a second time."""
+    import importlib
+
+    guard_module = importlib.import_module("contractgen.runtime.guard")  # the package exports guard()
+    copies: list[Any] = []
+    original = guard_module.thaw
+    monkeypatch.setattr(guard_module, "thaw", lambda value: copies.append(value) or original(value))
+    tool = guard(contract(), lambda a: {})
+    assert tool({"items": [[1, 2]] * 100_000})["error"]["code"] == "INVALID_ARGUMENT"
+    assert copies == []
+    assert tool({"n": Number(1.5), "items": ["x"]})["error"]["field"] == "/items/0"
+    assert len(copies) == 1

@@ -464,7 +464,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if deep is not None:
             return self._invalid_arguments([nested_too_deep(deep)]), None
         if not valid:
-            plain = thaw(arguments)  # subclasses of str, int or float are judged as their base
+            # subclasses of str, int or float are judged as their base; plain JSON (the usual bad
+            # call) is neither copied nor checked twice
+            plain = arguments if plain_json(arguments) else thaw(arguments)
             if plain is not arguments:
                 valid = self._compiled.input.is_valid(plain)
         # the fast validator reads an integer too long for it as 0 (an invalid value's explanation

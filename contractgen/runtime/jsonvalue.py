@@ -91,6 +91,7 @@ def json_type(value: Any) -> str:
 MAX_DEPTH = 256
 _CONTAINERS = frozenset({dict, list, tuple})
 _PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
+_SCALARS = _PLAIN_SCALARS | {float}
 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
@@ -134,7 +135,15 @@ def oversized_int(value: Any) -> tuple[Any, ...] | None:
         if len(path) > MAX_DEPTH:
             continue  # too_deep reports it
         for key, member in members:
-            if type(member) is int or isinstance(member, int) and not isinstance(member, bool):
+            kind = type(member)
+            if kind is int:
+                if not INT_FLOOR < member < INT_CEILING:
+                    return path + (key,)
+            elif kind is dict or kind is list:  # exact types first: isinstance on an ABC is slow
+                stack.append((member, path + (key,)))
+            elif kind in _SCALARS:
+                continue
+            elif isinstance(member, int) and not isinstance(member, bool):
                 if not INT_FLOOR < member < INT_CEILING:
                     return path + (key,)
             elif isinstance(member, (Mapping, list, tuple)):
@@ -249,13 +258,17 @@ def plain_json(value: Any) -> bool:
             if kind is dict:
                 if depth >= MAX_DEPTH or not _STR_ONLY.issuperset(map(type, node)):
                     return False
-                stack.extend((v, depth + 1) for v in node.values())
+                members: Any = node.values()
             elif kind is list:
                 if depth >= MAX_DEPTH:
                     return False
-                stack.extend((v, depth + 1) for v in node)
-            elif kind not in _PLAIN_SCALARS and kind is not float:
+                members = node
+            elif kind not in _SCALARS:
                 return False
+            else:
+                continue
+            if not _SCALARS.issuperset(map(type, members)):  # scalars are judged in C, in bulk
+                stack.extend((v, depth + 1) for v in members if type(v) not in _SCALARS)
         return True
     except Exception:  # noqa: BLE001 - a value that cannot be read is not plain
         return False

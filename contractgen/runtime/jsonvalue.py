@@ -290,6 +290,8 @@ def json_problem(value: Any, limit: int = MAX_DEPTH) -> JsonProblem | None:
     problem = _structure_problem(value, limit)
     if problem is not None and problem.kind != "type":
         return problem
+    if problem is None and encodes(value):  # plain JSON: the Rust encoder looks at every string
+        return None
     text = lone_surrogate(value)
     if text is not None:
         return JsonProblem(text, "text", "a string with a lone surrogate code point (not valid Unicode)")

@@ -49,7 +49,7 @@ def values_kept_exact(schema: Any) -> Any:
     schema = copy.deepcopy(schema)
     for _, node in list(subschemas(schema)):  # collected before any change
         _integers_kept(node)
-        if "format" in node and node["format"] not in TYPED_FORMATS:
+        if "format" in node and not (isinstance(node["format"], str) and node["format"] in TYPED_FORMATS):
             del node["format"]
         values = node.get("enum")
         if not isinstance(values, list) or not _python_merges(values):

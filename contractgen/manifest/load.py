@@ -94,8 +94,9 @@ def _not_a_file(path: Path) -> Diagnostic:
             mode = path.stat().st_mode
         except OSError:
             mode = 0
-        got = ("a link to a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-               else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        kinds = [(stat.S_ISDIR, "a link to a folder"), (stat.S_ISFIFO, "a named pipe"),
+                 (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")]
+        got = next((name for is_kind, name in kinds if is_kind(mode)), "not a regular file")
         hint = "replace it with the manifest file, or remove it"
     return Diagnostic(str(path), "", f"expected a manifest file (got {got})", code="not-a-file", hint=hint)
 

@@ -324,3 +324,38 @@ def test_member_names_under_a_secret_looking_name_never_come_back(holder: str, c
                         output_schema={}, timeout=Timeout(None))
     text = _calls(contract, [{holder: {MARKER: "x"}}, {holder: {"a": 1, MARKER: 2}}], caplog)
     assert "INVALID_ARGUMENT" in text and MARKER not in text
+
+
+def test_a_validation_error_an_implementation_raises_is_logged_without_its_input(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """pydantic quotes the input in a ValidationError's text: an implementation that builds a model
+    from its arguments (or a result model that fails) would put them, secrets included, into the log."""
+    import pydantic
+
+    class Card(pydantic.BaseModel):
+        number: int
+
+    secret = "tok-4111111111111111-secret"
+    contract = Contract(name="pay", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "properties": {"card": {"type": "string", "writeOnly": True}}},
+                        output_schema={"type": "object"})
+
+    def direct(args: Any) -> Any:
+        Card.model_validate({"number": args["card"]})
+
+    def chained(args: Any) -> Any:
+        try:
+            Card.model_validate({"number": args["card"]})
+        except pydantic.ValidationError as exc:
+            raise RuntimeError("charging failed") from exc
+
+    for implementation in (direct, chained):
+        caplog.clear()
+        with caplog.at_level(logging.ERROR, logger="contractgen.runtime"):
+            envelope = guard(contract, implementation)({"card": secret})
+        assert envelope["error"]["code"] == "INTERNAL"
+        logged = "\n".join(record.getMessage() + "\n" + logging.Formatter().formatException(record.exc_info)
+                           for record in caplog.records if record.exc_info)
+        assert "ref=" in logged and "validation error for Card (input values hidden)" in logged
+        assert "number: Input should be a valid integer" in logged  # the error itself is kept
+        assert secret not in logged and "4111111111111111" not in logged

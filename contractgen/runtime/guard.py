@@ -70,7 +70,7 @@ from .jsonvalue import (
     thaw,
     too_deep,
 )
-from .observe import CallRecord, call_logger, emit, logger
+from .observe import CallRecord, call_logger, emit, loggable, logger
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .redaction import REDACTED
 from .schema_check import (
@@ -811,7 +811,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
     def _internal(self, exc: BaseException, where: str) -> dict[str, Any]:
         ref = new_ref()
         logger.error("INTERNAL error in %s %s (%s) ref=%s", self.name, self.version, where, ref,
-                     exc_info=(type(exc), exc, exc.__traceback__))
+                     exc_info=loggable(exc))
         return error_envelope(
             self.contract, "INTERNAL",
             f"{self.name} failed unexpectedly (internal error, reference {ref}). Do not retry; tell "
@@ -820,7 +820,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
     def _invalid_output(self, problems: list[str], exc: BaseException | None) -> dict[str, Any]:
         ref = new_ref()
         logger.error("invalid result from %s %s ref=%s: %s", self.name, self.version, ref,
-                     "; ".join(problems) or "unknown", exc_info=exc)
+                     "; ".join(problems) or "unknown", exc_info=loggable(exc) if exc is not None else None)
         code = self.invalid_output_code
         message, retryable, action = self._retry_policy(
             code, f"{self.name} produced an invalid result (it does not match its output schema; "

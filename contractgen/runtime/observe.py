@@ -12,10 +12,61 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from types import TracebackType
 from typing import Any
+
+from pydantic_core import ValidationError
 
 logger = logging.getLogger("contractgen.runtime")
 call_logger = logging.getLogger("contractgen.runtime.calls")
+#: exceptions of one chain (causes and contexts) looked at when one is logged
+_CHAIN_LIMIT = 16
+
+
+class ValidationErrorInputHidden(Exception):
+    """A pydantic ``ValidationError`` as it is logged: its errors without the input values its own
+    text quotes (those are a tool's arguments or results, secrets included)."""
+
+
+def loggable(exc: BaseException) -> tuple[type[BaseException], BaseException, TracebackType | None]:
+    """``exc_info`` for logging ``exc``: every pydantic ``ValidationError`` in its chain is shown by
+    its errors without their input values. A tool's own message is logged as it wrote it; a
+    ``ValidationError`` built from arguments quotes them without the tool meaning to. The chain's
+    links are repointed at the stand-ins (the exception has been handled; only the log reads it)."""
+    shown = _stand_in(exc)
+    todo: list[BaseException] = [shown]
+    seen: set[int] = set()
+    while todo and len(seen) < _CHAIN_LIMIT:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for link in ("__cause__", "__context__"):
+            linked = getattr(current, link)
+            if linked is not None:
+                replaced = _stand_in(linked)
+                if replaced is not linked:
+                    setattr(current, link, replaced)
+                todo.append(replaced)
+    return type(shown), shown, shown.__traceback__
+
+
+def _stand_in(exc: BaseException) -> BaseException:
+    if not isinstance(exc, ValidationError):
+        return exc
+    try:
+        errors = exc.errors(include_url=False, include_context=False, include_input=False)
+        count = exc.error_count()
+        lines = [f"{count} validation error{'s' if count != 1 else ''} for {exc.title} (input values hidden)"]
+        lines += [f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']} [type={e['type']}]" for e in errors]
+        text = "\n".join(lines)
+    except Exception:  # noqa: BLE001 - an error that cannot list its errors is still hidden
+        text = f"{type(exc).__name__} (input values hidden)"
+    stand_in = ValidationErrorInputHidden(text)
+    stand_in.__traceback__ = exc.__traceback__
+    stand_in.__cause__, stand_in.__context__ = exc.__cause__, exc.__context__
+    stand_in.__suppress_context__ = exc.__suppress_context__
+    return stand_in
 
 
 @dataclass(frozen=True)

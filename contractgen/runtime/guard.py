@@ -62,7 +62,6 @@ from .jsonvalue import (
     encodes,
     json_problem,
     larger_than,
-    lone_surrogate,
     oversized_int,
     oversized_int_in,
     plain_json,
@@ -647,7 +646,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
             except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result
                 return self._invalid_output(["the result model could not be serialised"], exc)
-        walked = not self._output_plain or lone_surrogate(output) is not None
+        walked = not self._output_plain or not encodes(output)  # a lone surrogate: the Rust encoder finds it
         problem = json_problem(output) if walked else None
         try:
             valid = problem is None and self._output_is_valid(output)

@@ -8,14 +8,13 @@ ERROR under the error's ``ref``. Nothing here is shown to the model.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from types import TracebackType
 from typing import Any
-
-from pydantic_core import ValidationError
 
 logger = logging.getLogger("contractgen.runtime")
 call_logger = logging.getLogger("contractgen.runtime.calls")
@@ -52,7 +51,9 @@ def loggable(exc: BaseException) -> tuple[type[BaseException], BaseException, Tr
 
 
 def _stand_in(exc: BaseException) -> BaseException:
-    if not isinstance(exc, ValidationError):
+    # no ValidationError exists unless pydantic-core was imported: importing the runtime stays light
+    core = sys.modules.get("pydantic_core")
+    if core is None or not isinstance(exc, core.ValidationError):
         return exc
     try:
         errors = exc.errors(include_url=False, include_context=False, include_input=False)

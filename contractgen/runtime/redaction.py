@@ -6,7 +6,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .schema_resolve import applicable, children, marked_on_the_way, nodes_at
@@ -52,10 +52,16 @@ def redact(value: Any, node: Any, root: Any, depth: int = 0, resources: Mapping[
     return _redact(value, applicable(nodes, root, resources), root, depth, resources)
 
 
+def sensitive_at(root: Any, parts: Sequence[str], resources: Mapping[str, Any] | None = None) -> bool:
+    """Whether the instance position ``parts`` of ``root`` is secret: a secret-looking name on the
+    way there, or a writeOnly / x-sensitive mark in the resolved schema on the way."""
+    return any(sensitive_name(p) for p in parts) or marked_on_the_way(root, parts, resources)
+
+
 def redact_at(value: Any, parts: Iterable[str], root: Any, resources: Mapping[str, Any] | None = None) -> Any:
     """``value`` sent at the instance position ``parts`` of ``root``, redacted by its resolved schema."""
     parts = list(parts)
-    if any(sensitive_name(p) for p in parts) or marked_on_the_way(root, parts, resources):
+    if sensitive_at(root, parts, resources):
         return REDACTED
     return _redact(value, nodes_at(root, parts, resources), root, 0, resources)
 
@@ -66,8 +72,7 @@ def echo_at(value: Any, parts: Iterable[str], root: Any, resources: Mapping[str,
     to echo is summarised by its size and key names before any redaction walks it, so explaining
     many violations inside one large value costs no more than its size once."""
     if isinstance(value, (Mapping, list, tuple)) and _json_longer_than(value, limit):
-        parts = list(parts)
-        if any(sensitive_name(p) for p in parts) or marked_on_the_way(root, parts, resources):
+        if sensitive_at(root, list(parts), resources):
             return REDACTED
         return cap_value(value, limit, known_long=True)
     return cap_value(redact_at(value, parts, root, resources), limit)

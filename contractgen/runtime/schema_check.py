@@ -29,8 +29,16 @@ from .jsonvalue import (
     too_deep,
 )
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
-from .redaction import ATTEMPTED_CAP, REDACTED, cap_value, echo_at, redact, sensitive_name
-from .schema_resolve import first_marked, marked_on_the_way
+from .redaction import (
+    ATTEMPTED_CAP,
+    REDACTED,
+    cap_value,
+    echo_at,
+    redact,
+    sensitive_at,
+    sensitive_name,
+)
+from .schema_resolve import first_marked
 from .schema_walk import (
     child_nodes,
     expand,
@@ -595,7 +603,7 @@ class SchemaCheck:
 
     def _sensitive(self, ptr: str) -> bool:
         parts = pointer_parts(ptr)
-        return any(sensitive_name(p) for p in parts) or marked_on_the_way(self.schema, parts, self.resources)
+        return sensitive_at(self.schema, parts, self.resources)
 
     def masked(self, violation: Violation) -> Violation:
         """``violation`` as it may be shown: one found below a sensitive position (a key or index

@@ -374,6 +374,52 @@ def test_a_result_with_a_lone_surrogate_never_comes_back_ok(text: str, where: st
     assert envelope["error"]["ref"]
 
 
+NESTED_PLAIN_OUTPUT = {
+    "type": "object", "additionalProperties": False, "required": ["title"],
+    "properties": {
+        "title": {"type": "string"},
+        "note": {"type": ["string", "null"]},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 50}},
+        "rows": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False,
+            "properties": {"label": {"type": "string", "minLength": 1}, "n": {"type": "integer"}}}},
+        "meta": {"type": "object", "additionalProperties": False,
+                 "properties": {"by": {"type": ["null", "string"]}, "at": {"type": "string", "format": "date"}}},
+    },
+}
+#: where a string of NESTED_PLAIN_OUTPUT may sit: the path of its container, and its key or index
+TEXT_PLACES = [((), "title"), ((), "note"), (("tags",), 1), (("rows", 0), "label"), (("meta",), "by"),
+               (("meta",), "at")]
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=BROKEN_TEXT, place=st.sampled_from(TEXT_PLACES))
+def test_the_fast_path_refuses_a_lone_surrogate_at_any_string_of_a_pinned_result(
+        text: str, place: tuple[tuple[Any, ...], Any]) -> None:
+    """A schema that pins every position lets the fast validator alone judge a result, which reads a
+    nested string only where a keyword needs its text: every string it accepts must still be read."""
+    def result_with(piece: str) -> dict[str, Any]:
+        result: dict[str, Any] = {"title": "t", "note": None, "tags": ["a", "b"],
+                                  "rows": [{"label": "x", "n": 1}], "meta": {"by": "me", "at": "2026-01-02"}}
+        container, spot = place
+        holder: Any = result
+        for step in container:
+            holder = holder[step]
+        holder[spot] = piece
+        return result
+
+    pinned = Contract(name="pinned", version="1.0.0", summary="s", description="d",
+                      input_schema={"type": "object", "additionalProperties": False,
+                                    "properties": {"q": {"type": "string"}}},
+                      output_schema=NESTED_PLAIN_OUTPUT, timeout=Timeout(None))
+    clean = guard(pinned, lambda a: result_with("fine"))
+    assert clean._fast is not None, "the tool must take the inline fast path"
+    assert clean({})["status"] == "ok"  # the same shape without the surrogate is accepted
+    broken = guard(pinned, lambda a: result_with(text))
+    envelope = wire_json(broken({}))
+    assert envelope["status"] == "error" and envelope["error"]["code"] == "INTERNAL", envelope
+
+
 @settings(max_examples=120, deadline=None)
 @given(text=BROKEN_TEXT, where=st.sampled_from(["value", "key"]), member=st.sampled_from(["name", "any", "extra"]),
        depth=st.integers(0, 3))

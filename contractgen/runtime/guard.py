@@ -118,6 +118,10 @@ class _Compiled:
         #: judges numbers)
         self.output_numbers: tuple[str, ...] | None = (
             () if self.output_plain and not types_numbers(self.output.schema) else None)
+        #: the output's yes/no that also refuses a lone surrogate in a string or key (raising
+        #: ValueError), where the schema pins plain JSON and jsonschema-rs checks it: an accepted result
+        #: then needs no encoding pass; None elsewhere
+        self.output_reading_text = self.output.reading_text() if self.output_plain else None
 
 
 _CACHE: dict[tuple[int, bool], tuple[Contract, _Compiled]] = {}
@@ -210,7 +214,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._argument_errors: dict[int, tuple[list[Violation], int, dict[str, Any]]] = {}
         # bound once: the happy path calls these directly
         self._input_is_valid = self._compiled.input.bare_is_valid
-        self._output_is_valid = self._compiled.output.bare_is_valid
+        self._output_is_valid = self._compiled.output_reading_text or self._compiled.output.bare_is_valid
+        #: an accepted result is known to encode as UTF-8 JSON: the check read every string and key
+        self._output_text_read = self._compiled.output_reading_text is not None
         self._old_keys = self._compiled.versions.old_key_set
         self._empty_rule = contract.empty_result
         self._depth_first = self._compiled.input_recursive
@@ -335,6 +341,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         name, version = self.name, self.version
         settle, finish = self._settled, self._finish
         output_numbers = self._compiled.output_numbers
+        text_read = self._output_text_read
         numbers_checked = output_numbers == ()  # the fast validator pins every number the result holds
         log_enabled, info = _call_log_enabled, _INFO  # closure cells: cheaper than module globals
 
@@ -362,7 +369,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 return finish(settle(None, exc), session, 0.0, False)
             if type(result) is dict and not counts:
                 try:
-                    if output_is_valid(result) and (encodes(result) if output_plain else json_problem(result) is None) \
+                    if output_is_valid(result) \
+                            and (text_read or (encodes(result) if output_plain else json_problem(result) is None)) \
                             and (numbers_checked or oversized_int_in(result, output_numbers) is None):
                         return {"status": "ok", "tool": name, "version": version, "output": result,
                                 "empty": False}
@@ -540,8 +548,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         try:
             if type(result) is dict and self._empty_rule is None:
                 try:
-                    if self._output_is_valid(result) and (encodes(result) if self._output_plain
-                                                          else json_problem(result) is None) \
+                    if self._output_is_valid(result) and (self._output_text_read or (
+                            encodes(result) if self._output_plain else json_problem(result) is None)) \
                             and oversized_int_in(result, self._compiled.output_numbers) is None:
                         return {"status": "ok", "tool": self.name, "version": self.version,
                                 "output": result, "empty": False}

@@ -46,6 +46,7 @@ from .schema_walk import (
     known_properties,
     number_judging_names,
     property_node,
+    reading_every_string,
 )
 from .wording import (
     ARGUMENTS,
@@ -178,6 +179,18 @@ class SchemaCheck:
         #: (``is_valid`` does both)
         self.bare_is_valid: Callable[[Any], bool] = (
             self._rs.is_valid if self._rs is not None else self._py.is_valid)
+
+    def reading_text(self) -> Callable[[Any], bool] | None:
+        """``bare_is_valid`` for a schema that ``pins_plain_json``, made to read every string it accepts
+        as UTF-8 (``reading_every_string``): a lone surrogate anywhere in an accepted value then raises
+        ValueError, so no encoding pass is needed after it. None without jsonschema-rs."""
+        if self._rs is None:
+            return None
+        try:
+            return _rs.validator_for(reading_every_string(self.schema),  # type: ignore[no-any-return]
+                                     validate_formats=self.formats or None).is_valid
+        except Exception:  # noqa: BLE001 - compiled once already: only a copy the backend refuses
+            return None
 
     @property
     def backend(self) -> str:

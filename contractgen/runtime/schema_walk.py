@@ -148,6 +148,22 @@ def pins_plain_json(node: Any) -> bool:
     return True
 
 
+def reading_every_string(node: Any) -> Any:
+    """A copy of a schema that ``pins_plain_json`` that makes jsonschema-rs read as UTF-8 every string
+    it accepts: a ``pattern`` matching any text wherever a string is allowed. jsonschema-rs reads a
+    nested string only where a keyword needs its text (and every key of a closed object), so a lone
+    surrogate there would otherwise pass; read, it raises ValueError inside the check."""
+    copy = dict(node)
+    types = copy.get("type")
+    if (types == "string" or isinstance(types, list) and "string" in types) and "pattern" not in copy:
+        copy["pattern"] = "^"
+    if isinstance(copy.get("properties"), Mapping):
+        copy["properties"] = {name: reading_every_string(member) for name, member in copy["properties"].items()}
+    if isinstance(copy.get("items"), Mapping):
+        copy["items"] = reading_every_string(copy["items"])
+    return copy
+
+
 _OPEN_KEYWORDS = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not",
                             "if", "then", "else", "dependentSchemas", "unevaluatedProperties",
                             "unevaluatedItems", "contains", "propertyNames"})

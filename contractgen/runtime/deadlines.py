@@ -55,11 +55,39 @@ def settle_here(awaitable: Any) -> Any:
             awaitable.close()  # never awaited otherwise: close it instead of leaking a warning
         raise TypeError("a sync implementation returned an awaitable inside a running event loop: "
                         "declare it `async def`, or call the tool with `acall`")
+    return run_here(awaitable)
 
-    async def wait() -> Any:
-        return await awaitable
 
-    return asyncio.run(wait())
+class _Outcome:
+    """A tool's result or exception as a plain value (its repr reads neither)."""
+
+    __slots__ = ("raised", "value")
+
+    def __init__(self, value: Any, raised: BaseException | None) -> None:
+        self.value, self.raised = value, raised
+
+
+def run_here(awaitable: Any) -> Any:
+    """``asyncio.run(awaitable)`` in a thread with no running loop, returning or raising what it does.
+
+    The outcome is caught inside the coroutine, so the main task never holds the tool's result or
+    exception: on the main thread ``asyncio.run`` reads the task's repr when it puts SIGINT's handler
+    back, and a result or exception whose repr raises left its own handler installed, so every later
+    ``asyncio.run`` of the process failed. A cancellation still ends the task as one (Ctrl-C).
+    """
+
+    async def outcome() -> _Outcome:
+        try:
+            return _Outcome(await awaitable, None)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - raised again below, outside the loop
+            return _Outcome(None, exc)
+
+    done = asyncio.run(outcome())
+    if done.raised is not None:
+        raise done.raised
+    return done.value
 
 
 def loop_running() -> bool:

@@ -2,8 +2,8 @@
 
 Order of checks: contract version -> input schema (JSON Schema 2020-12) -> input model -> the call
 under its deadline -> typed errors / mapped exceptions / INTERNAL -> output schema -> envelope ->
-failure budget -> CallRecord. A guarded call never raises, except KeyboardInterrupt, SystemExit and
-task cancellation, which are never swallowed.
+failure budget -> CallRecord. A guarded call never raises, except the process owner's stop (see
+``interrupts.py``) and a real cancellation of the caller, which are never swallowed.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from .deadlines import (
     NOT_STARTED,
     cancelled_here,
     loop_running,
+    run_here,
     settle_here,
     with_deadline,
     within_deadline,
@@ -54,6 +55,7 @@ from .envelope_types import (
     WireT,
 )
 from .errors import ToolError, VersionMismatchError
+from .interrupts import owner_stop
 from .jsonvalue import (
     INT_CEILING,
     INT_DIGITS_CAP,
@@ -88,7 +90,7 @@ from .schema_walk import (
 )
 from .versions import VersionCheck
 from .wording import RESULT, Violation, describe, field_label, first_lines
-from .workers import POOL, PoolBusy
+from .workers import POOL, PoolBusy, Raised, boxed
 
 #: An exception mapper turns a foreign exception into a ToolError, or returns None to pass.
 Mapper = Callable[[BaseException], "ToolError | None"]
@@ -499,7 +501,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return self._run_validated(value)
         try:
             if self._timeout is None and not loop_running():
-                result = asyncio.run(self.implementation(value))
+                result = run_here(self.implementation(value))
             else:
                 submitted = self._submit(self._run_in_worker, value)
                 if isinstance(submitted, dict):
@@ -512,12 +514,14 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 if exc is not None:
                     raise exc
                 result = future.result()
+                if type(result) is Raised:  # raised on the worker: the tool's, whatever it is
+                    return self._from_exception(result.exc)
                 if result is DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
                     return self._timeout_envelope()
         except asyncio.CancelledError as exc:
             return self._cancelled(exc)
-        except _NEVER_SWALLOWED:
-            raise
+        except (KeyboardInterrupt, SystemExit) as exc:
+            return self._stopped(exc)
         except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
         return self._complete(result)
@@ -532,7 +536,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     def _settled(self, result: Any, raised: BaseException | None) -> dict[str, Any]:
         """The envelope for what an inline call gave: its exception, or its result (awaited here
-        when a plain function returned an awaitable). Only KeyboardInterrupt, SystemExit and a real
+        when a plain function returned an awaitable). Only the process owner's stop and a real
         cancellation of the caller propagate; a defect in the guard itself is INTERNAL."""
         try:
             if raised is not None:
@@ -541,8 +545,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 result = settle_here(result)  # e.g. a lambda returning a coroutine
         except asyncio.CancelledError as exc:
             return self._cancelled(exc)
-        except _NEVER_SWALLOWED:
-            raise
+        except (KeyboardInterrupt, SystemExit) as exc:
+            return self._stopped(exc)
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
             return self._from_exception(exc)
         try:
@@ -627,6 +631,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                     result, expired = await with_deadline(future, deadline)
                     if expired:
                         return self._timed_out(thread_future, slot)
+                if type(result) is Raised:  # raised on the worker: the tool's, whatever it is
+                    return self._from_exception(result.exc)
                 if type(result) is not dict and inspect.isawaitable(result):
                     # a plain function that returned a coroutine (a lambda around an async call)
                     if deadline is None:
@@ -638,8 +644,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             return self._timed_out(left, self._hold(left))
         except asyncio.CancelledError as exc:
             return self._cancelled(exc)
-        except _NEVER_SWALLOWED:
-            raise
+        except (KeyboardInterrupt, SystemExit) as exc:
+            return self._stopped(exc)
         except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
         if not self._output_plain and larger_than(result, BIG_VALUE):  # else the fast check is Rust
@@ -798,7 +804,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         return stop, False, "stop_and_tell_user"
 
     def _from_exception(self, exc: BaseException) -> dict[str, Any]:
-        chain = list(exception_chain(exc))
+        try:
+            chain = list(exception_chain(exc))
+        except Exception:  # noqa: BLE001 - a link that raises when read (a hostile property)
+            chain = [exc]
         for item in chain:
             if isinstance(item, ToolError):
                 return self._from_tool_error(item)
@@ -850,6 +859,13 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             raise exc
         return self._from_exception(exc)
 
+    def _stopped(self, exc: KeyboardInterrupt | SystemExit) -> dict[str, Any]:
+        """The process owner's stop propagates; a SystemExit or KeyboardInterrupt the tool raised
+        itself (a wrapped CLI's ``sys.exit``) is its failure: a tool does not stop the process."""
+        if owner_stop(exc):
+            raise exc
+        return self._from_exception(exc)
+
     def _hold(self, task: Any) -> Slot | None:
         """A slot held by an abandoned task until it ends."""
         if task is None:
@@ -864,7 +880,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if slot is None:
             return self._busy_envelope(own=True)
         try:
-            future = POOL.submit(fn, value, reserved=slot.first)
+            future = POOL.submit(boxed, fn, value, reserved=slot.first)
         except PoolBusy:
             slot.release()
             return self._busy_envelope(own=False)

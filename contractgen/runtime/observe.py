@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -27,11 +28,31 @@ class ValidationErrorInputHidden(Exception):
     text quotes (those are a tool's arguments or results, secrets included)."""
 
 
+class UnreadableException(Exception):
+    """An exception as it is logged when its traceback or chain raises when read."""
+
+
 def loggable(exc: BaseException) -> tuple[type[BaseException], BaseException, TracebackType | None]:
     """``exc_info`` for logging ``exc``: every pydantic ``ValidationError`` in its chain is shown by
     its errors without their input values. A tool's own message is logged as it wrote it; a
     ``ValidationError`` built from arguments quotes them without the tool meaning to. The chain's
-    links are repointed at the stand-ins (the exception has been handled; only the log reads it)."""
+    links are repointed at the stand-ins (the exception has been handled; only the log reads it).
+    An exception whose ``__traceback__`` or links raise when read is logged by its type alone."""
+    try:
+        info = _loggable(exc)
+        # what the log handler will read: the whole chain's tracebacks (it would fail there, later)
+        traceback.TracebackException(*info, lookup_lines=False)
+        return info
+    except Exception:  # noqa: BLE001 - a hostile exception still gets its line in the log
+        try:
+            name = type(exc).__qualname__
+        except Exception:  # noqa: BLE001
+            name = "an exception"
+        stand_in = UnreadableException(f"{name} (its traceback could not be read)")
+        return UnreadableException, stand_in, None
+
+
+def _loggable(exc: BaseException) -> tuple[type[BaseException], BaseException, TracebackType | None]:
     shown = _stand_in(exc)
     todo: list[BaseException] = [shown]
     seen: set[int] = set()

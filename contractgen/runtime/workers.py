@@ -27,6 +27,25 @@ class PoolBusy(RuntimeError):
     """Every worker is busy and the pool is at its limit."""
 
 
+class Raised:
+    """What a worker's call raised, handed back as a value. A tool's exception never travels
+    through a future: asyncio refuses a StopIteration there (the caller then waited forever), and a
+    GeneratorExit or SystemExit raised on a worker is the tool's failure, not the caller's own."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def boxed(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, or ``Raised`` holding what it raised."""
+    try:
+        return fn(*args)
+    except BaseException as exc:  # noqa: BLE001 - handed to the caller as a value, who decides
+        return Raised(exc)
+
+
 class _Worker:
     __slots__ = ("mailbox", "pool")
 

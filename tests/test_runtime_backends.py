@@ -6,10 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from contractgen.manifest import load_contracts
 from contractgen.runtime import Contract, Timeout, guard
 from contractgen.runtime.schema_check import SchemaCheck, did_you_mean
+from contractgen.runtime.wording import _common_subsequence, one_edit_apart, similarity
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACTS = {f"{t.contract.name}-{t.contract.version}": t.contract
@@ -67,3 +70,48 @@ def test_format_assertion_is_opt_in() -> None:
     ("anything", [], None)])
 def test_did_you_mean(typed: str, known: list[str], meant: str | None) -> None:
     assert did_you_mean(typed, known) == meant
+
+
+def _table_lcs(a: str, b: str) -> int:
+    """The longest common subsequence by the textbook table, to check the bit-parallel one against."""
+    row = [0] * (len(b) + 1)
+    for char in a:
+        diagonal, row[0] = 0, 0
+        for j, other in enumerate(b, 1):
+            diagonal, row[j] = row[j], diagonal + 1 if char == other else max(row[j], row[j - 1])
+    return row[-1]
+
+
+NAMES = st.text(alphabet=st.sampled_from("abcde_éZ\U0001f600"), max_size=80)
+
+
+@settings(max_examples=400, deadline=None)
+@given(a=NAMES, b=NAMES)
+def test_name_similarity_counts_the_longest_common_subsequence(a: str, b: str) -> None:
+    """Patterns longer than a machine word included: the bits are Python integers."""
+    assert _common_subsequence(a, b) == _common_subsequence(b, a) == _table_lcs(a, b)
+    assert similarity(a, b) == (2 * _table_lcs(a, b) / (len(a) + len(b)) if a or b else 1.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=st.text(alphabet=st.sampled_from("abcdeq_ruy"), min_size=1, max_size=20),
+       known=st.lists(st.text(alphabet=st.sampled_from("abcdeq_ruy"), min_size=1, max_size=20), min_size=1,
+                      max_size=6, unique=True),
+       cutoff=st.sampled_from([0.5, 0.6, 0.75, 0.8]))
+def test_did_you_mean_names_the_most_similar_name_and_misses_none_difflib_would_find(
+        key: str, known: list[str], cutoff: float) -> None:
+    """A guess is at least ``cutoff`` similar and none of the names is more similar; and where difflib's
+    matcher (whose matching blocks are a common subsequence, so never longer than the longest one)
+    finds a name close enough, a name is guessed too."""
+    import difflib
+
+    guess = did_you_mean(key, known, cutoff)
+
+    def norm(name: str) -> str:
+        return name.lower().replace("_", "")
+
+    if not any(norm(n) == norm(key) or one_edit_apart(norm(key), norm(n)) for n in known):  # no cheap tier
+        scores = [similarity(key, name) for name in known]
+        assert guess == (known[scores.index(max(scores))] if max(scores) >= cutoff else None)
+    if difflib.get_close_matches(key, known, n=1, cutoff=cutoff):
+        assert guess is not None

@@ -452,25 +452,24 @@ def test_error_text_with_a_lone_surrogate_still_encodes(raised: str) -> None:
 
 # -- bounded work: what one bad call may cost to explain, counted (never timed) ------------------------
 def _similarity_spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """Counts the character comparisons spent on closeness: edit-distance cells and difflib's."""
-    import difflib
-
+    """Counts the character comparisons spent on closeness: edit-distance cells, and per name compared
+    for did-you-mean, the characters sent times the name's (up to 64: the bit-parallel comparison
+    handles a machine word of the name per character sent)."""
     from contractgen.runtime import wording
 
     spent = {"cells": 0}
-    distance, close = wording.edit_distance, difflib.get_close_matches
+    distance, common = wording.edit_distance, wording._common_subsequence
 
     def counted_distance(a: str, b: str, limit: int) -> int:
         spent["cells"] += max(len(a), 1) * max(len(b), 1)
         return distance(a, b, limit)
 
-    def counted_close(word: str, possibilities: Any, *args: Any, **kwargs: Any) -> Any:
-        possibilities = list(possibilities)
-        spent["cells"] += len(word) * sum(min(len(p), 64) for p in possibilities)
-        return close(word, possibilities, *args, **kwargs)
+    def counted_common(pattern: str, text: str) -> int:
+        spent["cells"] += len(text) * min(len(pattern), 64)
+        return common(pattern, text)
 
     monkeypatch.setattr(wording, "edit_distance", counted_distance)
-    monkeypatch.setattr(wording.difflib, "get_close_matches", counted_close)
+    monkeypatch.setattr(wording, "_common_subsequence", counted_common)
     return spent
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
 import jsonschema
+
+from ..runtime.wording import did_you_mean as guess_name
 
 _MAX_SHOWN = 60
 
@@ -69,12 +70,10 @@ def got(value: Any) -> str:
 
 
 def did_you_mean(word: str, options: Iterable[str], cutoff: float = 0.6) -> str | None:
-    options = list(options)
-    lowered = {o.lower(): o for o in options}
-    if word.lower() in lowered and lowered[word.lower()] != word:
-        return f"did you mean {lowered[word.lower()]!r}?"
-    close = difflib.get_close_matches(word, options, n=1, cutoff=cutoff)
-    return f"did you mean {close[0]!r}?" if close else None
+    """The hint naming the option ``word`` was probably meant to be (as the runtime guesses an
+    argument's name), or None."""
+    close = guess_name(word, [o for o in options if o != word], cutoff)
+    return f"did you mean {close!r}?" if close is not None else None
 
 
 def one_of(options: Iterable[Any]) -> str:

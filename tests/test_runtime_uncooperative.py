@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import sys
 import threading
 import time
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from contractgen.runtime import Contract, RetryPolicy, Timeout, guard
 from contractgen.runtime.capacity import PER_TOOL_LIMIT, stuck_tools
+from contractgen.runtime.contract import LONGEST_DEADLINE
 
 DEADLINE = 0.05
 
@@ -160,3 +162,36 @@ def test_capacity_counts_exactly(calls: int, limit: int) -> None:
         slot.release()
         slot.release()  # a second release (a done-callback racing a caller) changes nothing
     assert (capacity.held, capacity.abandoned) == (0, 0)
+
+
+HOSTILE_DEADLINES = (st.floats(allow_nan=True, allow_infinity=True) | st.integers(-(10 ** 400), 10 ** 400)
+                     | st.sampled_from([0, -0.0, math.nan, math.inf, -math.inf, 1e300, True, False, "5",
+                                        LONGEST_DEADLINE, LONGEST_DEADLINE + 1, 5e-324, 0.001]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seconds=HOSTILE_DEADLINES)
+def test_a_deadline_is_usable_on_every_path_or_refused_when_the_contract_is_built(seconds: Any) -> None:
+    """0, negative and NaN deadlines answered TIMEOUT to calls that ran to their end; 1e300 or inf
+    answered INTERNAL to every sync call (a timer cannot wait that long)."""
+    usable = seconds is None or (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+                                 and (0 < seconds <= LONGEST_DEADLINE or seconds == math.inf))
+    try:
+        timeout = Timeout(seconds)
+    except (TypeError, ValueError) as exc:
+        assert not usable and "timeout seconds" in str(exc)
+        return
+    assert usable
+    quick = Contract(name="quick", version="1.0.0", summary="s", description="d",
+                     input_schema={"type": "object"}, output_schema={"type": "object"}, timeout=timeout,
+                     retry=RetryPolicy(failure_budget=None))
+
+    async def answers(_: Any) -> Any:
+        await asyncio.sleep(0)
+        return {"done": True}
+    for tool in (guard(quick, lambda a: {"done": True}), guard(quick, answers)):
+        for envelope in (tool({}), asyncio.run(tool.acall({}))):
+            if timeout.seconds is None or timeout.seconds >= 1:
+                assert envelope["output"] == {"done": True}
+            else:  # the author's very short deadline may pass: TIMEOUT, never a failure of the guard
+                assert envelope["status"] == "ok" or envelope["error"]["code"] == "TIMEOUT"

@@ -9,6 +9,7 @@ from jsonschema.exceptions import best_match
 from referencing.exceptions import Unresolvable
 
 from ..runtime import reference_validator
+from ..runtime.contract import LONGEST_DEADLINE
 from ..runtime.pointer import escape_token
 from ..runtime.pointer import pointer as json_pointer
 from ..runtime.reference_validator import PatternUndecided
@@ -28,6 +29,14 @@ def check_retry_and_timeout(report: Reporter, data: dict[str, Any]) -> None:
             hint=f"set maximum to at least {initial}",
         )
     timeout = data.get("timeout", {})
+    seconds = timeout.get("seconds")
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > LONGEST_DEADLINE:
+        report.error(
+            "/timeout/seconds",
+            f"expected a deadline of at most {LONGEST_DEADLINE:.0f} seconds (366 days) (got {seconds})",
+            "timeout-too-long",
+            hint="use `seconds: null` for no deadline, or a deadline the runtime can wait for",
+        )
     if (
         timeout.get("long_running")
         and timeout.get("seconds") is not None

@@ -61,12 +61,33 @@ class RetryPolicy:
     failure_budget: int | None = 2
 
 
+#: The longest deadline a contract may set (366 days); longer is no deadline (``seconds: null``).
+#: The runtime waits with threading and asyncio timers, which refuse much longer waits.
+LONGEST_DEADLINE = 366 * 86400.0
+
+
 @dataclass(frozen=True)
 class Timeout:
-    """The per-call deadline."""
+    """The per-call deadline: a positive number of seconds up to ``LONGEST_DEADLINE``, or None for
+    none (``math.inf`` means none too). Anything else is refused here, when the contract is built:
+    a deadline of 0, a negative one or NaN answered TIMEOUT to calls that ran to their end, and
+    one past what a timer can wait answered INTERNAL to every call."""
 
     seconds: float | None = 30.0
     long_running: bool = False
+
+    def __post_init__(self) -> None:
+        seconds = self.seconds
+        if seconds is None:
+            return
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise TypeError(f"timeout seconds: expected a number of seconds or None (got {type(seconds).__name__})")
+        if seconds == float("inf"):
+            object.__setattr__(self, "seconds", None)  # no deadline, which is what infinity means
+            return
+        if not 0 < seconds <= LONGEST_DEADLINE:  # also refuses NaN
+            raise ValueError(f"timeout seconds: expected more than 0 and at most {LONGEST_DEADLINE:.0f} "
+                             f"(366 days) (got {seconds!r}); use None for no deadline")
 
 
 @dataclass(frozen=True)

@@ -194,3 +194,46 @@ def test_a_result_no_wire_can_carry_does_not_kill_the_stdio_server(tmp_path: Any
     healthy, broken, again = anyio.run(main)
     assert healthy.is_error is False and again.is_error is False and again.structured_content == {"x": 1}
     assert broken.is_error is True and _envelope(broken)["error"]["code"] == "INTERNAL"
+
+
+def test_an_async_tool_blocking_the_event_loop_stalls_the_server_once_only() -> None:
+    """time.sleep inside async def: the first call holds the server's loop (nothing can preempt it)
+    and answers TIMEOUT; from then on the tool's calls run off the loop and the server answers
+    others while one of them blocks."""
+    release, started = threading.Event(), threading.Event()
+    holds: list[float] = [2 * DEADLINE]
+
+    async def blocks(_: Any) -> Any:
+        await asyncio.sleep(0)
+        started.set()
+        release.wait(holds[0])  # blocks the thread it runs on, as time.sleep would
+        return {}
+
+    blocker = guard(_contract("blocks", DEADLINE), blocks)
+    server = build_server([blocker, guard(_contract("healthy", None), _healthy)], name="blocking")
+
+    async def main() -> tuple[Any, Any, Any]:
+        async with connected(server) as session:
+            with anyio.fail_after(30):
+                first = await session.call_tool("blocks", {})
+            holds[0] = 60
+            started.clear()
+            async with anyio.create_task_group() as group:
+                stuck: list[Any] = []
+
+                async def call_blocker() -> None:
+                    stuck.append(await session.call_tool("blocks", {}))
+                group.start_soon(call_blocker)
+                await anyio.to_thread.run_sync(started.wait, 30)  # it is blocking now
+                with anyio.fail_after(30):  # a blocked server loop never answers this
+                    healthy = await session.call_tool("healthy", {"x": 5})
+                release.set()
+            return first, healthy, stuck[0]
+
+    try:
+        first, healthy, stuck = anyio.run(main)
+    finally:
+        release.set()
+    assert _envelope(first)["error"]["code"] == "TIMEOUT"
+    assert healthy.structured_content == {"x": 10}
+    assert stuck.is_error is False or _envelope(stuck)["error"]["code"] == "TIMEOUT"

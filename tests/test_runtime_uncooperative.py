@@ -195,3 +195,72 @@ def test_a_deadline_is_usable_on_every_path_or_refused_when_the_contract_is_buil
                 assert envelope["output"] == {"done": True}
             else:  # the author's very short deadline may pass: TIMEOUT, never a failure of the guard
                 assert envelope["status"] == "ok" or envelope["error"]["code"] == "TIMEOUT"
+
+
+# -- async code that blocks the event loop (time.sleep inside async def) --------------------------
+
+HELD = 0.3  # the deadline of the loop-blocking tools below; each first call blocks for twice that
+
+
+def holding(where: str, release: threading.Event, seconds: float,
+            started: threading.Event | None = None) -> Any:
+    """An async tool that blocks its thread (as time.sleep would) before or after an await, or a
+    plain function returning such a coroutine; it sets ``started`` when it begins to block."""
+    began = started or threading.Event()
+
+    async def before(_: Any) -> Any:
+        began.set()
+        release.wait(seconds)
+        await asyncio.sleep(0)
+        return {"late": True}
+
+    async def after(_: Any) -> Any:
+        await asyncio.sleep(0)
+        began.set()
+        release.wait(seconds)
+        return {"late": True}
+
+    return {"before_await": before, "after_await": after, "returned_coroutine": lambda a: after(a)}[where]
+
+
+@pytest.mark.parametrize("where", ["before_await", "after_await", "returned_coroutine"])
+def test_an_async_tool_blocking_the_loop_times_out_then_runs_where_it_stalls_nobody(where: str) -> None:
+    release = threading.Event()
+    blocker = guard(contract("blocker", HELD), holding(where, release, 2 * HELD))
+    healthy = guard(contract("healthy", None), lambda a: {"fine": True})
+
+    async def first() -> dict[str, Any]:
+        return await blocker.acall({})  # no timer can fire while it blocks: it still gets TIMEOUT
+    assert asyncio.run(first())["error"]["code"] == "TIMEOUT"
+    assert blocker.blocks_event_loop
+
+    async def beside() -> tuple[dict[str, Any], dict[str, Any]]:
+        stuck = asyncio.create_task(blocker.acall({}))
+        await asyncio.to_thread(started.wait, 30)  # it is blocking now (a blocked loop stops here)
+        answered = await asyncio.wait_for(healthy.acall({}), 30)  # the loop is free: it answers
+        release.set()  # only now may the stuck call end (a blocked loop would never get here)
+        return answered, await asyncio.wait_for(stuck, 30)
+
+    started = threading.Event()
+    blocker = guard(contract("blocker", HELD), holding(where, release, 60, started))
+    blocker.blocks_event_loop = True  # what the first call found, for a tool blocking until released
+    try:
+        answered, stuck = asyncio.run(beside())
+    finally:
+        release.set()
+    assert answered["output"] == {"fine": True}
+    assert stuck["status"] == "ok" or stuck["error"]["code"] == "TIMEOUT"
+
+
+def test_a_long_blocking_step_moves_the_tool_off_the_loop_before_its_deadline(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(sys.modules["contractgen.runtime.guard"], "BLOCKING_STEP", 0.05)
+    release = threading.Event()
+    blocker = guard(contract("slow_step", 30), holding("after_await", release, 0.2))
+    with caplog.at_level(logging.ERROR, logger="contractgen.runtime"):
+        envelope = asyncio.run(blocker.acall({}))
+    assert envelope["output"] == {"late": True}  # within its deadline: its result stands
+    assert blocker.blocks_event_loop
+    assert any("slow_step" in r.getMessage() and "held the event loop" in r.getMessage()
+               for r in caplog.records)
+    assert asyncio.run(blocker.acall({}))["output"] == {"late": True}  # and it still works there

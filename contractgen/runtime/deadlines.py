@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from typing import Any
 
 from .observe import logger
@@ -147,21 +148,26 @@ _LEFT_BEHIND: set[Any] = set()
 
 class _Driven:
     """Awaits ``it`` (an awaitable's iterator, maybe run to ``first`` already) in the caller's task,
-    and leaves it to run alone when it swallows the deadline's cancellation and waits again."""
+    and leaves it to run alone when it swallows the deadline's cancellation and waits again.
+    ``longest`` is the longest the work held the event loop in one step (no timer fires then)."""
 
-    __slots__ = ("first", "it", "left_behind", "watch")
+    __slots__ = ("first", "it", "left_behind", "longest", "watch")
 
     def __init__(self, it: Any, first: Any, watch: _Watch) -> None:
         self.it, self.first, self.watch = it, first, watch
         self.left_behind: Any = None
+        self.longest = 0.0
 
     def __await__(self) -> Any:
-        it, value = self.it, self.first
+        it, value, clock = self.it, self.first, time.monotonic
         if value is NOT_STARTED:
+            began = clock()
             try:
                 value = it.send(None)
             except StopIteration as done:
                 return done.value
+            finally:
+                self.longest = max(self.longest, clock() - began)
         while True:
             try:
                 sent = yield value
@@ -169,10 +175,13 @@ class _Driven:
                 it.close()
                 raise
             except BaseException as exc:  # noqa: B036, BLE001 - handed to the work, as await does
+                began = clock()
                 try:
                     value = it.throw(exc)
                 except StopIteration as done:
                     return done.value
+                finally:
+                    self.longest = max(self.longest, clock() - began)
                 if isinstance(exc, asyncio.CancelledError):
                     # the work caught the cancellation (the deadline's or the caller's) and waits
                     # on: it runs on as its own task
@@ -181,28 +190,35 @@ class _Driven:
                     self.left_behind.add_done_callback(_LEFT_BEHIND.discard)
                     raise _Abandoned from None
             else:
+                began = clock()
                 try:
                     value = it.send(sent)
                 except StopIteration as done:
                     return done.value
+                finally:
+                    self.longest = max(self.longest, clock() - began)
 
 
-async def within_deadline(awaitable: Any, first: Any, seconds: float) -> tuple[Any, bool, Any]:
+async def within_deadline(awaitable: Any, first: Any, seconds: float) -> tuple[Any, bool, Any, float]:
     """Await work under a deadline that does not rely on its cooperation.
 
     ``awaitable`` is a coroutine already run to its first suspension (``first`` is what it yielded)
-    or any awaitable (``first`` is NOT_STARTED). Returns ``(result, False, None)``, or
-    ``(None, True, task)`` at the deadline: the work is cancelled, and if it swallows the
-    cancellation and waits on, it is left running as ``task`` (else ``task`` is None). Outcomes of
-    the work after the deadline (a value, an exception) are not the caller's: it gets the deadline.
+    or any awaitable (``first`` is NOT_STARTED). Returns ``(result, False, None, longest)``, or
+    ``(None, True, task, longest)`` once the deadline passed: the work is cancelled, and if it
+    swallows the cancellation and waits on, it is left running as ``task`` (else ``task`` is None).
+    Outcomes of the work after the deadline (a value, an exception) are not the caller's: it gets
+    the deadline, also when the work held the event loop past it, so that no timer could fire.
+    ``longest``: the longest step in which the work held the event loop, in seconds.
     """
     task = asyncio.current_task()
     if task is None or not hasattr(task, "uncancel"):  # Python 3.10: the work runs as its own task
-        return await _own_task_deadline(awaitable, first, seconds)
+        return (*await _own_task_deadline(awaitable, first, seconds), 0.0)
     watch = _Watch(task)
     it = awaitable if first is not NOT_STARTED else awaitable.__await__()
     driven = _Driven(it, first, watch)
-    handle = asyncio.get_running_loop().call_later(seconds, watch.expire)
+    loop = asyncio.get_running_loop()
+    ends = loop.time() + seconds
+    handle = loop.call_at(ends, watch.expire)
     try:
         result = await driven
     except _Abandoned:
@@ -210,25 +226,24 @@ async def within_deadline(awaitable: Any, first: Any, seconds: float) -> tuple[A
             logger.warning("a cancelled call's work ignored its cancellation; it goes on running, "
                            "abandoned")
             raise asyncio.CancelledError from None
-        task.uncancel()
-        _raise_if_cancelled(task)
-        return None, True, driven.left_behind
+        _deadline_passed(task, watch)
+        return None, True, driven.left_behind, driven.longest
     except BaseException:
-        if not watch.expired:
+        if not (watch.expired or loop.time() >= ends):
             raise
-        task.uncancel()
-        _raise_if_cancelled(task)
-        return None, True, None
+        _deadline_passed(task, watch)
+        return None, True, None, driven.longest
     finally:
         handle.cancel()
-    if watch.expired:  # the work answered our cancellation with a value: the deadline still passed
-        task.uncancel()
-        _raise_if_cancelled(task)
-        return None, True, None
-    return result, False, None
+    if watch.expired or loop.time() >= ends:  # answered our cancellation, or held the loop past it
+        _deadline_passed(task, watch)
+        return None, True, None, driven.longest
+    return result, False, None, driven.longest
 
 
-def _raise_if_cancelled(task: Any) -> None:
+def _deadline_passed(task: Any, watch: _Watch) -> None:
+    if watch.expired:
+        task.uncancel()  # the deadline's own cancellation is spent
     if task.cancelling():  # someone else cancelled the caller as well: that wins
         raise asyncio.CancelledError
 

@@ -101,6 +101,9 @@ _INFO = logging.INFO
 _call_log_enabled = call_logger.isEnabledFor
 #: Arguments or results with more members than this are checked on a worker thread under ``acall``.
 BIG_VALUE = 2000
+#: Seconds an async implementation may hold the event loop in one step (between two awaits) before
+#: its calls move to worker threads (asyncio's debug mode already calls 0.1 s slow).
+BLOCKING_STEP = 1.0
 
 
 class _Compiled:
@@ -228,6 +231,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._fast = self._fast_path()
         #: worker threads and abandoned calls of this tool: a stuck tool exhausts only its own share
         self.capacity = Capacity(contract.name)
+        #: set once an async implementation held the event loop in one step for its deadline (or
+        #: BLOCKING_STEP): its calls then run on worker threads with their own event loops
+        self.blocks_event_loop = False
         functools.update_wrapper(self, implementation, assigned=("__module__", "__name__",
                                                                  "__qualname__", "__doc__"),
                                  updated=())
@@ -594,7 +600,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return early
         deadline = self._timeout
         try:
-            if self._is_async:
+            if self._is_async and not self.blocks_event_loop:
                 if deadline is None:
                     result = await self.implementation(value)
                 else:
@@ -612,14 +618,24 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                         first = coro.send(None) if started_here else NOT_STARTED
                     except StopIteration as done:
                         result = done.value
+                        held = time.monotonic() - started
+                        if held >= min(deadline, BLOCKING_STEP):
+                            self._held_the_loop(held)
+                            if held >= deadline:  # its result came after the deadline
+                                return self._timeout_envelope()
                     else:
-                        remaining = deadline - (time.monotonic() - started)
-                        result, expired, left = await within_deadline(coro, first, max(remaining, 0.0))
+                        step = time.monotonic() - started
+                        result, expired, left, longest = await within_deadline(
+                            coro, first, max(deadline - step, 0.0))
+                        if max(step, longest) >= min(deadline, BLOCKING_STEP):
+                            self._held_the_loop(max(step, longest))
                         if expired:
                             return self._timed_out(left, self._hold(left))
             else:
-                # sync code never blocks the event loop: it runs on a worker thread
-                submitted = self._submit(self.implementation, value)
+                # sync code never blocks the event loop: it runs on a worker thread, and so does
+                # async code that did (with an event loop of its own there)
+                submitted = self._submit(self._run_in_worker if self._is_async or self.blocks_event_loop
+                                         else self.implementation, value)
                 if isinstance(submitted, dict):
                     return submitted
                 thread_future, slot = submitted
@@ -633,13 +649,17 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                         return self._timed_out(thread_future, slot)
                 if type(result) is Raised:  # raised on the worker: the tool's, whatever it is
                     return self._from_exception(result.exc)
+                if result is DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
+                    return self._timeout_envelope()
                 if type(result) is not dict and inspect.isawaitable(result):
                     # a plain function that returned a coroutine (a lambda around an async call)
                     if deadline is None:
                         result = await result
                     else:
                         remaining = max(deadline - (time.monotonic() - started), 0.0)
-                        result, expired, left = await within_deadline(result, NOT_STARTED, remaining)
+                        result, expired, left, longest = await within_deadline(result, NOT_STARTED, remaining)
+                        if longest >= min(deadline, BLOCKING_STEP):
+                            self._held_the_loop(longest)
                         if expired:
                             return self._timed_out(left, self._hold(left))
         except asyncio.CancelledError as exc:
@@ -858,6 +878,17 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if cancelled_here():
             raise exc
         return self._from_exception(exc)
+
+    def _held_the_loop(self, seconds: float) -> None:
+        """The tool held the caller's event loop for ``seconds`` in one step, so no other call and
+        no timer ran meanwhile: from now on its calls run on worker threads, each with an event
+        loop of its own, where its deadline holds and it stalls nobody."""
+        if not self.blocks_event_loop:
+            self.blocks_event_loop = True
+            logger.error("%s %s held the event loop for %.3fs in one step (deadline %gs): its calls "
+                         "now run on worker threads with their own event loops; await instead of "
+                         "blocking (asyncio.to_thread for sync work)", self.name, self.version,
+                         seconds, self._timeout or 0)
 
     def _stopped(self, exc: KeyboardInterrupt | SystemExit) -> dict[str, Any]:
         """The process owner's stop propagates; a SystemExit or KeyboardInterrupt the tool raised

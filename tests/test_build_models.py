@@ -30,11 +30,12 @@ def test_local_refs_are_rewritten_to_hoisted_definitions() -> None:
                                                              "d": {"enum": [{"$ref": "#/not/a/ref"}]}},
                             "$defs": {"x": {"type": "string"}}, "definitions": {"x": {"type": "integer"}}},
                            "TV1Input")
-    assert set(hoisted) == {"TV1Input", "TV1InputX", "TV1InputXDef"}
+    assert set(hoisted) == {"TV1Input", "TV1InputX", "TV1InputXDef", "TV1InputA"}
     properties = hoisted["TV1Input"]["properties"]
-    assert properties["a"] == {"$ref": "#/$defs/TV1InputX"}
+    # a reference to a place below the root moves it into a definition the place and the ref share
+    assert properties["a"] == properties["c"] == {"$ref": "#/$defs/TV1InputA"}
+    assert hoisted["TV1InputA"] == {"$ref": "#/$defs/TV1InputX"}
     assert properties["b"] == {"$ref": "#/$defs/TV1Input"}
-    assert properties["c"] == {"$ref": "#/$defs/TV1Input/properties/a"}
     assert properties["d"] == {"enum": [{"$ref": "#/not/a/ref"}]}, "data is never rewritten"
 
 

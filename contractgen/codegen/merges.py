@@ -33,7 +33,7 @@ def hoist_merges(bundle: dict[str, Any], used: set[str], pascal: Callable[[str],
         for pointer, node in list(subschemas(bundle[key])):  # collected before any change
             if not pointer or "allOf" not in node:
                 continue
-            name = key + _place(pointer, pascal)
+            name = key + place_name(pointer, pascal)
             while name in used:
                 name += "Def"
             used.add(name)
@@ -44,7 +44,8 @@ def hoist_merges(bundle: dict[str, Any], used: set[str], pascal: Callable[[str],
             todo.append(name)
 
 
-def _place(pointer: str, pascal: Callable[[str], str]) -> str:
+def place_name(pointer: str, pascal: Callable[[str], str]) -> str:
+    """The class-name part for a place below a root: ``/properties/filter/items`` -> ``FilterItem``."""
     tokens = [unescape_token(t) for t in pointer.split("/")[1:]]
     parts: list[str] = []
     index = 0
@@ -62,4 +63,4 @@ def _place(pointer: str, pascal: Callable[[str], str]) -> str:
     return "".join(parts)
 
 
-__all__ = ["hoist_merges"]
+__all__ = ["hoist_merges", "place_name"]

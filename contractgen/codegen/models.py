@@ -12,6 +12,7 @@ and generating a subset of tools yields the same per-tool code (which the increm
 from __future__ import annotations
 
 import ast
+import copy
 import io
 import json
 import os
@@ -26,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from ..manifest.generator_keys import generator_input
-from ..manifest.schema_walk import subschemas
-from ..runtime.pointer import unescape_token
+from ..manifest.schema_walk import local_ref_pointer, subschemas
+from ..runtime.jsonvalue import MISSING
+from ..runtime.pointer import pointer, pointer_parts, resolve_pointer
 from .defaults import type_defaults
 from .exact_values import values_kept_exact
-from .merges import hoist_merges
+from .merges import hoist_merges, place_name
 from .openness import explicit_openness
 from .patterns import patterns_left_to_schema
 from .source_text import escape_string_literals, source_lines
@@ -165,7 +167,14 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
 
 
 def hoist_schema(schema: Mapping[str, Any], root_key: str, owner: str = "") -> dict[str, Any]:
-    """``{bundle key: subschema}`` for one schema: the root plus its hoisted definitions, refs rewritten."""
+    """``{bundle key: subschema}`` for one schema: the root plus its hoisted definitions, refs rewritten.
+
+    A ``$ref`` is followed as the guard follows it (a percent-encoded pointer, an ``$anchor``). One
+    that names a place below a root or a definition (``#/properties/q``) moves that place into a
+    definition of its own, named after the tool and the place (``<Root><Place>``), which the place
+    and the reference then share: the generator named such a target after its last token alone
+    (``Q``), so two tools with the same reference shared one class in the bundle, and the second
+    tool's input model could not be built (every call INTERNAL)."""
     names: dict[tuple[str, str], str] = {}
     used = {root_key}
     for container in _DEF_CONTAINERS:
@@ -175,15 +184,28 @@ def hoist_schema(schema: Mapping[str, Any], root_key: str, owner: str = "") -> d
                 key += "Def"
             used.add(key)
             names[(container, name)] = key
+    places: dict[tuple[str, str], str] = {}  # (bundle key, pointer below it) -> its own definition
 
     def rewrite_ref(ref: str) -> str:
         if not ref.startswith("#"):
             raise ModelsError(f"expected a local $ref starting with '#' (got '{ref}')", owner)
-        tokens = ref[1:].split("/")[1:] if ref not in ("#", "#/") else []
-        if len(tokens) >= 2 and (tokens[0], unescape_token(tokens[1])) in names:
-            rest = tokens[2:]
-            return "#/$defs/" + "/".join([names[(tokens[0], unescape_token(tokens[1]))], *rest])
-        return "#/$defs/" + "/".join([root_key, *tokens])
+        target = local_ref_pointer(schema, ref)
+        if target is None:
+            raise ModelsError(f"expected a $ref to a place or an $anchor of this schema (got '{ref}')", owner)
+        tokens = pointer_parts(target)
+        key, rest = root_key, tokens
+        if len(tokens) >= 2 and (tokens[0], tokens[1]) in names:
+            key, rest = names[(tokens[0], tokens[1])], tokens[2:]
+        if not rest:
+            return f"#/$defs/{key}"
+        place = pointer(rest)
+        if (key, place) not in places:
+            name = key + place_name(place, _pascal)
+            while name in used:
+                name += "Def"
+            used.add(name)
+            places[(key, place)] = name
+        return f"#/$defs/{places[(key, place)]}"
 
     def walk(node: Any) -> Any:
         if isinstance(node, Mapping):
@@ -204,8 +226,26 @@ def hoist_schema(schema: Mapping[str, Any], root_key: str, owner: str = "") -> d
     hoisted = {root_key: walk(root)}
     for (container, name), key in names.items():
         hoisted[key] = walk(schema[container][name])
+    # deepest first, so a place inside another moved place is a reference there before it moves
+    for (key, place), name in sorted(places.items(), key=lambda item: -item[0][1].count("/")):
+        _move_place(hoisted, key, place, name)
     hoist_merges(hoisted, used, _pascal)
     return hoisted
+
+
+def _move_place(hoisted: dict[str, Any], key: str, place: str, name: str) -> None:
+    """Make the subschema at ``place`` of ``hoisted[key]`` the definition ``name``, leaving a ``$ref``
+    there (with its description and title); a place that is not a schema object (a boolean schema, or
+    data a reference points into) is copied instead."""
+    node = resolve_pointer(hoisted[key], place)
+    schema_places = {found for found, _ in subschemas(hoisted[key])}
+    if not isinstance(node, dict) or place not in schema_places:
+        hoisted[name] = copy.deepcopy(node) if node is not MISSING else {}
+        return
+    hoisted[name] = dict(node)
+    described = {k: node[k] for k in ("description", "title") if k in node}
+    node.clear()
+    node.update({"$ref": f"#/$defs/{name}", **described})
 
 
 def _normalized_aliases(schema: Any) -> dict[str, str]:

@@ -107,20 +107,29 @@ def anchors(schema: Any) -> set[str]:
     return {sub["$anchor"] for _, sub in subschemas(schema) if isinstance(sub.get("$anchor"), str)}
 
 
+def local_ref_pointer(root: Any, ref: str) -> str | None:
+    """The JSON pointer inside ``root`` that a local ``$ref`` names: ``#``, ``#/json/pointer`` (its
+    URI form percent-decoded: ``#/$defs/n%C3%A9``) or ``#anchor`` (the pointer of the subschema with
+    that ``$anchor``); None when ``ref`` is not local or no subschema has the anchor."""
+    if not ref.startswith("#"):
+        return None
+    fragment = unquote(ref[1:])
+    if fragment == "" or fragment.startswith("/"):
+        return fragment
+    return next((pointer for pointer, sub in subschemas(root) if sub.get("$anchor") == fragment), None)
+
+
 def resolve_local_ref(root: Any, ref: str) -> RefTarget:
     """Resolve ``#``, ``#/json/pointer`` or ``#anchor`` inside ``root``; nothing else is local."""
     if not ref.startswith("#"):
         return RefTarget(False, problem="not a local reference")
-    fragment = unquote(ref[1:])
-    if fragment == "" or fragment.startswith("/"):
-        target = resolve_json_pointer(root, fragment)
-        if target.found and not isinstance(target.value, (dict, bool)):
-            return RefTarget(False, problem="it points at a non-schema value")
-        return target
-    for pointer, sub in subschemas(root):
-        if sub.get("$anchor") == fragment:
-            return RefTarget(True, sub)
-    return RefTarget(False, problem=f"no $anchor {fragment!r}")
+    pointer = local_ref_pointer(root, ref)
+    if pointer is None:
+        return RefTarget(False, problem=f"no $anchor {unquote(ref[1:])!r}")
+    target = resolve_json_pointer(root, pointer)
+    if target.found and not isinstance(target.value, (dict, bool)):
+        return RefTarget(False, problem="it points at a non-schema value")
+    return target
 
 
 def definition_refs(root: Any) -> list[str]:

@@ -1,0 +1,105 @@
+"""A ``$ref`` reaches the generated model as it reaches the guard, however it is spelt.
+
+The guard follows a percent-encoded pointer (``#/$defs/n%C3%A9``), an ``$anchor`` (``#node``) and a
+pointer to any place (``#/properties/q``, ``#/$defs/node/properties/x``). The model generator was
+given them unresolved: an anchor became the tool's whole input model (a valid call was refused), a
+percent-encoded name an untyped ``Any``, and a place a class named after its last token alone, shared
+by every tool with the same reference (the second tool's calls all failed INTERNAL).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from build_support import build, imported_package, make_project, read_bytes_tree
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contractgen.codegen.models import hoist_schema
+from contractgen.runtime.pointer import escape_token, pointer_parts, resolve_pointer
+
+NAMES = ["node", "né", "a b", "x~y", "p/q", "ﬁle", "100%", "#hash"]
+
+
+def _spellings(container: str, name: str, anchor: str) -> dict[str, str]:
+    token = escape_token(name)
+    return {"plain": f"#/{container}/{token}", "encoded": "#" + quote(f"/{container}/{token}", safe="/"),
+            "anchor": f"#{anchor}"}
+
+
+def _manifest(tool: str) -> dict[str, Any]:
+    defs: dict[str, Any] = {}
+    properties: dict[str, Any] = {}
+    arguments: dict[str, Any] = {}
+    for index, name in enumerate(NAMES):
+        defs[name] = {"$anchor": f"a{index}", "type": "object", "required": [f"v{index}"],
+                      "properties": {f"v{index}": {"type": "integer"},
+                                     "inner": {"type": "object", "required": ["w"],
+                                               "properties": {"w": {"type": "string"}}}}}
+        for how, ref in _spellings("$defs", name, f"a{index}").items():
+            properties[f"{how}{index}"] = {"$ref": ref, "description": "a definition"}
+            arguments[f"{how}{index}"] = {f"v{index}": index, "inner": {"w": name}}
+        properties[f"inner{index}"] = {"$ref": f"#/$defs/{escape_token(name)}/properties/inner",
+                                       "description": "a place inside a definition"}
+        arguments[f"inner{index}"] = {"w": name}
+    properties["place"] = {"type": "object", "required": ["z"], "properties": {"z": {"type": "boolean"}},
+                           "description": "a property others refer to"}
+    properties["to_place"] = {"$ref": "#/properties/place", "description": "a place below the root"}
+    properties["to_item"] = {"$ref": "#/properties/list/items", "description": "an item schema"}
+    properties["list"] = {"type": "array", "items": {"type": "object", "required": ["k"],
+                                                     "properties": {"k": {"type": "number"}}},
+                          "description": "a list"}
+    arguments.update({"place": {"z": True}, "to_place": {"z": False}, "to_item": {"k": 1.5},
+                      "list": [{"k": 2}]})
+    return {"name": tool, "version": "1.0.0", "title": tool, "summary": "Echo the arguments.",
+            "description": "Use it to echo the arguments.",
+            "input": {"type": "object", "additionalProperties": False, "required": sorted(arguments),
+                      "properties": properties, "$defs": defs},
+            "output": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+            "errors": [], "examples": [{"summary": "all of them", "arguments": arguments}]}
+
+
+def test_every_spelling_of_a_ref_is_typed_by_its_target_in_every_tool(tmp_path: Path) -> None:
+    crowd = make_project(tmp_path / "crowd")
+    alone = make_project(tmp_path / "alone")
+    for root, tools in ((crowd, ("alpha", "beta")), (alone, ("beta",))):
+        for tool in tools:
+            (root / "contracts" / tool).mkdir()
+            (root / "contracts" / tool / "1.0.0.json").write_text(json.dumps(_manifest(tool)), "utf-8")
+        result = build(root)
+        assert result.returncode == 0, result.stderr
+    assert read_bytes_tree(crowd / "generated")["beta_v1.py"] == read_bytes_tree(alone / "generated")["beta_v1.py"]
+    with imported_package(crowd):
+        for tool in ("alpha", "beta"):
+            module = importlib.import_module(f"generated.{tool}_v1")
+            manifest = _manifest(tool)
+            arguments = manifest["examples"][0]["arguments"]
+            received: list[Any] = []
+            envelope = getattr(module, tool).implement(lambda args, seen=received: seen.append(args) or {"ok": True})(
+                arguments)
+            assert envelope["status"] == "ok", envelope
+            args = received[0]
+            assert args.model_dump(mode="json", by_alias=True, exclude_unset=True) == arguments
+            for field, value in arguments.items():
+                if isinstance(value, dict):  # each reference is the model of its own target
+                    typed = getattr(args, field)
+                    assert type(typed).__name__.startswith(tool.capitalize() + "V1Input"), (field, typed)
+                    assert type(typed).__name__ != tool.capitalize() + "V1Input", (field, typed)
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=st.text(min_size=1, max_size=12), how=st.sampled_from(["plain", "encoded", "anchor"]),
+       container=st.sampled_from(["$defs", "definitions"]))
+def test_a_hoisted_ref_points_at_its_own_target(name: str, how: str, container: str) -> None:
+    target = {"$anchor": "the-target", "type": "object", "properties": {"marker": {"const": name}}}
+    schema = {"type": "object", "properties": {"p": {"$ref": _spellings(container, name, "the-target")[how]}},
+              container: {name: target, "other": {"type": "string"}}}
+    hoisted = hoist_schema(schema, "TV1Input")
+    ref = hoisted["TV1Input"]["properties"]["p"]["$ref"]
+    assert ref.startswith("#/$defs/")
+    parts = pointer_parts(ref[len("#/$defs"):])
+    assert resolve_pointer(hoisted, "/" + "/".join(escape_token(p) for p in parts)) == target

@@ -179,7 +179,7 @@ KEYS = st.sampled_from(["a", "c/d", "list", "pair", "t", "gone", "api_key", "obj
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 5) | st.floats(allow_nan=False, allow_infinity=False)
     | st.sampled_from([0, 0.0, -0.0, False, 1, 1.0, True])  # equal as keys, each explained as sent
-    | st.sampled_from(["", "x", "ok", "yy", "1234", "secret-value", "a/b"]),
+    | st.sampled_from(["", "x", "ok", "yy", "Yy", "xy", "1234", "secret-value", "a/b"]),  # near misses of the enum too
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4), max_leaves=12)
 
 
@@ -247,6 +247,17 @@ def test_a_kept_explanation_is_the_one_computed_afresh(which: int, values: list[
     warm = SchemaCheck(FLAT_SCHEMAS[which])
     for value in values + values[::-1]:
         assert _explanations(warm, value) == _explanations(SchemaCheck(FLAT_SCHEMAS[which]), value)
+
+
+def test_a_new_value_at_a_known_place_is_explained_as_by_a_fresh_check() -> None:
+    """Wording made for one wrong value is kept for its place; the next values there (other text, near
+    misses of the enum, other types, secrets) still get exactly what a fresh check says about them."""
+    warm = SchemaCheck(FLAT_SCHEMAS[0])
+    for sent in ["zz", "Yy", "xy", "X", "yy ", 7, 7.5, -0.0, True, None, "secret-value", "x" * 300]:
+        for value in ({"a": "ok", "c/d": 2, "t": sent}, {"a": sent, "c/d": sent}, {"a": "ok", "c/d": 2, "api_key": sent},
+                      {"a": "ok", "c/d": 2, "obj": {"pin": sent, "n": sent}}, {"a": "ok", "c/d": 2, "list": [sent]},
+                      {"c/d": 2, "zz": sent}):
+            assert _explanations(warm, value) == _explanations(SchemaCheck(FLAT_SCHEMAS[0]), value), value
 
 
 @pytest.mark.parametrize("which", range(len(FLAT_SCHEMAS)))

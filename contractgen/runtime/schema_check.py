@@ -164,6 +164,8 @@ class SchemaCheck:
         self._key_memo: dict[tuple[str, int, str], Any] = {}
         self._explained: dict[tuple[Any, ...], tuple[list[Violation], int]] = {}
         self._located: dict[str, tuple[str, Any]] = {}  # evaluate()'s schema locations, read once
+        #: per (keyword, instance path, node, JSON type sent): a violation to reword for a new value
+        self._templates: dict[tuple[Any, ...], tuple[Violation, bool]] = {}
         #: top-level names of an open object schema (unknown keys pass it), for near-miss notices;
         #: None when the root is closed or declares nothing
         self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
@@ -415,10 +417,41 @@ class SchemaCheck:
             return self._explain_once(value, keyword, path, node, details, room)
         kept = self._explained.get(key)
         if kept is None:
-            kept = self._explain_once(value, keyword, path, node, details, EXPLAIN_CAP)
+            kept = self._from_template(value, keyword, path, node, details)
             self._keep(key, kept)
         violations, skipped = kept
         return violations[:room], skipped + max(len(violations) - room, 0)
+
+    def _from_template(self, value: Any, keyword: str, path: list[Any], node: Any,
+                       details: Any) -> tuple[list[Violation], int]:
+        """The explanation of a short scalar's failed keyword. Where the message and the expectation
+        depend on the sent value's JSON type alone (``_TEMPLATED``), the violation first made at a place
+        is kept as a template, and only what echoes the value (``attempted``, an enum's did-you-mean) is
+        made afresh: a new wrong value at a known place costs no wording."""
+        if keyword not in _TEMPLATED or not isinstance(node, Mapping) or keyword == "enum" and (
+                not isinstance(node.get("enum"), list) or len(node["enum"]) > LIST_CAP):
+            return self._explain_once(value, keyword, path, node, details, EXPLAIN_CAP)
+        sent = value
+        for part in path:  # the caller made a memo key of it: the path exists
+            sent = sent[part]
+        place = (keyword, tuple(path), id(node), json_type(sent))
+        template = self._templates.get(place)
+        if template is None:
+            made = self._explain_once(value, keyword, path, node, details, EXPLAIN_CAP)
+            if len(made[0]) == 1 and not made[1]:
+                if len(self._templates) >= _MEMO_LIMIT:
+                    self._templates.clear()
+                self._templates[place] = (made[0][0], self.is_sensitive(made[0][0].field))
+            return made
+        shown, sensitive = template
+        if sensitive:  # nothing of the value is echoed: the template is the whole answer
+            return [shown], 0
+        guess = None
+        if keyword == "enum" and isinstance(sent, str):  # as _explain_once guesses
+            guess = self._cached_key("enum-guess", node, sent, lambda: did_you_mean(
+                sent, [o for o in node["enum"] if isinstance(o, str)], None))
+        return [Violation(shown.field, keyword, shown.message, expected=shown.expected, attempted=cap_value(sent),
+                          did_you_mean=guess)], 0
 
     def _explain_once(self, value: Any, keyword: str, path: list[Any], node: Any, details: Any,
                       room: int) -> tuple[list[Violation], int]:
@@ -622,16 +655,20 @@ class SchemaCheck:
         """``violation`` as it may be shown: one found below a sensitive position (a key or index
         inside a writeOnly / x-sensitive value, or under a secret-looking name) becomes a violation of
         that position, naming nothing inside it; the member names of a secret value are part of it."""
-        parts = pointer_parts(violation.field)
-        if not parts:
+        where = self._cached_key("masked-at", None, violation.field, lambda: self._masked_at(violation.field))
+        if where is None:
             return violation
-        depth = self._sensitive_depth(tuple(parts[:-1]))  # a violation at the position itself stays
-        if depth is None:
-            return violation
-        where = pointer(parts[:depth])
         return Violation(where, violation.constraint,
                          f"{field_label(where, self.subject)} does not match the schema ({HIDDEN_DETAILS})",
                          attempted=REDACTED)
+
+    def _masked_at(self, field: str) -> str | None:
+        """The sensitive position a violation at ``field`` is shown at instead, or None to show it."""
+        parts = pointer_parts(field)
+        if not parts:
+            return None
+        depth = self._sensitive_depth(tuple(parts[:-1]))  # a violation at the position itself stays
+        return None if depth is None else pointer(parts[:depth])
 
     def _sensitive_depth(self, parts: tuple[str, ...]) -> int | None:
         """How many leading ``parts`` reach the first sensitive position on the way, or None (a
@@ -761,6 +798,10 @@ def _flat_schema(schema: Any) -> bool:
     return True
 
 
+#: Keywords whose message and expectation, for a short scalar, depend on where it is and its JSON type
+#: alone (an enum's only while it is listed whole): see SchemaCheck._from_template.
+_TEMPLATED = frozenset({"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                        "multipleOf", "minLength", "maxLength", "pattern", "format", "false", "falseSchema"})
 #: Keywords whose explanation names the object's missing or unknown keys and echoes no value.
 _KEY_NAMING = frozenset({"required", "additionalProperties", "unevaluatedProperties"})
 _SCALAR_KEYS = frozenset({str, int, float, bool, type(None)})
@@ -786,6 +827,12 @@ def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, detai
         if kind is str and len(sent) > _KEPT_TEXT:
             return None
         shown: Any = sent.hex() if kind is float else sent  # -0.0 == 0.0, but each echoes its sign
+    elif kind is dict and keyword == "required" and not details and isinstance(node, Mapping) \
+            and isinstance(node.get("required"), list):
+        try:  # its explanation names the missing names alone, whatever else was sent
+            shown = ("missing", *(name for name in node["required"] if name not in sent))
+        except TypeError:
+            return None
     elif kind is dict and keyword in _KEY_NAMING and len(sent) <= _KEPT_TEXT:
         shown = tuple(sent)
     else:

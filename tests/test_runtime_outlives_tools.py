@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import itertools
 import json
 import logging
 import os
 import signal
 import sys
 import threading
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +22,7 @@ import anyio
 import pytest
 from mcp_support import connected
 
-from contractgen.runtime import Contract, RetryPolicy, Timeout, guard
+from contractgen.runtime import Contract, RetryPolicy, Timeout, ToolError, guard
 from contractgen.runtime.mcp_server import build_server
 
 
@@ -230,3 +232,56 @@ def test_the_mcp_server_outlives_every_hostile_tool() -> None:
     for name, result in answers.items():
         assert result.is_error is True, name
         assert json.loads(result.content[0].text)["error"]["code"] == "INTERNAL", name
+
+
+# -- results that never end: a JSON conversion would run an iterator forever ------------------------
+
+def _endless() -> Any:
+    return itertools.count()
+
+
+async def _agen() -> Any:
+    while True:
+        yield 1
+
+ENDLESS: dict[str, Callable[[], Any]] = {
+    "generator": lambda: (i for i in itertools.count()),
+    "in_object": lambda: {"items": (i for i in itertools.count())},
+    "in_list": lambda: {"items": [1, map(str, itertools.count())]},
+    "in_tuple": lambda: {"items": (1, _endless())},
+    "iterator": lambda: {"items": iter(range(10))},
+    "async_generator": lambda: {"items": _agen()},
+    "in_attribute": lambda: {"items": types.SimpleNamespace(rows=_endless())},
+}
+
+
+def answered_within(call: Callable[[], Any], seconds: float = 60) -> Any:
+    """The call's answer, run on a daemon thread so that a call that never ends fails the test."""
+    found: list[Any] = []
+    worker = threading.Thread(target=lambda: found.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert found, "the call never answered"
+    return found[0]
+
+
+@pytest.mark.parametrize("shape", ["sync", "sync_deadline", "async", "async_deadline"])
+@pytest.mark.parametrize("kind", sorted(ENDLESS))
+def test_a_result_holding_an_endless_iterator_is_an_invalid_result(kind: str, shape: str) -> None:
+    def sync(_: Any) -> Any:
+        return ENDLESS[kind]()
+
+    async def asynchronous(_: Any) -> Any:
+        await asyncio.sleep(0)
+        return ENDLESS[kind]()
+    seconds = 30.0 if shape.endswith("deadline") else None
+    tool = guard(contract("endless", seconds), sync if shape.startswith("sync") else asynchronous)
+    for envelope in (answered_within(lambda: tool({})), answered_within(lambda: asyncio.run(tool.acall({})))):
+        assert_internal(envelope)
+
+
+def test_partial_results_holding_an_endless_iterator_are_left_out() -> None:
+    def fails(_: Any) -> Any:
+        raise ToolError("Quota used up.", code="FAILED_PRECONDITION", partial_results=_endless())
+    envelope = answered_within(lambda: guard(contract("partial", None), fails)({}))
+    assert envelope["error"]["code"] == "FAILED_PRECONDITION" and "partial_results" not in envelope["error"]

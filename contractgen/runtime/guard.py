@@ -62,6 +62,7 @@ from .jsonvalue import (
     INT_FLOOR,
     MISSING,
     encodes,
+    iterator_in,
     json_problem,
     larger_than,
     oversized_int,
@@ -1021,8 +1022,11 @@ def _fresh_copy(envelope: dict[str, Any]) -> dict[str, Any]:
 
 
 def _jsonable(value: Any) -> Any:
-    """A JSON copy of a value (datetimes, models, tuples...), or MISSING when there is none."""
+    """A JSON copy of a value (datetimes, models, tuples...), or MISSING when there is none (also
+    when it holds an iterator: the conversion would run it to its end, forever for an endless one)."""
     try:
+        if iterator_in(value) is not None:
+            return MISSING
         from pydantic_core import to_jsonable_python
 
         plain = to_jsonable_python(value)

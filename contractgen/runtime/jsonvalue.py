@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 import re
@@ -376,3 +377,28 @@ def larger_than(value: Any, limit: int) -> bool:
             if not _PLAIN_SCALARS.issuperset(map(type, members)):
                 stack.extend(m for m in members if isinstance(m, (Mapping, list, tuple)))
     return False
+
+
+def iterator_in(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
+    """Where ``value`` holds an iterator (a generator, ``map``, ``itertools.count``, an open file),
+    which a JSON conversion would exhaust, however long it runs; None if it holds none. Looks into
+    containers and objects' attributes (models, dataclasses), each once, down to ``limit`` levels."""
+    seen: set[int] = set()
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        kind = type(node)
+        if kind in _PLAIN_SCALARS or id(node) in seen or len(path) > limit:
+            continue
+        if hasattr(kind, "__next__") or hasattr(kind, "__anext__"):
+            return path
+        seen.add(id(node))
+        if isinstance(node, Mapping):
+            stack.extend((v, path + (k,)) for k, v in node.items() if type(v) not in _PLAIN_SCALARS)
+        elif isinstance(node, (list, tuple, set, frozenset, collections.deque)):
+            stack.extend((v, path + (i,)) for i, v in enumerate(node) if type(v) not in _PLAIN_SCALARS)
+        else:
+            members = getattr(node, "__dict__", None)
+            if isinstance(members, dict):
+                stack.extend((v, path + (k,)) for k, v in members.items() if type(v) not in _PLAIN_SCALARS)
+    return None

@@ -264,3 +264,37 @@ def test_a_long_blocking_step_moves_the_tool_off_the_loop_before_its_deadline(
     assert any("slow_step" in r.getMessage() and "held the event loop" in r.getMessage()
                for r in caplog.records)
     assert asyncio.run(blocker.acall({}))["output"] == {"late": True}  # and it still works there
+
+
+def test_tools_parking_threads_in_the_default_executor_do_not_starve_the_guards_own_work() -> None:
+    """A stuck tool's asyncio.to_thread calls filled the loop's default executor; a healthy tool's
+    big call (checked and explained off the loop) then waited behind them forever."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    schema = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "integer"}}}}
+    release = threading.Event()
+
+    async def parks(_: Any) -> Any:
+        await asyncio.to_thread(release.wait, 60)
+        return {}
+    hog = guard(Contract(name="hog", version="1.0.0", summary="s", description="d", input_schema=schema,
+                         output_schema={"type": "object"}, timeout=Timeout(DEADLINE),
+                         retry=RetryPolicy(failure_budget=None)), parks)
+    healthy = guard(Contract(name="healthy", version="1.0.0", summary="s", description="d",
+                             input_schema=schema, output_schema={"type": "object"}, timeout=Timeout(None)),
+                    lambda a: {"n": len(a["items"])})
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        executor = ThreadPoolExecutor(max_workers=2)
+        asyncio.get_running_loop().set_default_executor(executor)
+        try:
+            assert [(await hog.acall({}))["error"]["code"] for _ in range(2)] == ["TIMEOUT"] * 2
+            good = await asyncio.wait_for(healthy.acall({"items": list(range(5000))}), 30)
+            bad = await asyncio.wait_for(healthy.acall({"items": ["x"] * 5000}), 30)
+            return good, bad
+        finally:
+            release.set()
+            executor.shutdown(wait=False)
+    good, bad = asyncio.run(main())
+    assert good["output"] == {"n": 5000}
+    assert bad["error"]["code"] == "INVALID_ARGUMENT"

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
-from typing import Any, Generic, cast
+from typing import Any, Generic, TypeVar, cast
 
 from .budget import (
     COUNT_HERE,
@@ -102,6 +102,7 @@ _INFO = logging.INFO
 _call_log_enabled = call_logger.isEnabledFor
 #: Arguments or results with more members than this are checked on a worker thread under ``acall``.
 BIG_VALUE = 2000
+_T = TypeVar("_T")
 #: Seconds an async implementation may hold the event loop in one step (between two awaits) before
 #: its calls move to worker threads (asyncio's debug mode already calls 0.1 s slow).
 BLOCKING_STEP = 1.0
@@ -594,7 +595,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except Exception:  # noqa: BLE001 - arguments that raise when read: _prepare answers for them
             big = False
         if big:  # checking and explaining it must not stall the loop
-            early, value = await asyncio.to_thread(self._prepare, arguments, contract_version)
+            early, value = await _off_loop(self._prepare, arguments, contract_version)
         else:
             early, value = self._prepare(arguments, contract_version)
         if early is not None:
@@ -670,7 +671,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException as exc:  # noqa: BLE001
             return self._from_exception(exc)
         if not self._output_plain and larger_than(result, BIG_VALUE):  # else the fast check is Rust
-            return await asyncio.to_thread(self._complete, result)
+            return await _off_loop(self._complete, result)
         return self._complete(result)
 
     def _complete(self, result: Any) -> dict[str, Any]:
@@ -998,6 +999,13 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                                 ref, failures, limit, exhausted)
             emit(record, self.on_call)
         return cast("Envelope", envelope)  # every envelope above is built to the Envelope shape
+
+
+async def _off_loop(fn: Callable[..., _T], *args: Any) -> _T:
+    """``fn(*args)``, the guard's own bounded work, on a worker thread of the guard's pool. Not on
+    asyncio's default executor: tools that park threads there (``asyncio.to_thread`` calls that
+    never return) exhausted it, and healthy tools' big calls then waited forever."""
+    return await asyncio.wrap_future(POOL.submit(fn, *args, reserved=True))
 
 
 def _model_builder(model: Any) -> Callable[[Any], Any]:

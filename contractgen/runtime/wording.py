@@ -127,14 +127,23 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
     if not known or not _spend(4 * len(known)):  # normalising a name costs about four cells
         return None
     norm = _norm(key)
-    norms = [_norm(name) for name in known]
-    for name, other in zip(known, norms):
-        if other == norm:
+    names = tuple(known)
+    normalised = _NORMALISED.get(names)
+    if normalised is None:  # the declared names come back call after call: normalised once
+        norms = tuple(_norm(name) for name in names)
+        if len(_NORMALISED) >= 256:
+            _NORMALISED.clear()
+        normalised = _NORMALISED[names] = (norms, dict(zip(reversed(norms), reversed(names))),
+                                           sum(min(len(name), 64) for name in names))
+    norms, first_by_norm, compared = normalised
+    same = first_by_norm.get(norm)
+    if same is not None:
+        return same
+    size = len(norm)
+    for name, other in zip(names, norms):
+        if size - 1 <= len(other) <= size + 1 and one_edit_apart(norm, other):
             return name
-    for name, other in zip(known, norms):
-        if one_edit_apart(norm, other):
-            return name
-    if len(key) > 64 or cutoff is None or not _spend(len(key) * sum(min(len(k), 64) for k in known)):
+    if len(key) > 64 or cutoff is None or not _spend(len(key) * compared):
         return None
     best: str | None = None
     best_score = cutoff
@@ -179,6 +188,9 @@ def _common_subsequence(pattern: str, text: str) -> int:
 
 
 _MASKS: dict[str, dict[str, int]] = {}  # per pattern: each character's positions as bits
+#: per tuple of declared names: their normalised forms, the first name of each form, and the
+#: characters compared per character sent (the similarity budget's unit)
+_NORMALISED: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str], int]] = {}
 
 
 #: A notice names an undeclared argument only when it is this close to a declared one.

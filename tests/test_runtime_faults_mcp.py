@@ -237,3 +237,35 @@ def test_an_async_tool_blocking_the_event_loop_stalls_the_server_once_only() -> 
     assert _envelope(first)["error"]["code"] == "TIMEOUT"
     assert healthy.structured_content == {"x": 10}
     assert stuck.is_error is False or _envelope(stuck)["error"]["code"] == "TIMEOUT"
+
+
+def test_clients_cancelling_calls_of_a_swallowing_tool_leave_the_server_serving() -> None:
+    """The SDK client sends notifications/cancelled for a call it gives up on; the server cancels
+    the handler, the tool swallows that: the server ended with the first such call. Now each one
+    holds a slot of that tool only, and the server keeps answering."""
+    RELEASE.clear()
+    swallows = guard(_contract("swallows", 30), _swallows)
+    server = build_server([swallows, guard(_contract("healthy", None), _healthy)], name="cancels")
+    answers: list[Any] = []
+
+    async def main() -> Any:
+        async with connected(server) as session:
+            for x in range(10 * PER_TOOL_LIMIT):  # until its share is used up by work left behind
+                if swallows.capacity.held >= PER_TOOL_LIMIT:
+                    break
+                with anyio.move_on_after(0.05):
+                    await session.call_tool("swallows", {})
+                with anyio.fail_after(30):
+                    answers.append((await session.call_tool("healthy", {"x": x})).structured_content)
+            assert swallows.capacity.held == PER_TOOL_LIMIT
+            with anyio.fail_after(30):
+                refused = await session.call_tool("swallows", {})
+        RELEASE.set()
+        return refused
+
+    try:
+        refused = anyio.run(main)
+    finally:
+        RELEASE.set()
+    assert answers == [{"x": 2 * x} for x in range(len(answers))] and len(answers) >= PER_TOOL_LIMIT
+    assert _envelope(refused)["error"]["code"] == "UNAVAILABLE"

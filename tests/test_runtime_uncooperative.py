@@ -298,3 +298,29 @@ def test_tools_parking_threads_in_the_default_executor_do_not_starve_the_guards_
     good, bad = asyncio.run(main())
     assert good["output"] == {"n": 5000}
     assert bad["error"]["code"] == "INVALID_ARGUMENT"
+
+
+def test_an_anyio_cancel_scope_gets_its_own_cancellation_back_and_the_swallowed_work_is_counted() -> None:
+    """The caller's cancellation was re-raised as a fresh CancelledError: anyio (the MCP SDK's
+    runtime) tells its cancel scopes' cancellations by their message, took the fresh one for an
+    outer cancellation, and the whole task (the MCP server) ended. The work left running held no
+    slot either, so cancelled calls of a swallowing tool piled up without bound."""
+    import anyio
+
+    release = threading.Event()
+    tool = guard(contract("swallower", seconds=30), misbehaving("swallow_and_wait", 1, release))
+    caught: list[bool] = []
+
+    async def main() -> dict[str, Any]:
+        try:
+            for _ in range(PER_TOOL_LIMIT):
+                with anyio.move_on_after(0.02) as scope:
+                    await tool.acall({})
+                caught.append(scope.cancelled_caught)
+            assert stuck_tools()["swallower"]["abandoned"] == PER_TOOL_LIMIT
+            return await tool.acall({})  # its share is used up: refused at once
+        finally:
+            release.set()
+    refused = anyio.run(main)
+    assert caught == [True] * PER_TOOL_LIMIT
+    assert refused["error"]["code"] == "UNAVAILABLE"

@@ -11,8 +11,6 @@ import inspect
 import time
 from typing import Any
 
-from .observe import logger
-
 #: Python 3.11+: ``asyncio.timeout`` bounds work inside the current task; 3.10 needs a new task.
 SAME_TASK_DEADLINES = hasattr(asyncio, "timeout")
 NOT_STARTED: Any = object()
@@ -151,11 +149,12 @@ class _Driven:
     and leaves it to run alone when it swallows the deadline's cancellation and waits again.
     ``longest`` is the longest the work held the event loop in one step (no timer fires then)."""
 
-    __slots__ = ("first", "it", "left_behind", "longest", "watch")
+    __slots__ = ("cancelled", "first", "it", "left_behind", "longest", "watch")
 
     def __init__(self, it: Any, first: Any, watch: _Watch) -> None:
         self.it, self.first, self.watch = it, first, watch
         self.left_behind: Any = None
+        self.cancelled: asyncio.CancelledError | None = None  # the cancellation the work swallowed
         self.longest = 0.0
 
     def __await__(self) -> Any:
@@ -188,6 +187,7 @@ class _Driven:
                     self.left_behind = asyncio.ensure_future(Resumed(it, value))
                     _LEFT_BEHIND.add(self.left_behind)
                     self.left_behind.add_done_callback(_LEFT_BEHIND.discard)
+                    self.cancelled = exc
                     raise _Abandoned from None
             else:
                 began = clock()
@@ -199,7 +199,8 @@ class _Driven:
                     self.longest = max(self.longest, clock() - began)
 
 
-async def within_deadline(awaitable: Any, first: Any, seconds: float) -> tuple[Any, bool, Any, float]:
+async def within_deadline(awaitable: Any, first: Any, seconds: float,
+                          hold: Any = None) -> tuple[Any, bool, Any, float]:
     """Await work under a deadline that does not rely on its cooperation.
 
     ``awaitable`` is a coroutine already run to its first suspension (``first`` is what it yielded)
@@ -208,7 +209,10 @@ async def within_deadline(awaitable: Any, first: Any, seconds: float) -> tuple[A
     swallows the cancellation and waits on, it is left running as ``task`` (else ``task`` is None).
     Outcomes of the work after the deadline (a value, an exception) are not the caller's: it gets
     the deadline, also when the work held the event loop past it, so that no timer could fire.
-    ``longest``: the longest step in which the work held the event loop, in seconds.
+    ``longest``: the longest step in which the work held the event loop, in seconds. When the
+    caller itself is cancelled and the work swallows that, the work is left running too, given to
+    ``hold`` (which counts it against the tool's capacity), and the caller's own cancellation
+    propagates as it came (anyio tells its cancel scopes' cancellations by their message).
     """
     task = asyncio.current_task()
     if task is None or not hasattr(task, "uncancel"):  # Python 3.10: the work runs as its own task
@@ -223,9 +227,9 @@ async def within_deadline(awaitable: Any, first: Any, seconds: float) -> tuple[A
         result = await driven
     except _Abandoned:
         if not watch.expired:  # the caller itself was cancelled: so it stays
-            logger.warning("a cancelled call's work ignored its cancellation; it goes on running, "
-                           "abandoned")
-            raise asyncio.CancelledError from None
+            if hold is not None:
+                hold(driven.left_behind)
+            raise driven.cancelled or asyncio.CancelledError() from None
         _deadline_passed(task, watch)
         return None, True, driven.left_behind, driven.longest
     except BaseException:

@@ -628,7 +628,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                     else:
                         step = time.monotonic() - started
                         result, expired, left, longest = await within_deadline(
-                            coro, first, max(deadline - step, 0.0))
+                            coro, first, max(deadline - step, 0.0), self._left_by_cancel)
                         if max(step, longest) >= min(deadline, BLOCKING_STEP):
                             self._held_the_loop(max(step, longest))
                         if expired:
@@ -659,7 +659,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                         result = await result
                     else:
                         remaining = max(deadline - (time.monotonic() - started), 0.0)
-                        result, expired, left, longest = await within_deadline(result, NOT_STARTED, remaining)
+                        result, expired, left, longest = await within_deadline(result, NOT_STARTED, remaining,
+                                                                               self._left_by_cancel)
                         if longest >= min(deadline, BLOCKING_STEP):
                             self._held_the_loop(longest)
                         if expired:
@@ -906,6 +907,16 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         slot = self.capacity.hold()
         task.add_done_callback(slot.release)
         return slot
+
+    def _left_by_cancel(self, task: Any) -> None:
+        """The caller was cancelled (an MCP client cancelled its request) but the work swallowed
+        the cancellation and runs on: it holds one of the tool's slots until it ends."""
+        slot = self._hold(task)
+        if slot is not None:
+            slot.abandon()
+        logger.warning("%s %s: a cancelled call's work ignored its cancellation; it goes on running, "
+                       "abandoned (%d of the tool's calls still running)", self.name, self.version,
+                       self.capacity.held)
 
     def _submit(self, fn: Callable[..., Any], value: Any) -> tuple[Any, Slot] | dict[str, Any]:
         """``fn(value)`` on a worker thread holding one of this tool's slots, or the refusal."""

@@ -324,3 +324,40 @@ def test_an_anyio_cancel_scope_gets_its_own_cancellation_back_and_the_swallowed_
     refused = anyio.run(main)
     assert caught == [True] * PER_TOOL_LIMIT
     assert refused["error"]["code"] == "UNAVAILABLE"
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_abandoned_work_that_fails_later_is_logged_once_under_its_ref(
+        kind: str, caplog: pytest.LogCaptureFixture) -> None:
+    """An abandoned task's late exception was logged a second time by asyncio ("Task exception was
+    never retrieved", at ERROR, under no ref, with the exception's message)."""
+    import gc
+
+    release = threading.Event()
+
+    def late(_: Any) -> Any:
+        release.wait(30)
+        raise RuntimeError("secret-in-message")
+
+    async def alate(_: Any) -> Any:
+        while not release.is_set():
+            try:
+                await asyncio.sleep(0.01)
+            except asyncio.CancelledError:
+                continue
+        raise RuntimeError("secret-in-message")
+    tool = guard(contract("late"), late if kind == "sync" else alate)
+
+    async def main() -> dict[str, Any]:
+        envelope = await tool.acall({})
+        release.set()
+        while tool.capacity.held:  # the work ends now
+            await asyncio.sleep(0.01)
+        return envelope
+    with caplog.at_level(logging.DEBUG):
+        ref = asyncio.run(main())["error"]["ref"]
+        gc.collect()  # when asyncio reports an exception nobody retrieved
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not [r for r in caplog.records if "secret-in-message" in r.getMessage()]
+    about = [r.getMessage() for r in caplog.records if ref in r.getMessage() and r.name == "contractgen.runtime"]
+    assert len(about) == 2 and "abandoned" in about[0] and "ended after its deadline (raised RuntimeError)" in about[1]

@@ -914,9 +914,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         slot = self._hold(task)
         if slot is not None:
             slot.abandon()
+        ref = new_ref()
         logger.warning("%s %s: a cancelled call's work ignored its cancellation; it goes on running, "
-                       "abandoned (%d of the tool's calls still running)", self.name, self.version,
-                       self.capacity.held)
+                       "abandoned, ref=%s", self.name, self.version, ref)
+        self._log_when_ended(task, ref, "after its caller cancelled it")
 
     def _submit(self, fn: Callable[..., Any], value: Any) -> tuple[Any, Slot] | dict[str, Any]:
         """``fn(value)`` on a worker thread holding one of this tool's slots, or the refusal."""
@@ -959,11 +960,26 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         logger.warning("%s %s passed its %gs deadline; the call goes on running, abandoned, "
                        "ref=%s", self.name, self.version, self._timeout or 0, ref)
 
-        def _ended(done: Any) -> None:  # the work finished after the caller gave up
-            logger.info("abandoned call of %s ended after its deadline, ref=%s", self.name, ref)
-
-        work.add_done_callback(_ended)
+        self._log_when_ended(work, ref, "after its deadline")
         return envelope
+
+    def _log_when_ended(self, work: Any, ref: str, when: str) -> None:
+        """One INFO line under ``ref`` when abandoned work ends, naming only how it ended. Its
+        outcome is read here, so asyncio does not log the exception again ("Task exception was never
+        retrieved", with its message, under no ref)."""
+        def ended(done: Any) -> None:
+            how = ""
+            try:
+                raised = None if done.cancelled() else done.exception()
+                if raised is None and not done.cancelled() and type(done.result()) is Raised:
+                    raised = done.result().exc
+                how = " (cancelled)" if done.cancelled() else (
+                    f" (raised {type(raised).__qualname__})" if raised is not None else "")
+            except BaseException:  # noqa: BLE001, S110 - only the log line is at stake
+                pass
+            logger.info("abandoned call of %s ended %s%s, ref=%s", self.name, when, how, ref)
+
+        work.add_done_callback(ended)
 
     def _key(self, session: str) -> str:
         if len(self._keys) > 4096:  # many sessions: keep the memo bounded

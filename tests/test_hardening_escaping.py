@@ -246,3 +246,60 @@ def test_property_names_python_respells_are_kept_and_never_typed_under_another_k
     # class syntax would respell one, it is the wider dict[str, Any]
     assert seen["typed_keys"] in (sorted(value), None)
     assert (seen["typed_keys"] is None) is ("x²" not in names)
+
+
+#: A schema whose models and TypedDict read many built-in types (str, int, float, bool, dict, list).
+_TYPED = {"type": "object", "properties": {
+    "s": {"type": "string", "description": "d"}, "i": {"type": "integer", "description": "d"},
+    "n": {"type": "number", "description": "d"}, "b": {"type": "boolean", "description": "d"},
+    "m": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "d"},
+    "l": {"type": "array", "items": {"type": "string"}, "description": "d"},
+    "o": {"type": ["object", "null"], "properties": {"x": {"type": "number"}}, "description": "d"}}}
+
+_TYPE_HINTS = """
+import importlib, sys, typing
+sys.path.insert(0, sys.argv[1])
+package = importlib.import_module("generated")
+for name in package.MODULES:
+    module = importlib.import_module("generated." + name)
+    typing.get_type_hints(module)  # the module's own annotations (INPUT_SCHEMA: dict[str, Any] ...)
+    for value in vars(module).values():
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            typing.get_type_hints(value)
+print(len(package.MODULES))
+"""
+
+
+def test_a_tool_named_like_a_built_in_never_changes_what_its_module_means(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A tool's stub is a module-level name: a tool called ``str`` made every ``str`` annotation of its
+    module mean the stub (``typing.get_type_hints`` and mypy --strict failed on the generated code).
+    Every built-in name but the exceptions (which no generated module reads; an error class may not take
+    one) is tried as a tool name: the build refuses those the module reads, and the annotations of
+    every module it writes resolve to what they meant."""
+    import builtins
+
+    from contractgen.naming import TOOL_NAME_PATTERN
+
+    names = sorted(n for n in dir(builtins) if TOOL_NAME_PATTERN.match(n) and not n.startswith("_")
+                   and not (isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)))
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, "utf-8")
+    for name in names:
+        path = tmp_path / "contracts" / name / "1.0.0.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"name": name, "version": "1.0.0", "summary": "Echo.",
+                                    "description": "Echoes. Use it to test.", "input": _TYPED, "output": _TYPED}))
+    refused = build(tmp_path)
+    assert refused.returncode == 2
+    clashes = {line.split("(got '")[1].split("'")[0] for line in refused.stderr.splitlines()
+               if "stub name is free" in line}
+    assert {"str", "int", "float", "dict", "list"} <= clashes, refused.stderr
+    for name in clashes:
+        for path in (tmp_path / "contracts" / name).iterdir():
+            path.unlink()
+        (tmp_path / "contracts" / name).rmdir()
+    built = build(tmp_path)
+    assert built.returncode == 0, built.stderr
+    checked = subprocess.run([sys.executable, "-c", _TYPE_HINTS, str(tmp_path)], capture_output=True, text=True,
+                             timeout=300, check=False)
+    assert checked.returncode == 0, checked.stderr
+    assert int(checked.stdout) == len(names) - len(clashes)

@@ -64,7 +64,7 @@ def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cac
     from ..codegen.models import ModelRequest, ModelsError, generate_models
     from .cache import build_salt
     from .format import FormatError, format_sources
-    from .render import module_names, render_registry, render_tool_module
+    from .render import builtins_read, module_names, render_registry, render_tool_module
 
     stats = BuildStats()
     selected, superseded = select_versions(contracts)
@@ -98,12 +98,13 @@ def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cac
 
     raw: dict[str, str] = {}
     for index, tool in enumerate(missing):
-        clash = _name_clashes(tool, module_names(tool, models[tool.module]))
+        text = render_tool_module(_with_display_source(tool, root), models[tool.module],
+                                  describe_parameters=describe_parameters)
+        clash = _name_clashes(tool, {**builtins_read(text), **module_names(tool, models[tool.module])})
         if clash:
             diagnostics.extend(clash)
             continue
-        raw[f"{tool.module}.py"] = render_tool_module(_with_display_source(tool, root), models[tool.module],
-                                                      describe_parameters=describe_parameters)
+        raw[f"{tool.module}.py"] = text
         _report(progress, "rendering modules", index + 1, len(missing))
     if diagnostics:
         return RenderResult({}, tuple(diagnostics), stats)

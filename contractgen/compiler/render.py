@@ -6,12 +6,14 @@ Templates receive small frozen view objects whose data fields are already Python
 
 from __future__ import annotations
 
+import ast
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..codegen.models import ModelCode
 from ..ir import ToolVersion
+from ..naming import BUILTIN_NAMES
 from ..runtime import contract as contract_types
 from .describe import agent_instructions, describe_tool
 from .exports import anthropic_tool, mcp_tool, openai_strict_tool, openai_tool
@@ -95,6 +97,13 @@ def module_names(tool: ToolVersion, models: ModelCode) -> dict[str, str]:
     for name in MODULE_NAMES:
         names[name] = "a generated module constant"
     return names
+
+
+def builtins_read(source: str) -> dict[str, str]:
+    """Built-in names a rendered module reads (``str`` in an annotation) -> what they are: a tool stub
+    of that name would take their place, so ``typing.get_type_hints`` and mypy read it as the type."""
+    return {node.id: "a built-in the module uses" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in BUILTIN_NAMES}
 
 
 def render_tool_module(tool: ToolVersion, models: ModelCode, *, describe_parameters: bool = False) -> str:

@@ -98,6 +98,39 @@ def test_hostile_text_and_paths_build_into_modules_that_run_no_injected_code(
     assert seen["doc"].startswith("Tool echo_text 1.0.0:")
 
 
+#: a file name's bytes that are not UTF-8 (Linux allows any byte but NUL and "/")
+undecodable = st.binary(min_size=1, max_size=6).map(lambda b: b.replace(b"\0", b"").replace(b"/", b"") + b"\xff")
+
+
+@settings(max_examples=5, deadline=None, phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@example(folder=b"t\xff\xfe", output=b"gen\x80")
+@given(folder=undecodable, output=undecodable)
+def test_folder_names_that_are_not_utf8_build_check_and_rebuild(tmp_path_factory, folder: bytes,
+                                                                output: bytes) -> None:  # type: ignore[no-untyped-def]
+    """A path the file system hands back with undecodable bytes (surrogate escapes in Python) made the
+    build's cache key raise UnicodeEncodeError: a traceback for a manifest folder or an --output name."""
+    import os
+
+    root = tmp_path_factory.mktemp("p")
+    (root / "pyproject.toml").write_text(PYPROJECT, "utf-8")
+    contracts = os.fsencode(root / "contracts")
+    os.makedirs(contracts + b"/" + folder)
+    with open(contracts + b"/" + folder + b"/1.0.0.json", "w", encoding="utf-8") as handle:
+        json.dump(_manifest("plain"), handle)
+    out = os.fsdecode(output.lstrip(b"."))  # a dot name is a hidden folder the build would skip
+    for args in ((), ("--check",), (), ("--output", out), ("--output", out)):
+        result = build(root, *args)
+        assert "Traceback" not in result.stderr, result.stderr
+        assert result.returncode == 0, result.stderr
+    imported = subprocess.run([sys.executable, "-c", _IMPORT, str(root)], capture_output=True, text=True,
+                              timeout=120, check=False)
+    assert imported.returncode == 0, imported.stderr
+    written = json.loads(imported.stdout)["header"]
+    assert _header_source(written) == "contracts/" + os.fsdecode(folder) + "/1.0.0.json"
+    assert sorted(os.listdir(root / out)) == sorted(os.listdir(root / "generated"))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_escape_text_is_one_inert_line_that_reads_back(text: str) -> None:

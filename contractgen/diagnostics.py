@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 # Control characters (newlines, escapes) in a file name or a quoted value must not break the
-# one-line format or drive the terminal, so they are printed escaped.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# one-line format or drive the terminal, so they are printed escaped; so are the invisible and
+# bidirectional format characters (U+202E reorders what follows it on screen, "Trojan Source") and
+# lone surrogates (an undecodable byte of a file name, which a strict UTF-8 stream cannot print).
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 
 
 def escape_controls(text: str) -> str:
     """``text`` with control characters written as escapes: safe on one line of a terminal."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+    if text.isprintable():  # the common case: nothing to look at character by character
+        return text
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) in _ESCAPED_CATEGORIES else c for c in text)
 
 
 class Level(str, Enum):

@@ -23,6 +23,8 @@ from contractgen.diff.render import Labels, render_markdown, render_text
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 CONTROLS = "".join(chr(c) for c in [*range(0x20), *range(0x7f, 0xa0)]) + "\u2028\u2029"
+#: invisible and bidirectional format characters, and a lone surrogate (an undecodable file-name byte)
+FORMATS = "\u202e\u202a\u2066\u2069\u200b\u200f\u061c\ufeff\xad\U000e0041\udcff"
 
 
 def _missing(repo: Path, revision: str) -> list[str]:
@@ -76,12 +78,45 @@ def _report(text: str) -> DiffReport:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(CONTROLS + "ab\\\"'"), min_size=1, max_size=12))
+@given(st.text(alphabet=st.sampled_from(CONTROLS + FORMATS + "ab\\\"'"), min_size=1, max_size=12))
 def test_text_and_markdown_output_hold_no_raw_control_characters(text: str) -> None:
     labels = Labels(mode="folders", old="old", new="new")
     for rendered in (render_text(_report(text), labels), render_markdown(_report(text), labels)):
         body = rendered.replace("\n", "")  # line breaks of the layout itself
-        assert not any(c in CONTROLS for c in body), repr(rendered)
+        assert not any(c in CONTROLS + FORMATS for c in body), repr(rendered)
+        rendered.encode("utf-8")  # printable on a strict UTF-8 stream
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_escaped_text_holds_no_control_format_or_surrogate_character(text: str) -> None:
+    import unicodedata
+
+    from contractgen.diagnostics import escape_controls
+
+    escaped = escape_controls(text)
+    assert not any(unicodedata.category(c) in {"Cc", "Cf", "Zl", "Zp", "Cs"} for c in escaped), repr(escaped)
+    assert escape_controls(escaped) == escaped
+
+
+def test_paths_the_cli_echoes_are_escaped_and_sarif_takes_undecodable_names(tmp_path: Path) -> None:
+    """build printed its --output path raw (a terminal escape sequence in a configured output ran on the
+    developer's terminal), and diff --format sarif raised UnicodeEncodeError on a manifest folder whose
+    name is not UTF-8."""
+    hostile = "gen\x1b]0;owned\x07\u202e\n"
+    for side, modes in (("old", ["fast", "exact"]), ("new", ["fast"])):
+        write_manifest(tmp_path / side, "1.0.0" if side == "old" else "1.1.0", modes)
+        os.rename(tmp_path / side / "contracts" / "demo", os.fsencode(tmp_path / side / "contracts") + b"/demo\xff")
+    built = run_cli("build", "--output", hostile, cwd=tmp_path / "new")
+    assert built.returncode == 0, built.stderr
+    assert not any(c in CONTROLS + FORMATS for c in built.stdout + built.stderr.replace("\n", "")), built.stderr
+    assert "gen\\x1b]0;owned\\x07\\u202e\\n: written" in built.stderr
+    sarif = run_cli("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--format", "sarif")
+    assert sarif.returncode == 1, sarif.stderr
+    uris = [location["physicalLocation"]["artifactLocation"]["uri"]
+            for result in json.loads(sarif.stdout)["runs"][0]["results"] for location in result["locations"]
+            if "physicalLocation" in location]
+    assert uris and all("demo%FF" in uri for uri in uris), uris
 
 
 def test_a_hostile_file_name_is_printed_escaped_by_the_cli(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import typer
 
 from ..compiler.cache import CACHE_DIR_NAME, BuildCache, tree_key, tree_matches
 from ..compiler.pipeline import Progress, cache_root, display_source, manifest_files
+from ..diagnostics import escape_controls
 from .output import (
     EXIT_FINDINGS,
     EXIT_INVALID,
@@ -33,6 +34,7 @@ def build(
     sources = list(contracts or [config.contracts])
     out = output or config.output
     label = ", ".join(display_source(str(p), config.root) for p in sources)
+    shown = escape_controls(str(out))  # a path from the command line or config: never raw on a terminal
     root = cache_root(config.root)
     cache = BuildCache(None if no_cache else root)
 
@@ -41,13 +43,13 @@ def build(
     unsafe = output_problem(out, sources, config.root)
     if unsafe is not None:
         print_diagnostics([unsafe])
-        typer.echo(f"{out}: not written; nothing was touched", err=True)
+        typer.echo(f"{shown}: not written; nothing was touched", err=True)
         raise typer.Exit(EXIT_INVALID)
     files, unusable = manifest_files(sources)
     key = tree_key(files, out, label + ("\0parameters" if config.describe_parameters else ""))
     record = cache.tree_record()
     if not unusable and record is not None and record.get("key") == key and tree_matches(out, record):
-        typer.echo(f"{out}: up to date ({len(files)} manifest{'s' if len(files) != 1 else ''}, no changes)", err=True)
+        typer.echo(f"{shown}: up to date ({len(files)} manifest{'s' if len(files) != 1 else ''}, no changes)", err=True)
         raise typer.Exit(EXIT_OK)
 
     from ..compiler.load_cache import load_for_build
@@ -66,11 +68,11 @@ def build(
                                  progress=progress, describe_parameters=config.describe_parameters)
     print_diagnostics(loaded.diagnostics)
     if result is None:
-        typer.echo(f"{out}: not written; fix the manifests above", err=True)
+        typer.echo(f"{shown}: not written; fix the manifests above", err=True)
         raise typer.Exit(EXIT_INVALID)
     if not result.ok:
         print_diagnostics(result.diagnostics)
-        typer.echo(f"{out}: not written; fix the manifests above", err=True)
+        typer.echo(f"{shown}: not written; fix the manifests above", err=True)
         raise typer.Exit(EXIT_INVALID)
     stats = result.stats
     summary = (f"{stats.tools} tool module{'s' if stats.tools != 1 else ''} ({stats.rendered} rendered, "
@@ -80,18 +82,18 @@ def build(
         diff = tree_diff(read_tree(out), result.files, out.as_posix())
         if diff:
             sys.stdout.write(diff)
-            typer.echo(f"{out}: stale; run `contractgen build` and commit the result", err=True)
+            typer.echo(f"{shown}: stale; run `contractgen build` and commit the result", err=True)
             raise typer.Exit(EXIT_FINDINGS)
         cache.put_tree_record(key, result.files)
-        typer.echo(f"{out}: up to date; {summary}", err=True)
+        typer.echo(f"{shown}: up to date; {summary}", err=True)
         raise typer.Exit(EXIT_OK)
     try:
         changed = write_tree(out, result.files)
     except (UnsafePathError, OSError) as exc:
-        typer.echo(f"{out}: not written ({exc})", err=True)
+        typer.echo(f"{shown}: not written ({escape_controls(str(exc))})", err=True)
         raise typer.Exit(EXIT_INVALID)
     cache.put_tree_record(key, result.files)
-    typer.echo(f"{out}: {'written' if changed else 'unchanged'}; {summary}", err=True)
+    typer.echo(f"{shown}: {'written' if changed else 'unchanged'}; {summary}", err=True)
     raise typer.Exit(EXIT_OK)
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, escape_controls
 from ..importer import FORMATS, plan_import, read_sources, write_plan
 from .output import EXIT_INVALID, checked_config, exit_code_for, print_diagnostics
 
@@ -81,9 +81,9 @@ def import_(
         typer.echo("nothing written", err=True)
         raise typer.Exit(code)
     for source_name, name, path in plan.tools:
-        typer.echo(f"{path}" + (f"  (from {source_name!r})" if source_name != name else ""))
+        typer.echo(escape_controls(f"{path}" + (f"  (from {source_name!r})" if source_name != name else "")))
     count = len(plan.tools)
-    typer.echo(f"imported {count} tool{'s' if count != 1 else ''} into {target}"
+    typer.echo(f"imported {count} tool{'s' if count != 1 else ''} into {escape_controls(str(target))}"
                + (f" ({len(plan.conversions)} conversion{'s' if len(plan.conversions) != 1 else ''} listed above)"
                   if plan.conversions else "")
                + "; edit the output schemas and errors, then run `contractgen check`", err=True)

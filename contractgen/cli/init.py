@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, escape_controls
 from ..importer import schema_ref
 from ..scaffold import DEFAULT_VERSION, invalid_name, scaffold_text, target_path
 from .output import EXIT_INVALID, checked_config, print_diagnostics
@@ -44,7 +44,7 @@ def init(
         print_diagnostics([Diagnostic(str(target), "", f"expected a writable path (got {exc.strerror})",
                                       code="unwritable")])
         raise typer.Exit(EXIT_INVALID) from None
-    typer.echo(str(target))
+    typer.echo(escape_controls(str(target)))
     others = [n for n in existing if n != target.name]
     note = f" (the folder already holds {', '.join(others)})" if others else ""
     typer.echo(f"scaffolded {name} {DEFAULT_VERSION}{note}; edit it, then run `contractgen check`", err=True)

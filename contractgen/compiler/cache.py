@@ -47,7 +47,7 @@ def sha256(*parts: bytes | str) -> str:
     digest = hashlib.sha256()
     for part in parts:
         # a path from the file system may hold undecodable bytes (surrogate escapes): hash those bytes
-        data = part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
         digest.update(len(data).to_bytes(8, "big") + data)
     return digest.hexdigest()
 

@@ -120,7 +120,7 @@ class Finding:
 def fingerprint(rule: str, tool: str, old_version: str | None, new_version: str | None, pointer: str) -> str:
     """Stable id of one finding: sha256 of rule, tool, versions and pointer (never the message), 16 hex."""
     text = "\x1f".join((rule, tool, old_version or "", new_version or "", pointer))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]  # names may hold lone surrogates
 
 
 @dataclass(frozen=True)

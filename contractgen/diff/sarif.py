@@ -61,8 +61,9 @@ def _location(finding: Finding) -> list[dict[str, Any]]:
                "kind": "member"}
     location: dict[str, Any] = {"logicalLocations": [logical]}
     if finding.file:
-        physical: dict[str, Any] = {
-            "artifactLocation": {"uri": quote(finding.file.replace("\\", "/")), "uriBaseId": "%SRCROOT%"}}
+        # a file name's undecodable bytes (surrogate escapes) are percent-encoded as the bytes they were
+        uri = quote(finding.file.replace("\\", "/"), errors="surrogateescape")
+        physical: dict[str, Any] = {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}}
         if finding.line is not None and finding.line >= 1:
             region: dict[str, Any] = {"startLine": finding.line}
             if finding.column is not None and finding.column >= 1:

@@ -64,6 +64,44 @@ def test_long_integers_are_a_diagnostic_on_every_parser_path(digits: int, suffix
     assert "digits" in parsed.diagnostics[0].message
 
 
+@settings(max_examples=60, deadline=None)
+@given(surrogate=st.integers(min_value=0xD800, max_value=0xDFFF), where=st.sampled_from(["value", "key", "deep"]),
+       around=st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"), blacklist_characters='\\"\x85'),
+                      max_size=3),
+       suffix=st.sampled_from([".json", ".yaml", ".yml"]), fallback=st.booleans())
+def test_lone_surrogates_are_a_diagnostic_on_every_parser_path(surrogate: int, where: str, around: str, suffix: str,
+                                                              fallback: bool) -> None:
+    """JSON and double-quoted YAML spell half a character as ``"\\ud800"``: no encoder writes it, and a
+    key holding one crashed check and build (a pattern matcher raised on it)."""
+    half = f"{around}\\u{surrogate:04x}{around}"
+    name = '"x\\/y"' if fallback else '"x"'
+    member = {"value": f'"title": "{half}"', "key": f'"{half}": 1',
+              "deep": f'"input": {{"properties": {{"{half}": {{"type": "string"}}}}}}'}[where]
+    parsed = parse_manifest_text(f"m{suffix}", f'{{"name": {name}, {member}}}'.encode())
+    assert parsed.value is None
+    assert [d.code for d in parsed.diagnostics] == ["lone-surrogate"], parsed.diagnostics
+    problem = parsed.diagnostics[0]
+    assert f"\\u{surrogate:04x}" in problem.message and problem.hint
+    assert problem.pointer.startswith("/title" if where == "value" else "/input/properties/" if where == "deep" else "/")
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair=st.integers(min_value=0x10000, max_value=0x10FFFF), suffix=st.sampled_from([".json", ".yaml"]))
+def test_surrogate_pairs_read_back_in_json_and_are_explained_in_yaml(pair: int, suffix: str) -> None:
+    """JSON joins a pair of escapes into one character; YAML reads each as a character of its own (the
+    spec's ``\\u`` is one code point), so there the pair is refused with the YAML spelling as the hint."""
+    high, low = 0xD800 + ((pair - 0x10000) >> 10), 0xDC00 + ((pair - 0x10000) & 0x3FF)
+    parsed = parse_manifest_text(f"m{suffix}", f'{{"t": "\\u{high:04x}\\u{low:04x}"}}'.encode())
+    if suffix == ".json":
+        assert parsed.diagnostics == [] and parsed.value == {"t": chr(pair)}
+    else:
+        assert [d.code for d in parsed.diagnostics] == ["lone-surrogate"]
+        assert "\\U0001F600" in (parsed.diagnostics[0].hint or "")
+    unescaped = parse_manifest_text(f"m{suffix}", f'{{"t": "\\U{pair:08x}"}}'.encode() if suffix == ".yaml"
+                                    else json.dumps({"t": chr(pair)}, ensure_ascii=False).encode())
+    assert unescaped.diagnostics == [] and unescaped.value == {"t": chr(pair)}
+
+
 @settings(max_examples=40, deadline=None)
 @given(digits=st.integers(min_value=1, max_value=MAX_INT_DIGITS), suffix=st.sampled_from([".json", ".yaml"]))
 def test_integers_under_the_cap_read_back_exactly(digits: int, suffix: str) -> None:

@@ -33,6 +33,8 @@ class CapExceeded(ValueError):
 DEPTH_HINT = "flatten the schema with $defs and $ref"
 VALUES_HINT = "avoid nested YAML anchors and aliases (&name / *name); write the values out"
 INT_HINT = "write a number JSON tools can represent (at most 400 digits), or a string"
+SURROGATE_HINT = ("a \\uD800-\\uDFFF escape stands for half a character: write the character itself, or "
+                  "both halves of its pair in JSON (YAML never joins them: write \\U0001F600 there)")
 
 
 def file_size_problem(path: Path, limit: int = MAX_MANIFEST_BYTES) -> int | None:
@@ -76,9 +78,22 @@ def loads_json(text: str) -> Any:
     return value
 
 
+def _lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _surrogate_at(text: str) -> str:
+    return next(f"\\u{ord(c):04x}" for c in text if "\ud800" <= c <= "\udfff")
+
+
 def check_tree(value: Any) -> None:
     """Raise ``CapExceeded`` (with the pointer where it happened) when ``value`` is nested deeper than
-    ``MAX_DEPTH``, holds more than ``MAX_VALUES`` values or an integer longer than ``MAX_INT_DIGITS``.
+    ``MAX_DEPTH``, holds more than ``MAX_VALUES`` values, an integer longer than ``MAX_INT_DIGITS`` or a
+    lone surrogate in a string or key (JSON's ``"\\ud800"``, YAML's too: no encoder can write it).
     Iterative, so a deep value cannot exhaust the stack here."""
     from ..runtime.pointer import escape_token
 
@@ -93,7 +108,15 @@ def check_tree(value: Any) -> None:
         if depth > MAX_DEPTH:
             raise CapExceeded(f"expected mappings and lists nested at most {MAX_DEPTH} deep (got deeper)",
                               "too-deep", DEPTH_HINT, pointer)
+        if isinstance(node, str) and not node.isascii() and _lone_surrogate(node):
+            raise CapExceeded(f"expected text (got a lone surrogate {_surrogate_at(node)} that no UTF-8 "
+                              f"encoder can write)", "lone-surrogate", SURROGATE_HINT, pointer)
         if isinstance(node, Mapping):
+            for key in node:
+                if isinstance(key, str) and not key.isascii() and _lone_surrogate(key):
+                    raise CapExceeded(f"expected a key of text (got a lone surrogate {_surrogate_at(key)} that "
+                                      f"no UTF-8 encoder can write)", "lone-surrogate", SURROGATE_HINT,
+                                      f"{pointer}/{escape_token(key)}")
             stack.extend((v, f"{pointer}/{escape_token(str(k))}", depth + 1) for k, v in node.items())
         elif isinstance(node, (list, tuple)):
             stack.extend((v, f"{pointer}/{i}", depth + 1) for i, v in enumerate(node))

@@ -31,6 +31,7 @@ from .caps import (
     MAX_MANIFEST_BYTES,
     MAX_VALUES,
     CapExceeded,
+    check_tree,
     loads_json,
 )
 
@@ -155,6 +156,27 @@ def parse_manifest_text(path: str, raw: bytes, *, fast: bool | None = None) -> P
     # In valid JSON a raw tab is whitespace outside strings; YAML rejects it as indentation.
     # One space per tab keeps every column, so JSON positions survive.
     yaml_text = text.replace("\t", " ") if result.value is not None else text
+    if result.value is None:  # the JSON path checked its value already
+        return _checked(_parse_yaml(path, yaml_text, result, fast))
+    return _parse_yaml(path, yaml_text, result, fast)
+
+
+def _checked(result: ParsedFile) -> ParsedFile:
+    """The YAML path's value through the checks every value passes (``check_tree``): its own
+    construction caps depth and size as it goes, but a lone surrogate (``"\\ud800"``) got through."""
+    if result.value is None or result.diagnostics:
+        return result
+    try:
+        check_tree(result.value)
+    except CapExceeded as exc:
+        line, column = result.positions.get(exc.pointer, result.key_positions.get(exc.pointer, (None, None)))
+        result.diagnostics.append(Diagnostic(result.path, exc.pointer, exc.message, line=line, column=column,
+                                             code=exc.code, hint=exc.hint))
+        result.value = None
+    return result
+
+
+def _parse_yaml(path: str, yaml_text: str, result: ParsedFile, fast: bool | None) -> ParsedFile:
     if (USE_LIBYAML if fast is None else fast) and _fast_parse(yaml_text, result):
         return result
     try:

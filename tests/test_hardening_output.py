@@ -41,6 +41,25 @@ def test_output_overlapping_the_sources_is_refused_and_nothing_is_touched(tmp_pa
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.parametrize("output", [".contractgen-cache", ".contractgen-cache/tools", "sub/../.contractgen-cache/x"])
+@pytest.mark.parametrize("cached", [False, True], ids=["no-cache-yet", "cache-present"])
+def test_output_in_the_build_cache_is_refused(tmp_path: Path, output: str, cached: bool) -> None:
+    """With no cache yet, --output .contractgen-cache was accepted: the build's cache then lived in the
+    generated package and every build rewrote it (never up to date; --check always failed)."""
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    (root / "sub").mkdir()
+    if cached:
+        assert build(root).returncode == 0
+    before = _snapshot(tmp_path)
+    cache = sorted(p.relative_to(root).as_posix() for p in (root / ".contractgen-cache").rglob("*")) if cached else []
+    result = build(root, "--output", output)
+    assert result.returncode == 2, result.stderr
+    assert "expected an output folder apart from the build cache" in result.stderr and "hint:" in result.stderr
+    assert _snapshot(tmp_path) == before
+    assert cache == (sorted(p.relative_to(root).as_posix() for p in (root / ".contractgen-cache").rglob("*"))
+                     if cached else [])
+
+
 def test_output_dot_in_pyproject_run_from_a_subfolder_is_refused(tmp_path: Path) -> None:
     root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
     (root / "pyproject.toml").write_text('[tool.contractgen]\ncontracts = "contracts"\noutput = "."\n', "utf-8")

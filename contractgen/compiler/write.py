@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from ..diagnostics import Diagnostic
+from .cache import CACHE_DIR_NAME
 
 _SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 #: how every generated module starts (templates/macros.jinja); marks a folder a build may replace
@@ -87,6 +88,13 @@ def output_problem(output: Path, contracts: Sequence[Path], root: Path) -> Diagn
                                "--output at the real folder")
     target = output.resolve()
     guarded = [("the project root", root.resolve())] + [(f"the contracts path {c}", c.resolve()) for c in contracts]
+    # the build cache lives in the project root: an output there was replaced by the cache, and the
+    # cache written into the output, so no build was ever up to date
+    cache = (root / CACHE_DIR_NAME).resolve()
+    if target == cache or cache in target.parents:
+        return Diagnostic(str(output), "", f"expected an output folder apart from the build cache (got {output}, "
+                          f"{'which is' if target == cache else 'inside'} {CACHE_DIR_NAME})", code="unsafe-output",
+                          hint=hint)
     for what, path in guarded:
         if target == path or target in path.parents:
             relation = "is" if target == path else "contains"

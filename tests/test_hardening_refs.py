@@ -103,3 +103,36 @@ def test_a_hoisted_ref_points_at_its_own_target(name: str, how: str, container: 
     assert ref.startswith("#/$defs/")
     parts = pointer_parts(ref[len("#/$defs"):])
     assert resolve_pointer(hoisted, "/" + "/".join(escape_token(p) for p in parts)) == target
+
+
+def _diff_manifest(tool: str, version: str, ref: str, value_type: str) -> dict[str, Any]:
+    return {"name": tool, "version": version, "summary": "Echo.", "description": "Use it to echo.",
+            "input": {"type": "object", "properties": {"p": {"$ref": ref, "description": "p"}},
+                      "$defs": {"né": {"$anchor": "node", "type": "object",
+                                       "properties": {"v": {"type": value_type, "description": "v"}}}}},
+            "output": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}
+
+
+def test_diff_follows_every_spelling_of_a_ref(tmp_path: Path) -> None:
+    """diff compared a percent-encoded or an anchor reference by its text: a type narrowed behind one
+    was never reported (a breaking change passed). Every pair of spellings (old, new) is diffed twice:
+    with the target's type narrowed (one breaking finding at the property) and respelt only (none)."""
+    from conftest import run_cli
+
+    spellings = _spellings("$defs", "né", "node")
+    for old_how in spellings:
+        for new_how in spellings:
+            for change, new_type in (("narrowed", "integer"), ("respelt", "string")):
+                tool = f"{change}_{old_how}_{new_how}"
+                for side, version, how, value_type in (("old", "1.0.0", old_how, "string"),
+                                                       ("new", "1.1.0", new_how, new_type)):
+                    path = tmp_path / side / tool / f"{version}.json"
+                    path.parent.mkdir(parents=True)
+                    path.write_text(json.dumps(_diff_manifest(tool, version, spellings[how], value_type)), "utf-8")
+    result = run_cli("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--format", "json")
+    assert result.returncode == 1, result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    narrowed = {f["tool"] for f in findings if f["rule"] == "input-type-narrowed"
+                and f["pointer"] == "/input/properties/p/properties/v"}
+    assert narrowed == {f"narrowed_{o}_{n}" for o in spellings for n in spellings}
+    assert not [f for f in findings if f["tool"].startswith("respelt")], findings

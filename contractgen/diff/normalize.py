@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..manifest.schema_walk import local_ref_pointer
 from ..runtime.jsonvalue import MISSING
 from ..runtime.pointer import escape_token, resolve_pointer
 
@@ -86,19 +87,22 @@ class Normalizer:
         return _fold_nullable(out)
 
     def _reference(self, schema: Mapping[str, Any], source: str) -> Node:
-        ref = schema["$ref"]
+        # followed as the guard follows it (schema_walk.local_ref_pointer): a percent-encoded pointer
+        # or an $anchor was compared by its text, so a change behind it was never seen
+        target_pointer = local_ref_pointer(self.root, schema["$ref"])
+        ref = schema["$ref"] if target_pointer is None else "#" + target_pointer
         siblings = {k: v for k, v in schema.items() if k != "$ref" and k not in ANNOTATIONS}
-        if not ref.startswith("#") or ref in self._active:
-            # external or recursive: compare by the reference text itself
+        if target_pointer is None or ref in self._active:
+            # external or recursive: compare by the reference (a local one in its pointer spelling)
             return _with_source(Node({"$ref": ref, **{k: _plain(v) for k, v in siblings.items()}}), source)
         if ref not in self._refs:
             try:
-                target = pointer_get(self.root, ref[1:])
+                target = pointer_get(self.root, target_pointer)
             except (KeyError, IndexError, ValueError):
                 return _with_source(Node({"$ref": ref}), source)
             self._active.add(ref)
             try:
-                self._refs[ref] = self.node(target, self.root_source + ref[1:])
+                self._refs[ref] = self.node(target, self.root_source + target_pointer)
             finally:
                 self._active.discard(ref)
         resolved = self._refs[ref]

@@ -136,3 +136,25 @@ def test_diff_follows_every_spelling_of_a_ref(tmp_path: Path) -> None:
                 and f["pointer"] == "/input/properties/p/properties/v"}
     assert narrowed == {f"narrowed_{o}_{n}" for o in spellings for n in spellings}
     assert not [f for f in findings if f["tool"].startswith("respelt")], findings
+
+
+def test_the_parameter_listing_follows_every_spelling_of_a_ref(tmp_path: Path) -> None:
+    """The model-facing parameter listing read only plain ``#/...`` pointers: a parameter behind an
+    anchor or a percent-encoded reference was listed without its type and limits."""
+    root = make_project(tmp_path / "p")
+    (root / "pyproject.toml").write_text('[tool.contractgen]\ncontracts = "contracts"\noutput = "generated"\n'
+                                         "describe_parameters = true\n", "utf-8")
+    spellings = _spellings("$defs", "né", "count")
+    manifest = {"name": "count", "version": "1.0.0", "summary": "Count.", "description": "Use it to count.",
+                "input": {"type": "object", "properties": {how: {"$ref": ref} for how, ref in spellings.items()},
+                          "$defs": {"né": {"$anchor": "count", "type": "integer", "minimum": 3,
+                                           "description": "how many"}}},
+                "output": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}
+    (root / "contracts" / "count").mkdir()
+    (root / "contracts" / "count" / "1.0.0.json").write_text(json.dumps(manifest), "utf-8")
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    with imported_package(root):
+        description = importlib.import_module("generated.count_v1").DESCRIPTION
+    for how in spellings:
+        assert f"- {how} (integer; >= 3): how many" in description, description

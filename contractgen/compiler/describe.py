@@ -15,9 +15,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..manifest.schema_walk import local_ref_pointer
 from ..runtime.codes import ACTIONS, CODES
 from ..runtime.contract import Contract, ErrorSpec
-from ..runtime.pointer import unescape_token
+from ..runtime.jsonvalue import MISSING
+from ..runtime.pointer import resolve_pointer
 
 _MAX_ENUM = 8
 #: Codes any tool may return for the same reasons; the snippet explains them once.
@@ -119,17 +121,11 @@ def _parameters(schema: Mapping[str, Any]) -> list[str]:
 
 
 def _resolve(sub: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The schema a local ``$ref`` names (a pointer, percent-encoded or not, or an ``$anchor``)."""
     ref = sub.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/"):
-        node: Any = root
-        for token in ref[2:].split("/"):
-            token = unescape_token(token)
-            if not isinstance(node, Mapping) or token not in node:
-                return sub
-            node = node[token]
-        if isinstance(node, Mapping):
-            return node
-    return sub
+    target = local_ref_pointer(root, ref) if isinstance(ref, str) else None
+    node = resolve_pointer(root, target) if target else MISSING
+    return node if isinstance(node, Mapping) else sub
 
 
 def _type_text(sub: Mapping[str, Any], root: Mapping[str, Any], depth: int = 0) -> str:

@@ -18,6 +18,7 @@ from contractgen.runtime import GuardedTool, error_envelope
 from contractgen.runtime.budget import BudgetStore, InMemoryBudgetStore
 from contractgen.runtime.envelope_types import Envelope, ErrorEnvelope
 from contractgen.runtime.jsonvalue import thaw
+from contractgen.runtime.observe import loggable
 
 logger = logging.getLogger("contractgen.adapters")
 
@@ -126,8 +127,7 @@ def adapter_failure(tool: GuardedTool[Any, Any], exc: BaseException) -> Envelope
     """INTERNAL, with the traceback in the log only, for a failure around the guard."""
     envelope = error_envelope(tool.contract, "INTERNAL", f"{tool.name} failed unexpectedly (internal "
                               "error). Do not retry; tell the user the tool failed.")
-    logger.error("adapter failure around %s %s", tool.name, tool.version,
-                 exc_info=(type(exc), exc, exc.__traceback__))
+    logger.error("adapter failure around %s %s", tool.name, tool.version, exc_info=loggable(exc))
     return cast(ErrorEnvelope, envelope)
 
 

@@ -11,6 +11,8 @@ import inspect
 import time
 from typing import Any
 
+from .interrupts import ToolStop, owner_stop
+
 #: Python 3.11+: ``asyncio.timeout`` bounds work inside the current task; 3.10 needs a new task.
 SAME_TASK_DEADLINES = hasattr(asyncio, "timeout")
 NOT_STARTED: Any = object()
@@ -80,6 +82,9 @@ def run_here(awaitable: Any) -> Any:
             return _Outcome(await awaitable, None)
         except asyncio.CancelledError:
             raise
+        except (KeyboardInterrupt, SystemExit) as exc:
+            # decided here, while asyncio.run's SIGINT handler is installed (Ctrl-C cancels instead)
+            return _Outcome(None, exc if owner_stop(exc) else ToolStop(exc))
         except BaseException as exc:  # noqa: BLE001 - raised again below, outside the loop
             return _Outcome(None, exc)
 

@@ -20,6 +20,15 @@ _SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP
                  if hasattr(signal, name))
 
 
+class ToolStop(Exception):
+    """A ``SystemExit`` or ``KeyboardInterrupt`` already found to be the tool's own, carried as an
+    ordinary exception (the original is its ``__cause__``) once the place that could tell is left."""
+
+    def __init__(self, stop: BaseException) -> None:
+        super().__init__(f"the tool raised {type(stop).__name__} itself")
+        self.__cause__ = stop
+
+
 def owner_stop(exc: BaseException) -> bool:
     """Whether ``exc`` (a ``KeyboardInterrupt`` or ``SystemExit`` caught in this thread) stops the
     process on its owner's behalf and must propagate; False when the tool raised it itself."""

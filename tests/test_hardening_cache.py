@@ -126,6 +126,56 @@ def test_cache_folder_reads_nothing_from_a_symlinked_entry(tmp_path: Path) -> No
     assert cache.get("tools", "k") is None
 
 
+def _listing(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): (b"->" + os.readlink(p).encode()) if p.is_symlink() else p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file() or p.is_symlink()}
+
+
+def test_a_cache_reached_through_a_link_is_neither_read_nor_written(tmp_path: Path) -> None:
+    """A planted link (a repository can commit one) made the build read entries from and write them into
+    any folder: ``.contractgen-cache -> ~``, a kind folder linked elsewhere, or a dangling ``.gitignore``
+    link, which the build followed to create a file where it pointed."""
+    cached = make_project(tmp_path / "cached", CASES / "basic" / "contracts")
+    assert build(cached).returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep").write_text("mine", "utf-8")
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    reference = make_project(tmp_path / "reference", CASES / "basic" / "contracts")
+    assert build(reference, "--no-cache").returncode == 0
+
+    def whole_cache_linked(cache: Path) -> None:
+        cache.symlink_to(elsewhere, target_is_directory=True)
+
+    def kind_folders_linked(cache: Path) -> None:
+        cache.mkdir()
+        for kind in ("tools", "parsed", "registry", "tree"):
+            (cache / kind).symlink_to(elsewhere, target_is_directory=True)
+
+    def dangling_gitignore(cache: Path) -> None:
+        cache.mkdir()
+        (cache / ".gitignore").symlink_to(elsewhere / "created-by-the-build")
+
+    for plant in (whole_cache_linked, kind_folders_linked, dangling_gitignore):
+        cache = root / ".contractgen-cache"
+        if cache.is_symlink():
+            cache.unlink()
+        elif cache.exists():
+            import shutil
+
+            shutil.rmtree(cache)
+        for entry in (cached / ".contractgen-cache").rglob("*.json"):  # signed entries under the link
+            (elsewhere / entry.name).write_bytes(entry.read_bytes())
+        before = _listing(elsewhere)
+        plant(cache)
+        for args in ((), ("--check",), ()):
+            result = build(root, *args)
+            assert result.returncode == 0, (plant.__name__, result.stderr)
+            assert plant is dangling_gitignore or _from_cache(result) == 0, (plant.__name__, result.stderr)
+        assert _listing(elsewhere) == before, plant.__name__
+        assert read_bytes_tree(root / "generated") == read_bytes_tree(reference / "generated")
+
+
 HOSTILE = "import os\nos.system('touch PWNED')\n"
 
 

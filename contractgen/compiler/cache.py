@@ -163,7 +163,7 @@ class BuildCache:
             return None
         path = self._path(kind, key)
         try:
-            if path.is_symlink() or path.stat().st_size > MAX_ENTRY_BYTES:
+            if self._linked(path) or path.stat().st_size > MAX_ENTRY_BYTES:
                 return None
             data = path.read_bytes()
         except OSError:
@@ -193,12 +193,26 @@ class BuildCache:
         self.put_value("tree", "last", {"key": tree_key,
                                         "files": {name: sha256(text) for name, text in sorted(files.items())}})
 
+    def _linked(self, path: Path) -> bool:
+        """Whether the entry, its kind folder or the cache folder is a symbolic link. A planted link
+        (``.contractgen-cache -> ~``, ``tools -> /elsewhere``) would have the build read entries from
+        and write them into a folder outside the cache: such a cache is not used."""
+        assert self.root is not None
+        return path.is_symlink() or path.parent.is_symlink() or self.root.is_symlink()
+
     def _write(self, path: Path, data: bytes) -> None:
         assert self.root is not None
         try:
+            if self._linked(path):
+                return
             path.parent.mkdir(parents=True, exist_ok=True)
-            if not (self.root / ".gitignore").exists():
-                (self.root / ".gitignore").write_text("*\n", "utf-8")
+            if self._linked(path):  # made a link between the check and the folder
+                return
+            try:  # "x" refuses any existing name, a dangling link included: it is never followed
+                with open(self.root / ".gitignore", "x", encoding="utf-8") as ignore:
+                    ignore.write("*\n")
+            except FileExistsError:
+                pass
             handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
             try:
                 with os.fdopen(handle, "wb") as stream:

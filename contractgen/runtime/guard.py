@@ -43,7 +43,7 @@ from .deadlines import (
     with_deadline,
     within_deadline,
 )
-from .envelope import error_envelope, new_ref, ok_envelope, untrusted
+from .envelope import MESSAGE_CAP, error_envelope, new_ref, ok_envelope, untrusted
 from .envelope_types import (
     Arguments,
     AsyncImplementation,
@@ -748,8 +748,6 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                         "violations_omitted": omitted or None}
         if optional.get("attempted") is MISSING:
             del optional["attempted"]
-        from .envelope import MESSAGE_CAP
-
         return error_envelope(self.contract, "INVALID_ARGUMENT", first_lines(violations, MESSAGE_CAP),
                               **optional)
 

@@ -269,3 +269,49 @@ def test_clients_cancelling_calls_of_a_swallowing_tool_leave_the_server_serving(
         RELEASE.set()
     assert answers == [{"x": 2 * x} for x in range(len(answers))] and len(answers) >= PER_TOOL_LIMIT
     assert _envelope(refused)["error"]["code"] == "UNAVAILABLE"
+
+
+SWALLOWING_SERVER = '''
+import asyncio
+from contractgen.runtime import Contract, RetryPolicy, Timeout, guard
+from contractgen.runtime.mcp_server import serve_stdio
+
+async def swallows(_):
+    while True:
+        try:
+            await asyncio.sleep(0.01)
+        except asyncio.CancelledError:
+            continue
+
+serve_stdio([guard(Contract(name="swallows", version="1.0.0", summary="s", description="d",
+                            input_schema={"type": "object"}, output_schema={"type": "object"},
+                            timeout=Timeout(0.2), retry=RetryPolicy(failure_budget=None)), swallows)])
+'''
+
+
+def test_the_stdio_server_stops_when_its_client_leaves_despite_abandoned_work(tmp_path: Any) -> None:
+    """asyncio.run waits for every task when it closes: work that ignores its cancellation kept the
+    stdio server alive forever after its client had gone."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "server.py"
+    script.write_text(SWALLOWING_SERVER, "utf-8")
+    process = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        for message in ({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                    "clientInfo": {"name": "t", "version": "1"}}},
+                        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "swallows", "arguments": {}}}):
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+        answers = [json.loads(process.stdout.readline()) for _ in range(2)]
+        assert json.loads(answers[1]["result"]["content"][0]["text"])["error"]["code"] == "TIMEOUT"
+        process.stdin.close()  # the client leaves
+        assert process.wait(60) == 0
+    finally:
+        process.kill()

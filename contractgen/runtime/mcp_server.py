@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 try:
-    import anyio
     from mcp import types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
@@ -152,9 +151,18 @@ def session_key(ctx: Any) -> str:
     return "process"
 
 
+#: Seconds work still running when the client disconnects gets to end after its cancellation.
+SHUTDOWN_GRACE = 2.0
+
+
 def serve_stdio(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contractgen", version: str = "",
                 instructions: str | None = None) -> None:
-    """Serve ``tools`` over stdin/stdout until the client disconnects (blocking)."""
+    """Serve ``tools`` over stdin/stdout until the client disconnects (blocking).
+
+    Then work still running is cancelled and given ``SHUTDOWN_GRACE`` seconds; work that ignores its
+    cancellation (abandoned after its deadline) is left behind, and the server returns anyway.
+    ``asyncio.run`` waits for every task, so such work kept the process alive after its client left.
+    """
     server = build_server(tools, name=name, version=version, instructions=instructions)
 
     async def main() -> None:
@@ -163,7 +171,31 @@ def serve_stdio(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contract
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
-    anyio.run(main)
+    _run_leaving_abandoned(main)
+
+
+def _run_leaving_abandoned(main: Callable[[], Any], grace: float | None = None) -> None:
+    """Run ``main()`` in a new event loop, then cancel what is still running and close the loop
+    after ``grace`` seconds, whether or not all of it ended."""
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(main())
+    finally:
+        try:
+            pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.wait(pending, timeout=SHUTDOWN_GRACE if grace is None else grace))
+            left = [task for task in pending if not task.done()]
+            if left:
+                logger.warning("%d calls still ignore their cancellation; the server stops without "
+                               "them", len(left))
+                for task in left:  # given up for good: asyncio need not report each as destroyed
+                    task._log_destroy_pending = False  # type: ignore[attr-defined]
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
 
 
 class _ProgressSender:

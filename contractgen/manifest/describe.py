@@ -72,7 +72,7 @@ def got(value: Any) -> str:
 def did_you_mean(word: str, options: Iterable[str], cutoff: float = 0.6) -> str | None:
     """The hint naming the option ``word`` was probably meant to be (as the runtime guesses an
     argument's name), or None."""
-    close = guess_name(word, [o for o in options if o != word], cutoff)
+    close = guess_name(word, list(options), cutoff)
     return f"did you mean {close!r}?" if close is not None else None
 
 

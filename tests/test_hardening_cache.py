@@ -18,6 +18,7 @@ import stat
 from pathlib import Path
 
 from build_support import build, make_project, read_bytes_tree
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -260,3 +261,24 @@ def test_an_entry_of_the_old_checksum_format_is_a_miss() -> None:
 def test_an_entry_decodes_only_under_the_key_it_was_signed_with(mine: bytes, theirs: bytes) -> None:
     data = encode_entry("tools", "k", "text", secret=theirs)
     assert (decode_entry("tools", "k", data, secret=mine) == "text") is (mine == theirs)
+
+
+def test_a_key_file_that_is_no_file_or_an_odd_key_never_blocks_or_breaks_the_build(tmp_path: Path) -> None:
+    """The signing key was read whole from wherever its name pointed: a named pipe there blocked the
+    build for good, a link to /dev/zero read without end; a key in the environment holding bytes that
+    are not UTF-8 raised UnicodeEncodeError. Each is now a key for this run alone (a slower build)."""
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    reference = make_project(tmp_path / "reference", CASES / "basic" / "contracts")
+    assert build(reference, "--no-cache").returncode == 0
+    plants = {"fifo": lambda key: os.mkfifo(key), "device": lambda key: key.symlink_to("/dev/zero"),
+              "folder": lambda key: key.mkdir(), "huge": lambda key: key.write_text("a" * 100_000, "ascii")}
+    for name, plant in plants.items():
+        key = tmp_path / f"config-{name}" / "contractgen" / "cache-key"
+        key.parent.mkdir(parents=True)
+        plant(key)
+        result = run_cli("build", cwd=root, env={"XDG_CONFIG_HOME": str(key.parent.parent),
+                                                 "CONTRACTGEN_CACHE_KEY": ""}, timeout=120)
+        assert result.returncode == 0, (name, result.stderr)
+        assert read_bytes_tree(root / "generated") == read_bytes_tree(reference / "generated")
+    odd = run_cli("build", cwd=root, env={"CONTRACTGEN_CACHE_KEY": os.fsdecode(b"key\xff\xfe")}, timeout=120)
+    assert odd.returncode == 0 and "Traceback" not in odd.stderr, odd.stderr

@@ -19,6 +19,7 @@ import hmac
 import json
 import os
 import secrets
+import stat
 import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -68,6 +69,10 @@ def build_salt() -> str:
                   ruff_version(), *sources)
 
 
+#: a key file is 64 hex digits; anything much larger is not one
+_MAX_KEY_BYTES = 4096
+
+
 def key_file() -> Path:
     """Where the per-user signing key lives: the user's configuration folder, never the project."""
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
@@ -80,7 +85,7 @@ def signing_key() -> bytes:
     that can be trusted by nobody else is only slower)."""
     shared = os.environ.get(CACHE_KEY_ENV)
     if shared:
-        return shared.encode("utf-8")
+        return shared.encode("utf-8", "surrogateescape")  # an environment value may hold any bytes
     return _user_key(str(key_file()))
 
 
@@ -90,7 +95,14 @@ def _user_key(path_text: str) -> bytes:
     try:
         if not path.exists():
             _create_key_file(path)
-        text = path.read_text("ascii").strip()
+        # a regular file of a key's size only: a pipe or a device (a link to /dev/zero) blocked the
+        # build or read without end
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise OSError("the key file is not a regular file")
+        with open(path, "rb") as handle:
+            text = handle.read(_MAX_KEY_BYTES + 1).decode("ascii").strip()
+        if len(text) > _MAX_KEY_BYTES:
+            raise OSError("the key file is too large")
     except (OSError, UnicodeDecodeError):
         text = ""
     if len(text) < 32:  # unreadable or not ours: never guess, never overwrite the user's file

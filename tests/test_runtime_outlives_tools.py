@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+import pydantic
 import pytest
 from mcp_support import connected
 
@@ -236,6 +237,14 @@ def test_the_mcp_server_outlives_every_hostile_tool() -> None:
 
 # -- results that never end: a JSON conversion would run an iterator forever ------------------------
 
+class Rows(pydantic.BaseModel):
+    rows: Any  # what a generated model makes of an untyped schema ({})
+
+
+class Page(pydantic.BaseModel):
+    page: Rows
+
+
 def _endless() -> Any:
     return itertools.count()
 
@@ -252,6 +261,8 @@ ENDLESS: dict[str, Callable[[], Any]] = {
     "iterator": lambda: {"items": iter(range(10))},
     "async_generator": lambda: {"items": _agen()},
     "in_attribute": lambda: {"items": types.SimpleNamespace(rows=_endless())},
+    "model_field": lambda: Rows(rows=_endless()),
+    "nested_model_field": lambda: Page(page=Rows(rows=_endless())),
 }
 
 

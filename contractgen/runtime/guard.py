@@ -679,6 +679,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         output = result
         is_model = type(result) is not dict and hasattr(result, "model_dump") and not isinstance(result, type)
         if is_model:
+            endless = iterator_in(result)  # a field typed Any may hold one: dumping runs it to its end
+            if endless is not None:
+                where = cap_pointer(pointer(endless)) or "/"
+                return self._invalid_output([f"{where}: an iterator, which JSON cannot carry"], None)
             try:
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
             except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result

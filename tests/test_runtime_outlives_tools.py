@@ -296,3 +296,31 @@ def test_partial_results_holding_an_endless_iterator_are_left_out() -> None:
         raise ToolError("Quota used up.", code="FAILED_PRECONDITION", partial_results=_endless())
     envelope = answered_within(lambda: guard(contract("partial", None), fails)({}))
     assert envelope["error"]["code"] == "FAILED_PRECONDITION" and "partial_results" not in envelope["error"]
+
+
+# -- typed errors that fight being read ------------------------------------------------------------
+
+class TextRaisesValue:
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+HOSTILE_ERRORS: dict[str, Callable[[], BaseException]] = {
+    "message_text_raises": lambda: ToolError(TextRaisesValue(), code="UNAVAILABLE"),  # type: ignore[arg-type]
+    "field_text_raises": lambda: ToolError("m", code="NOT_FOUND", field=TextRaisesValue()),  # type: ignore[arg-type]
+    "retry_after_past_any_float": lambda: ToolError("m", code="UNAVAILABLE", retry_after=10 ** 400),
+    "retry_after_nan": lambda: ToolError("m", code="UNAVAILABLE", retry_after=float("nan")),
+    "code_not_text": lambda: ToolError("m", code=TextRaisesValue()),  # type: ignore[arg-type]
+    "upstream_text_raises": lambda: ToolError("m", code="UNAVAILABLE", upstream=TextRaisesValue()),
+    "huge_message": lambda: ToolError("y" * 1_000_000, code="UNAVAILABLE"),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("kind", sorted(HOSTILE_ERRORS))
+def test_a_typed_error_that_cannot_be_read_still_gives_an_envelope(kind: str, shape: str) -> None:
+    """Building the envelope of such a ToolError raised out of a sync call's fast path."""
+    tool = tool_for(shape, HOSTILE_ERRORS[kind])
+    for envelope in (tool({}), asyncio.run(tool.acall({}))):
+        assert envelope["status"] == "error" and envelope["error"]["code"] in ("INTERNAL", "UNAVAILABLE")
+        json.dumps(envelope, allow_nan=False)

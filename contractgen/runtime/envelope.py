@@ -97,9 +97,13 @@ def _seconds(value: Any) -> float | None:
     """A finite, non-negative number of seconds, or None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    if not math.isfinite(value):
+    try:
+        seconds = float(value)  # an integer past any float (10**400) has no number of seconds
+    except OverflowError:
         return None
-    return max(float(value), 0.0)
+    if not math.isfinite(seconds):
+        return None
+    return max(seconds, 0.0)
 
 
 def _as_pointer(value: Any) -> str:

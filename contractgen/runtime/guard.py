@@ -835,7 +835,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             chain = [exc]
         for item in chain:
             if isinstance(item, ToolError):
-                return self._from_tool_error(item)
+                return self._typed_error(item)
         if self.mapper is not None:
             for item in chain:
                 try:
@@ -846,8 +846,16 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                     logger.exception("exception mapper failed for %s", self.name)
                     mapped = None
                 if mapped is not None:
-                    return self._from_tool_error(mapped)
+                    return self._typed_error(mapped)
         return self._internal(exc, "implementation")
+
+    def _typed_error(self, err: ToolError) -> dict[str, Any]:
+        """A ToolError's envelope; INTERNAL when it cannot be read (a message or field whose text
+        raises, a number no float holds): the caller of any path gets an envelope, never that."""
+        try:
+            return self._from_tool_error(err)
+        except Exception as exc:  # noqa: BLE001
+            return self._internal(exc, "a ToolError that could not be read")
 
     def _internal(self, exc: BaseException, where: str) -> dict[str, Any]:
         ref = new_ref()

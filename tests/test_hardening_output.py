@@ -89,6 +89,29 @@ def test_a_symlinked_output_is_diagnosed_never_replaced(tmp_path: Path, target: 
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.parametrize("output", ["vendor/generated", "vendor/deep/generated", "vendor/../generated2",
+                                    "sub/vendor/generated"])
+def test_an_output_reached_through_a_symlinked_folder_is_refused(tmp_path: Path, output: str) -> None:
+    """Only the output's own name was checked for a link: with ``vendor -> ../other`` committed in a
+    repository, ``output = "vendor/generated"`` replaced ``../other/generated`` (a tree contractgen
+    generated there is accepted as its own) or wrote outside the project."""
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    other = make_project(tmp_path / "other", CASES / "basic" / "contracts")
+    assert build(other).returncode == 0
+    assert build(other, "--output", "deep/generated").returncode == 0
+    (root / "sub").mkdir()
+    (root / "vendor").symlink_to(other, target_is_directory=True)
+    (root / "sub" / "vendor").symlink_to(other, target_is_directory=True)
+    before = _snapshot(tmp_path)
+    for args in ((), ("--check",)):
+        result = build(root, "--output", output, *args)
+        assert result.returncode == 2, result.stderr
+        assert "expected the output to be a real folder (got a symlink" in result.stderr, result.stderr
+        assert "vendor is a symlink" in result.stderr
+    assert _snapshot(tmp_path) == before
+    assert build(root, "--output", "real/generated").returncode == 0  # a real folder path still builds
+
+
 def test_a_folder_of_other_files_is_not_deleted(tmp_path: Path) -> None:
     root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
     (root / "src").mkdir()

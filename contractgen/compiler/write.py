@@ -81,9 +81,11 @@ def output_problem(output: Path, contracts: Sequence[Path], root: Path) -> Diagn
     held, so it must not be a symlink, be or contain the project root or a contracts path, lie inside a
     contracts folder, or be a non-empty folder that contractgen did not generate."""
     hint = "set [tool.contractgen] output (or --output) to a folder of its own, e.g. generated"
-    if output.is_symlink():
+    link = _linked_component(output, root)
+    if link is not None:
+        which = "" if link == output else f" ({link} is a symlink)"
         return Diagnostic(str(output), "", f"expected the output to be a real folder (got a symlink to "
-                          f"{os.readlink(output)})", code="output-is-symlink",
+                          f"{os.readlink(link)}{which})", code="output-is-symlink",
                           hint="remove the symlink and let the build create the folder, or point "
                                "--output at the real folder")
     target = output.resolve()
@@ -107,6 +109,25 @@ def output_problem(output: Path, contracts: Sequence[Path], root: Path) -> Diagn
         return Diagnostic(str(output), "", "expected an empty folder or one contractgen generated (got a folder "
                           "with other files, which a build would delete)", code="unsafe-output",
                           hint=f"move the files away or delete the folder, or {hint[0].lower()}{hint[1:]}")
+    return None
+
+
+def _linked_component(output: Path, root: Path) -> Path | None:
+    """The output, or a folder between the project root and it, that is a symbolic link (None: none
+    is). A link anywhere below the root (``vendor -> ../other`` with ``output = "vendor/generated"``)
+    would have the build replace a folder elsewhere; folders above the root are the user's own."""
+    if output.is_symlink():
+        return output
+    absolute = output if output.is_absolute() else Path.cwd() / output
+    try:  # as written, ".." kept: "vendor/../x" passes through vendor, whatever it points to
+        relative = absolute.relative_to(os.path.abspath(root))
+    except ValueError:
+        return None
+    current = Path(os.path.abspath(root))
+    for part in relative.parts:
+        current = current / part
+        if current.is_symlink():
+            return current
     return None
 
 

@@ -31,6 +31,7 @@ from .describe import (
 from .fast_validate import STANDARD_FORMATS, fast_validator
 from .number_checks import check_schema_numbers
 from .report import Reporter
+from .satisfiable import check_satisfiable
 from .schema_keywords import LEGACY_KEYWORDS, LEGACY_VALUE_HINTS, check_keywords
 from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
 
@@ -89,6 +90,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
         check_keywords(report, base + pointer, sub)
         check_schema_numbers(report, base + pointer, sub)
         _check_format(report, base + pointer, sub)
+        check_satisfiable(report, base + pointer, sub)
         if key == "output":
             _check_client_patterns(report, base + pointer, sub)
         _check_required_listed(report, base + pointer, sub)

@@ -73,3 +73,13 @@ def test_listed_values_are_judged_by_the_nodes_own_keywords_only() -> None:
     # a reference or an applicator beside the list is not read: no verdict rests on what it may say
     assert not findings({"$ref": "#/$defs/other", "enum": [1, "a"]})
     assert not findings({"anyOf": [{"type": "string"}], "enum": [1]})
+
+
+def test_hostile_nodes_give_diagnostics_never_a_crash() -> None:
+    """Bounds past float range are number_checks' error; values the reference validator cannot judge
+    (a lone surrogate, a 5,000-digit integer, an invalid pattern) give no verdict here."""
+    for node in ({"type": "integer", "minimum": 10**5000, "maximum": 1}, {"type": "integer", "enum": [10**5000], "maximum": 5},
+                 {"type": "string", "enum": ["\ud800"], "pattern": "^a"}, {"type": "string", "pattern": "[", "enum": ["x"]},
+                 {"minimum": True, "maximum": False}):
+        assert not findings(node), node
+    assert len(findings({"type": "object", "required": ["a"], "enum": [{}] * 500})) == 10  # at most ten listed

@@ -104,4 +104,7 @@ _NAMING = frozenset({"properties", "patternProperties", "$defs", "definitions", 
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A bound this check compares: a number within float range (a larger one is number_checks' error)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return not isinstance(value, int) or value.bit_length() <= 1024

@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import unicodedata
+from typing import Any
 
 import pytest
 from build_support import PYPROJECT, build
@@ -336,3 +337,42 @@ def test_a_tool_named_like_a_built_in_never_changes_what_its_module_means(tmp_pa
                              timeout=300, check=False)
     assert checked.returncode == 0, checked.stderr
     assert int(checked.stdout) == len(names) - len(clashes)
+
+
+#: characters a reader cannot see but a model reads: Unicode tags ("ASCII smuggling"), zero-width and
+#: direction controls, a terminal escape, private use
+HIDDEN = ["\U000e0041", "\U000e0069", "\u200b", "\u2060", "\u202e", "\u2066", "\u061c", "\ufeff", "\xad", "\x1b",
+          "\x00", "\u2028", "\ue000"]
+PROSE_PLACES = ["/summary", "/description", "/title", "/input/properties/q/description",
+                "/input/properties/q/title", "/output/properties/echo/description", "/errors/0/message",
+                "/examples/0/summary"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(hidden=st.sampled_from(HIDDEN), place=st.sampled_from(PROSE_PLACES), before=st.text(max_size=5),
+       after=st.text(max_size=5))
+def test_hidden_characters_in_model_facing_text_are_reported_where_they_are(hidden: str, place: str, before: str,
+                                                                           after: str) -> None:
+    """Prose reaches the model word for word: a tag character or a zero-width or direction control in it
+    is invisible in an editor and a review, so check names it (a warning; check --strict fails). The
+    same characters in data (an enum value, a default, an example call) are values, not reported."""
+    from contractgen.manifest.load import load_parsed
+    from contractgen.manifest.parse import parse_manifest_text
+    from contractgen.manifest.text_checks import hidden_character
+    from contractgen.runtime.pointer import pointer_parts
+
+    visible = "".join(c for c in before + "x" + after if hidden_character(c) is None)
+    manifest = _manifest("plain")
+    manifest["examples"] = [{"summary": "Echo plain text.", "arguments": {"q": "a" + hidden}}]
+    manifest["input"]["properties"]["q"].update({"default": hidden, "enum": ["a" + hidden, hidden]})  # type: ignore[index]
+    manifest["input"]["properties"]["q"]["examples"] = ["a" + hidden]  # type: ignore[index]
+    node: Any = manifest
+    *parents, last = pointer_parts(place)
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    node[last] = visible[: len(visible) // 2] + hidden + visible[len(visible) // 2:]
+    result = load_parsed([parse_manifest_text("m.json", json.dumps(manifest).encode())])
+    found = [(d.pointer, d.level.value) for d in result.diagnostics if d.code == "hidden-text"]
+    assert found == [(place, "warning")], result.diagnostics
+    message = next(d.message for d in result.diagnostics if d.code == "hidden-text")
+    assert unicodedata.name(hidden, "") in message and not any(hidden_character(c) for c in message)

@@ -21,6 +21,7 @@ from .parse import ParsedFile
 from .report import Reporter
 from .schema_checks import check_embedded_schema, check_input_descriptions
 from .set_checks import check_set
+from .text_checks import check_hidden_text
 
 __all__ = ["check_file", "check_set"]
 
@@ -37,6 +38,7 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
         )
         return report.diagnostics
     check_finite_numbers(report, data)
+    check_hidden_text(report, data)
     bad = check_meta(report, data)
 
     def clean(*sections: str) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from build_support import build, make_project, read_bytes_tree
+from conftest import run_cli
 
 CASES = Path(__file__).resolve().parent / "cases" / "build"
 
@@ -263,3 +264,27 @@ def test_kill_at_random_times_always_finds_the_old_or_the_new_tree(tmp_path: Pat
     assert build(root, "--no-cache").returncode == 0  # and a completed build cleans up after the kills
     assert read_bytes_tree(root / "generated") == new
     assert not [p.name for p in root.iterdir() if p.name.startswith(".generated.")]
+
+
+def test_links_and_odd_files_planted_in_the_output_are_never_followed(tmp_path: Path) -> None:
+    """--check read every file of the output to compare it, following links: ``leak.py -> a secret``
+    printed the secret in the diff (a CI log), a link to /dev/zero read without end and a named pipe
+    blocked for good. Each is now compared as what it is, and the build replaces it."""
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    assert build(root).returncode == 0
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET-1234\n", "utf-8")
+    generated = root / "generated"
+    (generated / "leak.py").symlink_to(secret)
+    (generated / "zero.py").symlink_to("/dev/zero")
+    os.mkfifo(generated / "pipe.py")
+    checked = run_cli("build", "--check", cwd=root, timeout=120)
+    assert checked.returncode == 1, checked.stderr
+    assert "TOPSECRET" not in checked.stdout + checked.stderr
+    assert "--- generated/leak.py" in checked.stdout and "a symbolic link to" in checked.stdout
+    assert "--- generated/pipe.py" in checked.stdout and "--- generated/zero.py" in checked.stdout
+    built = run_cli("build", cwd=root, timeout=120)
+    assert built.returncode == 0, built.stderr
+    assert not {"leak.py", "zero.py", "pipe.py"} & set(os.listdir(generated))
+    assert secret.read_text("utf-8") == "TOPSECRET-1234\n"
+    assert run_cli("build", "--check", cwd=root, timeout=120).returncode == 0

@@ -15,6 +15,7 @@ import errno as _errno
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -52,11 +53,30 @@ def read_tree(output: Path) -> dict[str, str]:
             if name.endswith((".pyc", ".pyo")):
                 continue
             path = Path(root) / name
-            try:
-                found[path.relative_to(output).as_posix()] = path.read_text("utf-8")
-            except (UnicodeDecodeError, OSError):
-                found[path.relative_to(output).as_posix()] = "<unreadable>\n"
+            found[path.relative_to(output).as_posix()] = _compared_text(path)
     return found
+
+
+#: the largest file of the output folder read to compare (generated modules are far smaller)
+MAX_COMPARED_BYTES = 16_000_000
+
+
+def _compared_text(path: Path) -> str:
+    """A file's text, or a placeholder for what is not a regular file or is too large: a link planted
+    in the output (``leak.py -> ~/.ssh/id_rsa``) was followed and its target printed by --check's
+    diff, a link to a pipe or /dev/zero hung or read without end. Links are never followed."""
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            return f"<a symbolic link to {os.readlink(path)!r}>\n"
+        if not stat.S_ISREG(info.st_mode):
+            return "<not a regular file>\n"
+        if info.st_size > MAX_COMPARED_BYTES:
+            return f"<{info.st_size:,} bytes, too large to compare>\n"
+        with open(path, encoding="utf-8") as handle:  # universal newlines: a CRLF checkout compares equal
+            return handle.read(MAX_COMPARED_BYTES + 1)
+    except (UnicodeDecodeError, OSError):
+        return "<unreadable>\n"
 
 
 def tree_diff(current: Mapping[str, str], wanted: Mapping[str, str], label: str) -> str:

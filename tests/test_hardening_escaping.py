@@ -140,6 +140,7 @@ def test_escape_text_is_one_inert_line_that_reads_back(text: str) -> None:
     assert ast.literal_eval('"""' + escaped + '"""') == text  # as a docstring too
     assert len(escaped.splitlines()) <= 1 and '"' not in escaped.replace('\\"', "")
     assert not any(unicodedata.category(c) in {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"} for c in escaped)
+    assert all(c.isprintable() for c in escaped), "no space shown as a plain one (U+00A0)"
     # as a comment it ends at the end of the line, whatever the text held
     assert ast.dump(ast.parse(f"# {escaped}\nx = 1\n")) == ast.dump(ast.parse("x = 1\n"))
 
@@ -174,6 +175,7 @@ print(json.dumps({"odd": sorted({c for c in source if not c.isprintable() and c 
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(names=st.lists(hostile, min_size=1, max_size=3, unique=True))
 @example(names=["a\u2028b", "\x0b", f"\u2029{PAYLOAD}\x85"])
+@example(names=["\ufeff\xa0 ", "\x99{#é"])
 def test_hostile_property_names_build_into_modules_that_run_no_injected_code(tmp_path_factory, names: list[str]) -> None:  # type: ignore[no-untyped-def]
     """Property names reach generated code as model aliases and as TypedDict keys of the output's JSON
     form; the generator writes the latter raw, and a U+2028 in one once cut a statement in two (a

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 # Categories written as escapes: controls, format characters (incl. bidi overrides), separators,
-# surrogates, private use and unassigned code points.
+# surrogates, private use and unassigned code points; and every space but " " (U+00A0, U+3000 ...).
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 _SIMPLE_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -32,7 +32,8 @@ def escape_text(text: str) -> str:
             out.append(_SIMPLE_ESCAPES[char])
         elif char == '"':
             out.append('\\"')
-        elif unicodedata.category(char) in _ESCAPED_CATEGORIES or char == "\x7f":
+        elif unicodedata.category(char) in _ESCAPED_CATEGORIES or char == "\x7f" or (
+                char != " " and unicodedata.category(char) == "Zs"):  # U+00A0 looks like a space
             code = ord(char)
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
                        else f"\\U{code:08x}")

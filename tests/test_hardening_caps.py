@@ -200,3 +200,20 @@ def test_boundary_numbers_that_pass_check_build_and_import(tmp_path: Path) -> No
         stub = package.STUBS["probe_v1"]
         assert stub.contract.input_schema["properties"]["i"]["maximum"] == 10 ** 300
     assert sys.get_int_max_str_digits() == 0 or sys.get_int_max_str_digits() >= MAX_INT_DIGITS
+
+
+def test_huge_retry_numbers_reach_the_model_in_short_form(tmp_path: Path) -> None:
+    """A backoff of 1e308 s (or a 301-digit integer) passed check and was written into the model-facing
+    description digit by digit: hundreds of tokens on every request, saying nothing more than 1e+308."""
+    root = make_project(tmp_path / "p")
+    manifest = _manifest()
+    manifest["retry"] = {"retryable_codes": ["UNAVAILABLE"], "failure_budget": 10**300,
+                         "backoff": {"initial": 1, "multiplier": 2, "maximum": "@@", "jitter": True}}
+    (root / "contracts" / "probe").mkdir()
+    (root / "contracts" / "probe" / "1.0.0.json").write_text(json.dumps(manifest).replace('"@@"', "1e308"), "utf-8")
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    with imported_package(root) as generated:
+        description = generated.probe_v1.DESCRIPTION
+    facts = description.splitlines()[-1]
+    assert "backoff 1-1e+308 s; stop after 1e+300 failures in a row." in facts and len(facts) < 200, facts

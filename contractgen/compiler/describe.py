@@ -273,13 +273,17 @@ def _facts(contract: Contract) -> str:
         text = (f"Retry {', '.join(retry.retryable_codes)} with backoff "
                 f"{_num(backoff.initial)}-{_num(backoff.maximum)} s")
         if retry.failure_budget is not None:
-            text += (f"; stop after {retry.failure_budget} failures in a row" if retry.failure_budget != 1
+            text += (f"; stop after {_num(retry.failure_budget)} failures in a row" if retry.failure_budget != 1
                      else "; stop after 1 failure")
         parts.append(text + ".")
     return " ".join(parts)
 
 
 def _num(value: Any) -> str:
+    """A number as the model reads it: ``8``, ``0.5``; one too large to matter in short form (``1e+308``,
+    not its 309 digits, which every request would pay for)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1e15:
+        return f"{float(value):.6g}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

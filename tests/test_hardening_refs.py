@@ -158,3 +158,53 @@ def test_the_parameter_listing_follows_every_spelling_of_a_ref(tmp_path: Path) -
         description = importlib.import_module("generated.count_v1").DESCRIPTION
     for how in spellings:
         assert f"- {how} (integer; >= 3): how many" in description, description
+
+
+#: where a subschema with an ``$id`` of its own can sit, and the ``$ref`` below it that reads a name
+#: the root defines too (validators read it in the subschema's resource, the compiler at the root)
+ID_PLACES = {
+    "defs": ("/$defs/x", {"$defs": {"x": "SUB"}, "properties": {"p": {"$ref": "#/$defs/x", "description": "p"}}}),
+    "property": ("/properties/p", {"properties": {"p": "SUB"}}),
+    "items": ("/properties/p/items", {"properties": {"p": {"type": "array", "items": "SUB", "description": "p"}}}),
+    "branch": ("/properties/p/anyOf/0", {"properties": {"p": {"anyOf": ["SUB"], "description": "p"}}}),
+}
+
+
+def _id_manifest(tool: str, version: str, place: str, side: str, inner: dict[str, Any]) -> dict[str, Any]:
+    sub = {"$id": "https://example.com/sub", "type": "object", "$defs": {"y": inner},
+           "properties": {"q": {"$ref": "#/$defs/y", "description": "q"}}, "description": "p"}
+    schema = json.loads(json.dumps(ID_PLACES[place][1]).replace('"SUB"', json.dumps(sub)))
+    schema = {"type": "object", **schema, "$defs": {**schema.get("$defs", {}), "y": {"type": "integer"}}}
+    other = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    return {"name": tool, "version": version, "summary": "Echo.", "description": "Use it to echo.",
+            "input": schema if side == "input" else other, "output": schema if side == "output" else other}
+
+
+def test_an_id_below_the_root_is_refused_by_check_build_and_diff(tmp_path: Path) -> None:
+    """An ``$id`` on a subschema starts a resource of its own, and validators read a ``#/$defs/y`` below
+    it in that resource; the model generator and diff read it at the root. A string narrowed there
+    ('maxLength: 1') was 'No changes found' (exit 0), and the model typed the string ``Any`` (a second
+    ``y`` at the root is an integer). Every place and side is an error at the ``$id``, in check, build
+    and diff."""
+    from conftest import run_cli
+
+    expected = set()
+    for place, (pointer, _) in ID_PLACES.items():
+        for side in ("input", "output"):
+            tool = f"{place}_{side}"
+            for folder, version, inner in (("old", "1.0.0", {"type": "string"}),
+                                           ("new", "1.0.1", {"type": "string", "maxLength": 1})):
+                path = tmp_path / folder / tool / f"{version}.json"
+                path.parent.mkdir(parents=True)
+                path.write_text(json.dumps(_id_manifest(tool, version, place, side, inner)), "utf-8")
+            expected.add((f"{tool}/1.0.0.json", f"/{side}{pointer}/$id"))
+    result = run_cli("check", str(tmp_path / "old"), "--format", "json", cwd=tmp_path / "old")
+    assert result.returncode == 2, result.stdout
+    found = {(Path(d["file"]).as_posix().split("old/")[-1], d["pointer"])
+             for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "embedded-id"}
+    assert found == expected
+    diff = run_cli("diff", str(tmp_path / "old"), str(tmp_path / "new"))
+    assert diff.returncode == 2 and "embedded" not in diff.stdout and "$id only at the root" in diff.stderr, diff
+    root = make_project(tmp_path / "project", tmp_path / "new")
+    assert build(root).returncode == 2
+    assert not (root / "generated").exists()

@@ -219,6 +219,19 @@ def _check_refs(
 ) -> bool:
     ok = True
     for pointer, sub in walk:
+        if pointer and "$id" in sub:
+            # An $id below the root starts a resource of its own, and validators resolve every
+            # '#/...' below it against that resource; the model generator, the parameter listing
+            # and diff resolve against the schema's root, so the two would read different targets.
+            ok = False
+            report.error(
+                f"{base}{pointer}/$id",
+                f"expected $id only at the root of {base[1:]} (got {show(sub['$id'])} on a subschema)",
+                "embedded-id",
+                hint="remove this $id: a $ref below it would be read against it by validators and "
+                "against the schema's root by the generated model and diff; "
+                "refer to the subschema as '#/$defs/NAME' instead",
+            )
         for keyword in ("$ref", "$dynamicRef"):
             ref = sub.get(keyword)
             if not isinstance(ref, str):

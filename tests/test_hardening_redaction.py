@@ -10,16 +10,18 @@ the real SDK client.
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 from typing import Any
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_support import error_texts
 
-from contractgen.runtime import Contract, Timeout, guard
+from contractgen.runtime import Contract, Timeout, ToolError, guard
 from contractgen.runtime.mcp_server import build_server
 
 MARKER = "SECRETmarker7731"
@@ -359,3 +361,132 @@ def test_a_validation_error_an_implementation_raises_is_logged_without_its_input
         assert "ref=" in logged and "validation error for Card (input values hidden)" in logged
         assert "number: Input should be a valid integer" in logged  # the error itself is kept
         assert secret not in logged and "4111111111111111" not in logged
+
+
+# -- what the implementation writes itself: exceptions and ToolErrors quoting a secret it was sent --
+
+def _spelt(secret: str, spelling: str) -> str:
+    """The secret as a tool might write it into its own text."""
+    from urllib.parse import quote
+
+    return {"plain": secret, "upper": secret.upper(), "lower": secret.lower(), "json": json.dumps(secret)[1:-1],
+            "repr": repr(secret), "percent": quote(secret, safe=""), "inside": f"auth={secret};next"}[spelling]
+
+
+def _raising(shape: str, text: str) -> BaseException:
+    """An exception carrying ``text`` in the way ``shape`` names."""
+    class TokenRejected(Exception):
+        def __str__(self) -> str:
+            return f"TokenRejected({self.args[0]!r})"
+
+    if shape == "message":
+        return RuntimeError(text)
+    if shape == "key":
+        return KeyError(text)
+    if shape == "custom-str":
+        return TokenRejected(text)
+    if shape == "note":
+        exc = RuntimeError("lookup failed")
+        exc.add_note(f"while checking {text}")
+        return exc
+    if shape in ("cause", "context"):
+        outer = RuntimeError("lookup failed")
+        inner = ValueError(text)
+        outer.__cause__ = inner if shape == "cause" else None
+        outer.__context__ = inner
+        return outer
+    if shape == "group":
+        return GROUP("several lookups failed", [ValueError("fine"), KeyError(text)])  # type: ignore[no-any-return]
+    if shape == "tool-error":
+        return ToolError(f"the token {text} was refused", code="PERMISSION_DENIED")
+    if shape == "tool-error-long":  # the secret sits where the message cap cuts it
+        return ToolError("x" * 290 + text, code="PERMISSION_DENIED")
+    if shape == "upstream":
+        return ToolError(code="UNAVAILABLE", upstream=f'{{"error": "bad credentials {text}"}}')
+    if shape == "partial":
+        return ToolError(code="UNAVAILABLE", partial_results={"tried": [text], text: 1})
+    if shape == "field":
+        return ToolError(code="NOT_FOUND", field=f"/accounts/{text}")
+    raise AssertionError(shape)
+
+
+GROUP: Any = getattr(builtins, "ExceptionGroup", None)  # Python 3.11+
+RAISE_SHAPES = ["message", "key", "custom-str", "note", "cause", "context", *(["group"] if GROUP else []),
+                "tool-error", "tool-error-long", "upstream", "partial", "field"]
+
+
+def _scrub_contract(kind: str, timeout: float | None) -> Contract:
+    """The contracts of ``_contract``, with a secret any string may be (no pattern to fail)."""
+    def unpatterned(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: unpatterned(v) for k, v in node.items() if k != "pattern"}
+        return [unpatterned(v) for v in node] if isinstance(node, list) else node
+
+    contract = _contract(kind, 2, "writeOnly", "top")
+    return Contract(name="login", version="1.0.0", summary="s", description="d",
+                    input_schema={**unpatterned(contract.input_schema), "maxProperties": 3},
+                    output_schema={"type": "object"}, timeout=Timeout(timeout))
+
+
+def _logged(caplog: pytest.LogCaptureFixture) -> str:
+    return "\n".join(record.getMessage() + "\n" + (logging.Formatter().formatException(record.exc_info)
+                                                    if record.exc_info else "") for record in caplog.records)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shape=st.sampled_from(RAISE_SHAPES), kind=st.sampled_from(["direct", "anchor", "dependent", "chain"]),
+       spelling=st.sampled_from(["plain", "upper", "lower", "json", "repr", "percent", "inside"]),
+       path=st.sampled_from(["fast", "observed", "worker", "async"]))
+def test_a_secret_the_implementation_quotes_never_comes_back(shape: str, kind: str, spelling: str, path: str,
+                                                            caplog: pytest.LogCaptureFixture) -> None:
+    """An implementation that writes a secret it was sent into an exception (its message, a note,
+    its cause or context, an exception group member, a KeyError) or a ToolError (message, upstream
+    text, partial results, field) leaks it to neither the envelope, the log, the on_call record nor
+    the model; any case or escaping of it is taken out too, before any cap cuts it."""
+    secret = 'Pa"ss w/rd\u00e9-' + MARKER
+    text = _spelt(secret, spelling)
+    records: list[Any] = []
+    contract = _scrub_contract(kind, 5.0 if path == "worker" else None)
+
+    if path == "async":
+        async def implementation(args: Any) -> Any:
+            raise _raising(shape, text)
+    else:
+        def implementation(args: Any) -> Any:
+            raise _raising(shape, text)
+
+    tool = guard(contract, implementation, on_call=records.append if path != "fast" else None)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG):
+        envelope = anyio.run(tool.acall, {"pw": secret, "note": "n"}) if path == "async" \
+            else tool({"pw": secret, "note": "n"})
+    assert envelope["status"] == "error"
+    seen = json.dumps(envelope) + json.dumps(envelope, ensure_ascii=False) + _logged(caplog) + repr(records)
+    assert MARKER not in seen and MARKER.lower() not in seen.lower()
+    if shape == "tool-error":
+        assert "[redacted]" in envelope["error"]["message"]
+
+
+def test_a_secret_in_an_exception_is_still_logged_as_the_same_exception(caplog: pytest.LogCaptureFixture) -> None:
+    """The control: scrubbing keeps the exception's name, its other text and an unmarked value."""
+    contract = _scrub_contract("direct", None)
+
+    def implementation(args: Any) -> Any:
+        raise KeyError(f"{args['pw']} for {args['note']}")
+
+    with caplog.at_level(logging.ERROR):
+        guard(contract, implementation)({"pw": MARKER, "note": "visible-note"})
+    logged = _logged(caplog)
+    assert "KeyError: '[redacted] for visible-note'" in logged and MARKER not in logged
+
+
+def test_a_secret_the_implementation_quotes_never_reaches_an_mcp_client() -> None:
+    contract = _scrub_contract("anchor", None)
+
+    def implementation(args: Any) -> Any:
+        raise ToolError(f"token {args['pw']} refused", code="PERMISSION_DENIED",
+                        upstream=f"401 for {args['pw'].upper()}")
+
+    server = build_server([guard(contract, implementation)], name="scrub")
+    texts = error_texts(server, "login", [{"pw": MARKER}])
+    assert "[redacted]" in texts[0] and MARKER.lower() not in texts[0].lower()

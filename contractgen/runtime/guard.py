@@ -9,6 +9,7 @@ failure budget -> CallRecord. A guarded call never raises, except the process ow
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import functools
 import inspect
@@ -89,6 +90,7 @@ from .schema_walk import (
     pins_plain_json,
     types_numbers,
 )
+from .scrub import NO_SECRETS, Scrubber, secrets_sent
 from .versions import VersionCheck
 from .wording import RESULT, Violation, describe, field_label, first_lines
 from .workers import POOL, PoolBusy, Raised, boxed
@@ -106,6 +108,10 @@ _T = TypeVar("_T")
 #: Seconds an async implementation may hold the event loop in one step (between two awaits) before
 #: its calls move to worker threads (asyncio's debug mode already calls 0.1 s slow).
 BLOCKING_STEP = 1.0
+#: The arguments of the call in progress, set around the steps that may turn what the
+#: implementation wrote (an exception, a ToolError) into a log line or an envelope: the secrets they
+#: hold are taken out of it there (``scrub.py``). Set only off the fast path's happy way.
+_CALL_ARGUMENTS: contextvars.ContextVar[Any] = contextvars.ContextVar("contractgen_call_arguments")
 
 
 class _Compiled:
@@ -319,12 +325,15 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return None
         if value is NOT_STARTED:
             return None
+        token = _CALL_ARGUMENTS.set(arguments)
         try:
             envelope = self._run_validated(value)
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
             envelope = self._internal(exc, "guard")
+        finally:
+            _CALL_ARGUMENTS.reset(token)
         if self._open_names is not None and not self._open_names.issuperset(arguments):
             envelope = self._with_notices(envelope, arguments)
         return envelope
@@ -349,7 +358,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         input_is_valid, output_is_valid = self._input_is_valid, self._output_is_valid
         build, implementation, output_plain = self._build_input, self.implementation, self._output_plain
         name, version = self.name, self.version
-        settle, finish = self._settled, self._finish
+        settled_for, finish = self._settled_for, self._finish
         output_numbers = self._compiled.output_numbers
         text_read = self._output_text_read
         numbers_checked = output_numbers == ()  # the fast validator pins every number the result holds
@@ -376,7 +385,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             try:
                 result = implementation(value)
             except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
-                return finish(settle(None, exc), session, 0.0, False)
+                return finish(settled_for(arguments, None, exc), session, 0.0, False)
             if type(result) is dict and not counts:
                 try:
                     if output_is_valid(result) \
@@ -386,7 +395,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                                 "empty": False}
                 except ValueError:
                     pass
-            return finish(settle(result, None), session, 0.0, False)
+            return finish(settled_for(arguments, result, None), session, 0.0, False)
 
         return fast
 
@@ -402,6 +411,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     def run_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
         """The call's envelope before the failure budget sees it."""
+        token = _CALL_ARGUMENTS.set(arguments)
         try:
             envelope = self._call_sync(arguments, contract_version)
             return envelope if self._open_names is None else self._with_notices(envelope, arguments)
@@ -409,8 +419,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             raise
         except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself still answers with an envelope
             return self._internal(exc, "guard")
+        finally:
+            _CALL_ARGUMENTS.reset(token)
 
     async def arun_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
+        token = _CALL_ARGUMENTS.set(arguments)
         try:
             envelope = await self._call_async(arguments, contract_version)
             return envelope if self._open_names is None else self._with_notices(envelope, arguments)
@@ -418,6 +431,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             raise
         except BaseException as exc:  # noqa: BLE001
             return self._internal(exc, "guard")
+        finally:
+            _CALL_ARGUMENTS.reset(token)
 
     async def afinish(self, envelope: dict[str, Any], session: str, start: float,
                       observed: bool) -> Envelope:
@@ -541,6 +556,14 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
             return self._settled(None, exc)
         return self._settled(result, None)
+
+    def _settled_for(self, arguments: Any, result: Any, raised: BaseException | None) -> dict[str, Any]:
+        """``_settled`` for the fast path, with the call's arguments known to the error steps."""
+        token = _CALL_ARGUMENTS.set(arguments)
+        try:
+            return self._settled(result, raised)
+        finally:
+            _CALL_ARGUMENTS.reset(token)
 
     def _settled(self, result: Any, raised: BaseException | None) -> dict[str, Any]:
         """The envelope for what an inline call gave: its exception, or its result (awaited here
@@ -786,13 +809,17 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         code = err.code if err.code in CODES else "INTERNAL"
         if code != err.code:
             return self._internal(err, "undeclared code")
-        optional: dict[str, Any] = {"field": err.field, "retry_after": err.retry_after}
+        # the author's text may quote what the call sent: its secrets go before any cap cuts them
+        scrub = self._secrets()
+        optional: dict[str, Any] = {"field": scrub.text(err.field) if isinstance(err.field, str) else err.field,
+                                    "retry_after": err.retry_after}
         if err.partial_results is not None:
             partial = _jsonable(err.partial_results)
             if partial is not MISSING:
-                optional["partial_results"] = partial
+                optional["partial_results"] = scrub.value(partial)
         if err.upstream is not None:
-            quoted = err.upstream
+            quoted = scrub.value(_jsonable(err.upstream)) if scrub else err.upstream
+            quoted = err.upstream if quoted is MISSING else quoted
             if isinstance(quoted, dict) and quoted.get("untrusted") is True:  # already quoted once
                 status = quoted.get("status")
                 optional["upstream"] = untrusted(quoted.get("text", ""),
@@ -809,9 +836,17 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             migration=list(err.migration) or None)
         if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
             optional["expected_version"] = self.contract.version
-        message, retryable, action = self._retry_policy(code, err.message, err.retryable, err.action)
+        message, retryable, action = self._retry_policy(code, scrub.text(err.message), err.retryable, err.action)
         return error_envelope(self.contract, code, message, retryable=retryable, action=action,
                               **optional)
+
+    def _secrets(self) -> Scrubber:
+        """What the call in progress sent at sensitive positions, to take out of what the
+        implementation wrote (NO_SECRETS outside a call, or when it sent none)."""
+        arguments = _CALL_ARGUMENTS.get(MISSING)
+        if arguments is MISSING:
+            return NO_SECRETS
+        return secrets_sent(arguments, self._compiled.input.schema, self._resources)
 
     def _retry_policy(self, code: str, message: str, retryable: bool | None,
                       action: str | None) -> tuple[str, bool | None, str | None]:
@@ -860,7 +895,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
     def _internal(self, exc: BaseException, where: str) -> dict[str, Any]:
         ref = new_ref()
         logger.error("INTERNAL error in %s %s (%s) ref=%s", self.name, self.version, where, ref,
-                     exc_info=loggable(exc))
+                     exc_info=loggable(exc, self._secrets()))
         return error_envelope(
             self.contract, "INTERNAL",
             f"{self.name} failed unexpectedly (internal error, reference {ref}). Do not retry; tell "
@@ -868,8 +903,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     def _invalid_output(self, problems: list[str], exc: BaseException | None) -> dict[str, Any]:
         ref = new_ref()
+        scrub = self._secrets()
         logger.error("invalid result from %s %s ref=%s: %s", self.name, self.version, ref,
-                     "; ".join(problems) or "unknown", exc_info=loggable(exc) if exc is not None else None)
+                     scrub.text("; ".join(problems)) or "unknown",
+                     exc_info=loggable(exc, scrub) if exc is not None else None)
         code = self.invalid_output_code
         message, retryable, action = self._retry_policy(
             code, f"{self.name} produced an invalid result (it does not match its output schema; "

@@ -7,6 +7,7 @@ ERROR under the error's ``ref``. Nothing here is shown to the model.
 
 from __future__ import annotations
 
+import builtins
 import logging
 import sys
 import threading
@@ -32,14 +33,16 @@ class UnreadableException(Exception):
     """An exception as it is logged when its traceback or chain raises when read."""
 
 
-def loggable(exc: BaseException) -> tuple[type[BaseException], BaseException, TracebackType | None]:
+def loggable(exc: BaseException, scrub: Any = None) -> tuple[type[BaseException], BaseException, TracebackType | None]:
     """``exc_info`` for logging ``exc``: every pydantic ``ValidationError`` in its chain is shown by
-    its errors without their input values. A tool's own message is logged as it wrote it; a
-    ``ValidationError`` built from arguments quotes them without the tool meaning to. The chain's
+    its errors without their input values, and every exception in it (causes, contexts, group
+    members) whose text or notes hold a secret the call sent (``scrub``, a ``scrub.Scrubber``) by a
+    stand-in of the same name with that text scrubbed. A ``ValidationError`` built from arguments
+    quotes them without the tool meaning to; a tool's own message may quote them too. The chain's
     links are repointed at the stand-ins (the exception has been handled; only the log reads it).
     An exception whose ``__traceback__`` or links raise when read is logged by its type alone."""
     try:
-        info = _loggable(exc)
+        info = _loggable(exc, scrub)
         # what the log handler will read: the whole chain's tracebacks (it would fail there, later)
         traceback.TracebackException(*info, lookup_lines=False)
         return info
@@ -52,8 +55,8 @@ def loggable(exc: BaseException) -> tuple[type[BaseException], BaseException, Tr
         return UnreadableException, stand_in, None
 
 
-def _loggable(exc: BaseException) -> tuple[type[BaseException], BaseException, TracebackType | None]:
-    shown = _stand_in(exc)
+def _loggable(exc: BaseException, scrub: Any) -> tuple[type[BaseException], BaseException, TracebackType | None]:
+    shown = _stand_in(exc, scrub)
     todo: list[BaseException] = [shown]
     seen: set[int] = set()
     while todo and len(seen) < _CHAIN_LIMIT:
@@ -64,14 +67,65 @@ def _loggable(exc: BaseException) -> tuple[type[BaseException], BaseException, T
         for link in ("__cause__", "__context__"):
             linked = getattr(current, link)
             if linked is not None:
-                replaced = _stand_in(linked)
+                replaced = _stand_in(linked, scrub)
                 if replaced is not linked:
                     setattr(current, link, replaced)
                 todo.append(replaced)
+        if _is_group(current):  # the log shows each member with its own chain
+            todo.extend(current.exceptions)  # type: ignore[attr-defined]
     return type(shown), shown, shown.__traceback__
 
 
-def _stand_in(exc: BaseException) -> BaseException:
+def _stand_in(exc: BaseException, scrub: Any = None) -> BaseException:
+    """What the log shows for ``exc``: itself, or a stand-in without input values or secrets."""
+    shown = _without_input(exc)
+    if scrub:
+        shown = _scrubbed(shown, scrub)
+    return shown
+
+
+#: (ExceptionGroup, BaseExceptionGroup) where Python has them (3.11 and later)
+_GROUPS: tuple[Any, Any] = (getattr(builtins, "ExceptionGroup", None), getattr(builtins, "BaseExceptionGroup", None))
+
+
+def _is_group(exc: BaseException) -> bool:
+    return _GROUPS[1] is not None and isinstance(exc, _GROUPS[1])
+
+
+class _Scrubbed(Exception):
+    """Base of the stand-ins logged for exceptions whose text held a secret the call sent."""
+
+
+def _scrubbed(exc: BaseException, scrub: Any) -> BaseException:
+    """``exc``, or a stand-in named like it whose text, notes and group members are scrubbed."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - the log handler says it could not be read; nothing to scrub
+        return exc
+    notes = getattr(exc, "__notes__", None)
+    notes = list(notes) if isinstance(notes, (list, tuple)) else []
+    clean_text = scrub.text(text)
+    clean_notes = [scrub.text(n) if isinstance(n, str) else n for n in notes]
+    members = list(exc.exceptions) if _is_group(exc) else None  # type: ignore[attr-defined]
+    clean_members = [_stand_in(m, scrub) for m in members] if members is not None else None
+    if clean_text == text and clean_notes == notes and clean_members == members:
+        return exc
+    names = {"__module__": type(exc).__module__, "__qualname__": type(exc).__qualname__}
+    if clean_members is not None:
+        base = _GROUPS[0] if all(isinstance(m, Exception) for m in clean_members) else _GROUPS[1]
+        stand_in: BaseException = type(type(exc).__name__, (base,), names)(
+            scrub.text(str(exc.message)), clean_members)  # type: ignore[attr-defined]
+    else:
+        stand_in = type(type(exc).__name__, (_Scrubbed,), names)(clean_text)
+    if clean_notes:
+        stand_in.__notes__ = clean_notes
+    stand_in.__traceback__ = exc.__traceback__
+    stand_in.__cause__, stand_in.__context__ = exc.__cause__, exc.__context__
+    stand_in.__suppress_context__ = exc.__suppress_context__
+    return stand_in
+
+
+def _without_input(exc: BaseException) -> BaseException:
     # no ValidationError exists unless pydantic-core was imported: importing the runtime stays light
     core = sys.modules.get("pydantic_core")
     if core is None or not isinstance(exc, core.ValidationError):

@@ -56,18 +56,27 @@ class _JsonCompatibleLoader(yaml.SafeLoader):
     """SafeLoader with only YAML 1.2 core-schema implicit types: null, bool, int, float."""
 
 
+_YAML_TAG = "tag:yaml.org,2002:"
+#: the scalar tags a JSON value can carry, each with the text it reads (YAML 1.2 core schema)
+_SCALAR_TAGS: dict[str, re.Pattern[str]] = {}
 _JsonCompatibleLoader.yaml_implicit_resolvers = {}
 for _tag, _pattern, _first in (
-    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
-    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
-    ("tag:yaml.org,2002:int", r"^[-+]?(?:0|[1-9][0-9]*)$", list("-+0123456789")),
+    (_YAML_TAG + "null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    (_YAML_TAG + "bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    (_YAML_TAG + "int", r"^[-+]?(?:0|[1-9][0-9]*)$", list("-+0123456789")),
     (
-        "tag:yaml.org,2002:float",
+        _YAML_TAG + "float",
         r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$",
         list("-+.0123456789"),
     ),
 ):
-    _JsonCompatibleLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+    _SCALAR_TAGS[_tag] = re.compile(_pattern)
+    _JsonCompatibleLoader.add_implicit_resolver(_tag, _SCALAR_TAGS[_tag], _first)
+#: the one tag each kind of node may carry besides the scalar ones (``!!binary``, ``!!set``,
+#: ``!!python/object``... mean something JSON cannot hold, so they are diagnosed, never dropped)
+_COLLECTION_TAGS = {"MappingNode": _YAML_TAG + "map", "SequenceNode": _YAML_TAG + "seq"}
+_PLAIN_TAGS = frozenset([*_SCALAR_TAGS, *_COLLECTION_TAGS.values(), _YAML_TAG + "str"])
+TAG_HINT = "remove the tag and write the value as JSON has it: a string, number, true/false, null, list or mapping"
 
 _FastLoader: type[Any] | None = None
 if getattr(yaml, "__with_libyaml__", False):
@@ -291,6 +300,8 @@ def _fast_parse(text: str, result: ParsedFile) -> bool:
         if pointer not in positions:
             mark = node.start_mark
             positions[pointer] = (mark.line + 1, mark.column + 1)
+        if node.tag not in _PLAIN_TAGS:  # an explicit tag: the text check above should have seen it
+            raise _Unclean
         if isinstance(node, yaml.ScalarNode):
             return scalar(node, flow)
         if id(node) in active:
@@ -302,8 +313,8 @@ def _fast_parse(text: str, result: ParsedFile) -> bool:
             for key_node, value_node in node.value:
                 key = scalar(key_node, flow)
                 if not isinstance(key, str):
-                    key = json.dumps(key) if key is not None else "null"
-                if key in mapping:
+                    key = _plain_key(key_node, key)
+                if key is None or key in mapping:
                     raise _Unclean
                 child = (
                     f"{pointer}/{key}"
@@ -378,15 +389,26 @@ def _construct(
                 )
             )
         active = active | {id(node)}
+    tag_problem = _tag_problem(node)
+    if tag_problem is not None:
+        _report_once(out, _node_diagnostic(out.path, pointer, node, tag_problem, "yaml-tag", TAG_HINT))
     if isinstance(node, yaml.MappingNode):
         mapping: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = _scalar(key_node)
+            written = key
             if not isinstance(key, str):
-                key = json.dumps(key) if key is not None else "null"
+                written = _plain_key(key_node, key)
+                key = written or (key_node.value if isinstance(key_node, yaml.ScalarNode) else "null")
             child = f"{pointer}/{escape_token(key)}"
+            if written is None:
+                where = child if isinstance(key_node, yaml.ScalarNode) else pointer
+                _report_once(out, _key_diagnostic(out.path, where, key_node))
+            elif (key_tag := _tag_problem(key_node)) is not None:
+                _report_once(out, _node_diagnostic(out.path, child, key_node, key_tag, "yaml-tag", TAG_HINT))
             if key in mapping:
-                out.diagnostics.append(
+                _report_once(
+                    out,
                     Diagnostic(
                         out.path,
                         child,
@@ -421,6 +443,62 @@ def _construct(
             )
         )
     return _scalar(node)
+
+
+def _tag_problem(node: yaml.Node) -> str | None:
+    """What is wrong with a node's tag, or None: a tag JSON has no value for, or a scalar whose tag
+    cannot read its text (``!!bool yes``, ``!!int 0x10``: YAML 1.1 readings this loader does not have)."""
+    tag = node.tag
+    allowed = _COLLECTION_TAGS.get(type(node).__name__)
+    if allowed is not None:
+        kind = "mapping" if isinstance(node, yaml.MappingNode) else "list"
+        return None if tag == allowed else f"expected a plain YAML {kind} (got the tag {_short_tag(tag)}, which JSON has no value for)"
+    if tag == _YAML_TAG + "str":
+        return None
+    pattern = _SCALAR_TAGS.get(tag)
+    if pattern is None:
+        return f"expected a plain YAML value (got the tag {_short_tag(tag)}, which JSON has no value for)"
+    if not pattern.match(node.value):
+        return f"expected a value the tag {_short_tag(tag)} can hold (got {node.value!r})"
+    return None
+
+
+def _report_once(out: ParsedFile, diagnostic: Diagnostic) -> None:
+    """A node reached again through an alias (``*name``) is reported at its first place only."""
+    place = (diagnostic.line, diagnostic.column, diagnostic.code)
+    if not any((d.line, d.column, d.code) == place for d in out.diagnostics):
+        out.diagnostics.append(diagnostic)
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_YAML_TAG):] if tag.startswith(_YAML_TAG) else tag
+
+
+def _plain_key(key_node: yaml.Node, key: Any) -> str | None:
+    """A non-string key as a string, when it is written as its own JSON spelling (``1``, ``true``,
+    ``null``); None when it is not (``1e3`` reads as 1000.0, ``~`` as null, ``01`` as 1.0, a list)."""
+    if not isinstance(key_node, yaml.ScalarNode):
+        return None
+    spelt = json.dumps(key) if key is not None else "null"
+    return spelt if spelt == key_node.value else None
+
+
+def _key_diagnostic(path: str, pointer: str, key_node: yaml.Node) -> Diagnostic:
+    """A key YAML reads as something else than the text written (``1e3``, ``~``) or a collection."""
+    if isinstance(key_node, yaml.ScalarNode):
+        value = _scalar(key_node)
+        reading = "null" if value is None else json.dumps(value)
+        message = f"expected a string key (got {key_node.value!r}, which YAML reads as {reading})"
+        hint = f"quote the key: {json.dumps(key_node.value)}:"
+    else:
+        kind = "mapping" if isinstance(key_node, yaml.MappingNode) else "list"
+        message, hint = f"expected a string key (got a {kind})", "write the key as a string"
+    return _node_diagnostic(path, pointer, key_node, message, "non-string-key", hint)
+
+
+def _node_diagnostic(path: str, pointer: str, node: yaml.Node, message: str, code: str, hint: str) -> Diagnostic:
+    mark = node.start_mark
+    return Diagnostic(path, pointer, message, line=mark.line + 1, column=mark.column + 1, code=code, hint=hint)
 
 
 def _long_int(node: yaml.Node) -> bool:

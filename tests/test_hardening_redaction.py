@@ -490,3 +490,112 @@ def test_a_secret_the_implementation_quotes_never_reaches_an_mcp_client() -> Non
     server = build_server([guard(contract, implementation)], name="scrub")
     texts = error_texts(server, "login", [{"pw": MARKER}])
     assert "[redacted]" in texts[0] and MARKER.lower() not in texts[0].lower()
+
+
+# -- a value sent in a shape its schema does not describe, where secrets are held inside --
+
+_BOX_MARK = {"type": "string", "writeOnly": True, "pattern": "^[0-9]+$"}
+
+
+def _box(kind: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the schema of a property 'box' holding a secret through ``kind``, $defs to add)."""
+    m = _BOX_MARK
+    return {
+        "items": ({"type": "array", "items": m}, {}),
+        "prefixItems": ({"type": "array", "prefixItems": [m]}, {}),
+        "contains": ({"type": "array", "contains": m}, {}),
+        "additionalProperties": ({"type": "object", "additionalProperties": m}, {}),
+        "patternProperties": ({"type": "object", "patternProperties": {"^k": m}}, {}),
+        "unevaluatedProperties": ({"type": "object", "properties": {"n": {"type": "integer"}},
+                                   "unevaluatedProperties": m}, {}),
+        "property": ({"type": "object", "properties": {"s": m}}, {}),
+        "branch": ({"anyOf": [{"type": "object", "properties": {"s": m}}, {"type": "integer"}]}, {}),
+        "conditional": ({"type": "object", "if": {"required": ["s"]}, "then": {"properties": {"s": m}}}, {}),
+        "ref-with-siblings": ({"$ref": "#/$defs/Box", "maxItems": 3}, {"Box": {"type": "array", "items": m}}),
+        "anchor": ({"$ref": "#box"}, {"Box": {"$anchor": "box", "type": "array", "items": m}}),
+        "recursive": ({"$ref": "#/$defs/Node"}, {"Node": {"type": "object", "properties": {
+            "s": m, "child": {"$ref": "#/$defs/Node"}}}}),
+    }[kind]
+
+
+BOX_KINDS = ["items", "prefixItems", "contains", "additionalProperties", "patternProperties",
+             "unevaluatedProperties", "property", "branch", "conditional", "ref-with-siblings", "anchor", "recursive"]
+
+
+def _spans_and_tool(contract: Contract, records: list[Any]) -> tuple[Any, Any]:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from contractgen.runtime.hooks import CallHooks
+    from contractgen.runtime.telemetry import Telemetry
+
+    spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    tool = guard(contract, lambda a: {}, on_call=records.append)
+    tool.hooks = CallHooks(telemetry=Telemetry(provider, None))
+    return spans, tool
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(BOX_KINDS), nesting=st.sampled_from(["top", "object", "array"]),
+       sent=st.sampled_from([MARKER, [MARKER], [[MARKER]], {"zz": MARKER}, {"zz": [MARKER]}, [1, MARKER, {"q": MARKER}]]),
+       crowded=st.booleans())
+def test_a_secret_sent_in_a_shape_its_schema_does_not_describe_never_comes_back(
+        kind: str, nesting: str, sent: Any, crowded: bool, caplog: pytest.LogCaptureFixture) -> None:
+    """A string where an array of tokens belongs, a token as an undeclared member or item beside
+    the declared secret ones: no schema says which part is the secret, so a value holding secrets
+    inside is hidden wherever its shape is not the one its schema describes (in attempted, in an
+    echoed parent, in a span's arguments); nothing of it reaches the model, the log or a hook."""
+    pytest.importorskip("opentelemetry.sdk")
+    from contractgen.runtime.telemetry import GEN_AI_TOOL_CALL_ARGUMENTS
+
+    box, defs = _box(kind)
+    holder: dict[str, Any] = {"type": "object", "maxProperties": 2,
+                              "properties": {"box": box, "note": {"type": "string"}}}
+    schema: dict[str, Any] = {"top": holder, "object": {"type": "object", "properties": {"outer": holder}},
+                              "array": {"type": "object", "properties": {"outer": {"type": "array", "items": holder}}}}[nesting]
+    if defs:
+        schema = {**schema, "$defs": defs}
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    call: dict[str, Any] = {"box": sent, "note": "n", "more": 1} if crowded else {"box": sent}
+    wrapped = {"top": call, "object": {"outer": call}, "array": {"outer": [call]}}[nesting]
+    records: list[Any] = []
+    spans, tool = _spans_and_tool(contract, records)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG):
+        envelope = tool(wrapped)
+    recorded = [s.attributes.get(GEN_AI_TOOL_CALL_ARGUMENTS) or "" for s in spans.get_finished_spans()]
+    assert recorded and "[redacted]" in recorded[0]
+    seen = json.dumps(envelope) + caplog.text + repr(records) + "".join(recorded)
+    assert MARKER not in seen
+    server = build_server([guard(contract, lambda a: {})], name="shapes")
+    if envelope["status"] == "error":
+        assert MARKER not in error_texts(server, "login", [wrapped])[0]
+
+
+def test_a_value_of_the_shape_its_schema_describes_is_still_echoed(caplog: pytest.LogCaptureFixture) -> None:
+    """The control: members the schema declares unmarked, beside a marked one, are echoed."""
+    box, _ = _box("property")
+    schema = {"type": "object", "maxProperties": 1, "properties": {"box": {**box, "properties": {
+        "s": _BOX_MARK, "label": {"type": "string"}}}, "note": {"type": "string"}}}
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    text = _calls(contract, [{"box": {"s": MARKER, "label": "shown-label"}, "note": "n"}], caplog)
+    assert "shown-label" in text and MARKER not in text
+
+
+@pytest.mark.parametrize("sent", [{MARKER: "not an integer"}, {MARKER: 1, "other": 2}, {"a": 1, MARKER: [1]}])
+def test_member_names_a_marked_property_names_schema_covers_never_come_back(
+        sent: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """``propertyNames`` marked sensitive makes the keys the secrets: a violation inside such an
+    object is reported at the object, which is echoed as [redacted]."""
+    schema = {"type": "object", "properties": {"vault": {
+        "type": "object", "maxProperties": 1, "additionalProperties": {"type": "integer"},
+        "propertyNames": {"type": "string", "writeOnly": True, "maxLength": 64}}}}
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    text = _calls(contract, [{"vault": sent}], caplog)
+    assert "INVALID_ARGUMENT" in text and MARKER not in text

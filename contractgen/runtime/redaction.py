@@ -9,7 +9,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .schema_resolve import applicable, children, marked_on_the_way, nodes_at
+from .schema_resolve import (
+    applicable,
+    children,
+    describes_members,
+    marked_below,
+    marked_on_the_way,
+    names_marked,
+    nodes_at,
+)
 from .schema_walk import is_marked
 from .wording import one_edit_apart
 
@@ -106,19 +114,35 @@ def _redact(value: Any, nodes: list[Any], root: Any, depth: int, resources: Mapp
         return REDACTED
     if depth > 20:
         return "…"
+    # a value holding secrets somewhere inside: what of it no schema describes (a scalar where an
+    # object or array belongs, a member or item nothing declares) may be the secret sent astray
+    holds = bool(nodes) and marked_below(nodes, root, resources)
+    if holds and isinstance(value, (Mapping, list, tuple)) and (
+            not describes_members(nodes, of_array=not isinstance(value, Mapping))
+            or isinstance(value, Mapping) and names_marked(nodes, root, resources)):
+        return REDACTED  # a container where none belongs, or one whose member names are secret
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
             if sensitive_name(k):
                 out[k] = REDACTED
                 continue
-            out[k] = _redact(v, applicable([c for n in nodes for c in children(n, str(k))], root, resources),
-                             root, depth + 1, resources)
+            out[k] = _member(v, [c for n in nodes for c in children(n, str(k))], holds, root, depth, resources)
         return out
     if isinstance(value, (list, tuple)):
-        return [_redact(v, applicable([c for n in nodes for c in children(n, str(i))], root, resources),
-                        root, depth + 1, resources) for i, v in enumerate(value)]
-    return value
+        return [_member(v, [c for n in nodes for c in children(n, str(i))], holds, root, depth, resources)
+                for i, v in enumerate(value)]
+    return REDACTED if holds else value
+
+
+def _member(value: Any, found: list[Any], holds: bool, root: Any, depth: int,
+            resources: Mapping[str, Any] | None) -> Any:
+    """One member of a container, redacted by the schemas ``found`` for it; hidden whole when none
+    describes it (only ``false``, or nothing) inside a container that ``holds`` secrets."""
+    nodes = applicable(found, root, resources)
+    if holds and not any(n is True or isinstance(n, Mapping) for n in nodes):
+        return REDACTED
+    return _redact(value, nodes, root, depth + 1, resources)
 
 
 def cap_value(value: Any, limit: int = ATTEMPTED_CAP, *, known_long: bool = False) -> Any:

@@ -38,7 +38,7 @@ from .redaction import (
     sensitive_at,
     sensitive_name,
 )
-from .schema_resolve import first_marked
+from .schema_resolve import first_marked, marked_below, nodes_at
 from .schema_walk import (
     child_nodes,
     expand,
@@ -441,7 +441,8 @@ class SchemaCheck:
             if len(made[0]) == 1 and not made[1]:
                 if len(self._templates) >= _MEMO_LIMIT:
                     self._templates.clear()
-                self._templates[place] = (made[0][0], self.is_sensitive(made[0][0].field))
+                field = made[0][0].field
+                self._templates[place] = (made[0][0], self.is_sensitive(field) or self.holds_secrets(field))
             return made
         shown, sensitive = template
         if sensitive:  # nothing of the value is echoed: the template is the whole answer
@@ -504,8 +505,8 @@ class SchemaCheck:
             attempted = REDACTED
         elif isinstance(sent, (dict, list)):
             attempted = self.echo(sent, [str(p) for p in path])
-        else:
-            attempted = cap_value(sent)
+        else:  # a scalar where a value holding secrets belongs may be one of them, sent astray
+            attempted = REDACTED if self.holds_secrets(here) else cap_value(sent)
         if keyword in ("anyOf", "oneOf") and isinstance(details, Mapping) and details.get("context"):
             closest = self._closest_branch(value, keyword, here, node, details)
             if closest is not None:
@@ -646,6 +647,11 @@ class SchemaCheck:
         """Whether the value at ``ptr`` is marked writeOnly / x-sensitive (at any depth) or
         carries a secret-looking name."""
         return self._cached_key("sensitive", None, ptr, lambda: self._sensitive(ptr))  # type: ignore[no-any-return]
+
+    def holds_secrets(self, ptr: str) -> bool:
+        """Whether a schema marked sensitive applies somewhere inside a value at ``ptr``."""
+        return self._cached_key("holds", None, ptr, lambda: marked_below(  # type: ignore[no-any-return]
+            nodes_at(self.schema, pointer_parts(ptr), self.resources), self.schema, self.resources))
 
     def _sensitive(self, ptr: str) -> bool:
         parts = pointer_parts(ptr)

@@ -6,7 +6,7 @@ limit, and errs on the side of applying too much: redacting more is safe, less i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urljoin
 
@@ -32,6 +32,7 @@ class _Index:
         self.anchors: dict[str, list[Any]] = {}
         self.ids: dict[str, Any] = {}
         self.scope: dict[int, tuple[Any, str]] = {}  # id(node) -> (its resource, that resource's URI)
+        self.below: dict[int, bool] = {}  # id(node) -> whether a marked schema applies inside its values
         todo: list[tuple[Any, Any, str]] = [(root, root, "")]
         for uri, document in (resources or {}).items():
             self.ids[str(uri).rstrip("#")] = document
@@ -175,14 +176,76 @@ def marked_on_the_way(root: Any, parts: Iterable[str], resources: Mapping[str, A
 
 def first_marked(root: Any, parts: Iterable[str], resources: Mapping[str, Any] | None = None) -> int | None:
     """How many leading ``parts`` lead to the first position marked sensitive on the way to the
-    member at ``parts`` (0: the root itself), or None when none is."""
+    member at ``parts`` (0: the root itself), or None when none is. A position whose member names
+    are secret (``names_marked``) counts: what lies inside it names them."""
     nodes = applicable([root], root, resources)
-    if any(is_marked(n) for n in nodes):
+    if any(is_marked(n) for n in nodes) or names_marked(nodes, root, resources):
         return 0
     for count, part in enumerate(parts, 1):
         nodes = applicable([c for n in nodes for c in children(n, str(part))], root, resources)
         if not nodes:
             return None
-        if any(is_marked(n) for n in nodes):
+        if any(is_marked(n) for n in nodes) or names_marked(nodes, root, resources):
             return count
     return None
+
+
+def _member_schemas(node: Mapping[str, Any]) -> Iterator[Any]:
+    """The subschemas of ``node`` that judge a member, an item or a key of its value."""
+    for key in ("properties", "patternProperties"):
+        if isinstance(node.get(key), Mapping):
+            yield from node[key].values()
+    yield from (node[key] for key in (*_OBJECT_CHILDREN, *_ARRAY_CHILDREN, "propertyNames") if key in node)
+    for key in ("prefixItems", "items"):  # items as a list: the tuple form of older drafts
+        if isinstance(node.get(key), (list, tuple)):
+            yield from node[key]
+
+
+def marked_below(nodes: Iterable[Any], root: Any, resources: Mapping[str, Any] | None = None) -> bool:
+    """Whether a schema marked sensitive applies anywhere inside a value at the position ``nodes``
+    (already resolved by ``applicable``) describe: a member, an item or a key, at any depth. Such a
+    value sent in a shape the schema does not describe (a string for an array of tokens, an unknown
+    member beside a secret one) cannot be redacted member by member, since no schema says which
+    part is the secret."""
+    index = _index(root, resources)
+    for node in nodes:
+        found = index.below.get(id(node))
+        if found is None:
+            found = index.below[id(node)] = _marked_below(node, root, resources)
+        if found:
+            return True
+    return False
+
+
+def _marked_below(node: Any, root: Any, resources: Mapping[str, Any] | None) -> bool:
+    seen: set[int] = set()
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        for resolved in applicable([current], root, resources):
+            if id(resolved) in seen or not isinstance(resolved, Mapping):
+                continue
+            seen.add(id(resolved))
+            for member in _member_schemas(resolved):
+                if any(is_marked(m) for m in applicable([member], root, resources)):
+                    return True
+                todo.append(member)
+    return False
+
+
+def names_marked(nodes: Iterable[Any], root: Any, resources: Mapping[str, Any] | None = None) -> bool:
+    """Whether the member names of a value at the position ``nodes`` describe are secret: a
+    ``propertyNames`` schema there is marked sensitive."""
+    return any(isinstance(node, Mapping) and "propertyNames" in node
+               and any(is_marked(m) for m in applicable([node["propertyNames"]], root, resources))
+               for node in nodes)
+
+
+_OBJECT_KEYWORDS = ("properties", "patternProperties", *_OBJECT_CHILDREN, "propertyNames")
+_ARRAY_KEYWORDS = ("prefixItems", *_ARRAY_CHILDREN)
+
+
+def describes_members(nodes: Iterable[Any], of_array: bool) -> bool:
+    """Whether any of ``nodes`` says what the members of an object (or the items of an array) are."""
+    keywords = _ARRAY_KEYWORDS if of_array else _OBJECT_KEYWORDS
+    return any(isinstance(node, Mapping) and any(k in node for k in keywords) for node in nodes)

@@ -599,3 +599,32 @@ def test_member_names_a_marked_property_names_schema_covers_never_come_back(
                         output_schema={"type": "object"}, timeout=Timeout(None))
     text = _calls(contract, [{"vault": sent}], caplog)
     assert "INVALID_ARGUMENT" in text and MARKER not in text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(KINDS), flag=st.sampled_from(["writeOnly", "x-sensitive"]),
+       nesting=st.sampled_from(["top", "object", "array"]))
+def test_a_missing_sensitive_field_is_described_without_its_values(kind: str, flag: str, nesting: str,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """A missing required argument is described (type, description, example) so the model can send
+    it; for a sensitive one neither its examples nor its allowed values are, whichever way the mark
+    reaches it (dependentSchemas and if/then add it beside the property's own node)."""
+    global SECRET
+    saved = SECRET
+    SECRET = {"type": "string", "description": "The password.", "examples": [MARKER + "-ex"],
+              "enum": [MARKER + "-a", MARKER + "-b"]}
+    try:
+        contract = _contract(kind, 2, flag, nesting)
+    finally:
+        SECRET = saved
+    schema = json.loads(json.dumps(contract.input_schema))
+    holder = {"top": lambda s: s, "object": lambda s: s["properties"]["outer"],
+              "array": lambda s: s["properties"]["outer"]["items"]}[nesting](schema)
+    holder["required"] = ["pw"]
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    calls = {"top": [{"note": "n"}], "object": [{"outer": {"note": "n"}}], "array": [{"outer": [{"note": "n"}]}]}
+    caplog.clear()
+    text = _calls(contract, calls[nesting], caplog)
+    assert "missing required argument 'pw'" in text
+    assert MARKER not in text

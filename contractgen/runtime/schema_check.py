@@ -496,9 +496,13 @@ class SchemaCheck:
             for name in names:
                 prop = property_node(node, name, self.schema)
                 where = "" if not path else f" in {field_label(here, self.subject)}"
-                out.append(Violation(here + pointer([name]), "required",
+                field = here + pointer([name])
+                # the property's own node may not carry its mark (dependentSchemas, if/then add it)
+                expected = None if prop is None else describe(prop, self.schema, hidden=True) \
+                    if self.is_sensitive(field) else self.describe(prop)
+                out.append(Violation(field, "required",
                                      f"missing required {self.subject.noun} '{clip(str(name))}'{where}",
-                                     expected=self.describe(prop) if prop is not None else None))
+                                     expected=expected))
             return out[:room], max(len(out) - room, 0)
         sensitive = self.is_sensitive(here)
         if sensitive:

@@ -1,6 +1,6 @@
 """Checks on the embedded ``input`` and ``output`` JSON Schemas: valid 2020-12, local ``$ref``
 targets that exist, an object root, keywords no validator reads, and defaults/examples that match
-their schema.
+their schema and show no secret.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from .report import Reporter
 from .satisfiable import check_satisfiable
 from .schema_keywords import LEGACY_KEYWORDS, LEGACY_VALUE_HINTS, check_keywords
 from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
+from .sensitive_samples import check_sensitive_samples, samples
 
 _FORMAT_CHECKER = reference_validator.format_checker()
 _META_VALIDATOR = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA)
@@ -104,6 +105,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
             )
     if usable:
         _check_instances(report, base, schema, walk)
+        check_sensitive_samples(report, base, schema, walk)
     return usable and root_type == "object"
 
 
@@ -352,11 +354,7 @@ def _check_instances(
     # schema that passed the meta-schema: it only reads a string ``$id``.)
     root: jsonschema.protocols.Validator | None = None
     for pointer, sub in walk:
-        values: list[tuple[str, Any]] = []
-        if "default" in sub:
-            values.append((f"{pointer}/default", sub["default"]))
-        if isinstance(sub.get("examples"), list):
-            values.extend((f"{pointer}/examples/{i}", v) for i, v in enumerate(sub["examples"]))
+        values = samples(pointer, sub)
         if not values:
             continue
         if root is None:

@@ -1,0 +1,75 @@
+"""Sample values that would show a secret to the model: a ``default`` or ``examples`` entry holding
+a value at a position the schema marks sensitive (``writeOnly`` / ``x-sensitive``, reached through
+any reference or combinator, as the guard's redaction resolves it). Secret-looking names alone are
+not reported: ``max_tokens: 1024`` is no secret.
+
+Every export carries the input and output schemas with their defaults and examples, and
+``describe_parameters`` writes them into the description: what the guard never echoes would be
+shown to every model on every request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..runtime.pointer import pointer as json_pointer
+from ..runtime.redaction import REDACTED, redact
+from ..runtime.schema_resolve import applicable, children
+from ..runtime.schema_walk import is_marked
+from .report import Reporter
+
+HINT = ("remove it (or the sensitive part of it): a secret's sample is a secret too; say what the "
+        "value looks like in the field's `description` instead")
+
+
+def samples(pointer: str, sub: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """``(pointer of the value, value)`` for the ``default`` and each of the ``examples`` of ``sub``."""
+    values: list[tuple[str, Any]] = []
+    if "default" in sub:
+        values.append((f"{pointer}/default", sub["default"]))
+    if isinstance(sub.get("examples"), list):
+        values.extend((f"{pointer}/examples/{i}", v) for i, v in enumerate(sub["examples"]))
+    return values
+
+
+def check_sensitive_samples(report: Reporter, base: str, schema: Any,
+                            walk: list[tuple[str, dict[str, Any]]]) -> None:
+    """Report each default or example that holds a value redaction would hide."""
+    for pointer, sub in walk:
+        for where, value in samples(pointer, sub):
+            try:
+                hidden = next((p for p in _hidden_parts(value, redact(value, sub, schema))
+                               if _marked_along(sub, schema, p)), None)
+            except Exception:  # noqa: BLE001, S112 - a schema redaction cannot read is reported elsewhere
+                continue
+            if hidden is None:
+                continue
+            kind = "default" if where.endswith("/default") else "example"
+            inside = f" at {json_pointer(hidden)}" if hidden else ""
+            report.error(base + where, f"{kind} holds a sensitive value{inside}, which every export "
+                         "of the schema shows the model (expected no sample of a writeOnly / x-sensitive "
+                         "value)", "sensitive-sample", hint=HINT)
+
+
+def _hidden_parts(sent: Any, shown: Any, path: tuple[Any, ...] = ()) -> Iterator[list[Any]]:
+    """The instance paths where the redacted copy ``shown`` hides part of ``sent``."""
+    if isinstance(shown, str) and shown == REDACTED and sent != REDACTED:
+        yield list(path)
+    elif isinstance(sent, Mapping) and isinstance(shown, Mapping):
+        for key, member in sent.items():
+            yield from _hidden_parts(member, shown.get(key), (*path, key))
+    elif isinstance(sent, list) and isinstance(shown, list):
+        for index, (member, redacted) in enumerate(zip(sent, shown)):
+            yield from _hidden_parts(member, redacted, (*path, index))
+
+
+def _marked_along(node: Any, root: Any, path: list[Any]) -> bool:
+    """Whether a mark (not a name) applies at ``node`` or on the way down ``path`` from it."""
+    nodes = applicable([node], root)
+    for part in [None, *path]:
+        if part is not None:
+            nodes = applicable([c for n in nodes for c in children(n, str(part))], root)
+        if any(is_marked(n) for n in nodes):
+            return True
+    return False

@@ -587,7 +587,21 @@ def test_a_value_of_the_shape_its_schema_describes_is_still_echoed(caplog: pytes
     assert "shown-label" in text and MARKER not in text
 
 
-@pytest.mark.parametrize("sent", [{MARKER: "not an integer"}, {MARKER: 1, "other": 2}, {"a": 1, MARKER: [1]}])
+@pytest.mark.parametrize("kind", ["items", "contains", "prefixItems", "ref-with-siblings", "anchor"])
+def test_an_object_too_big_to_echo_where_an_array_of_secrets_belongs_is_summarised_without_its_keys(
+        kind: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A value too long to echo is summarised by its size (and its key names): where secrets belong
+    and objects do not, the keys may be the secrets sent astray, so only the size is said."""
+    box, defs = _box(kind)
+    schema = {"type": "object", "properties": {"box": box}, **({"$defs": defs} if defs else {})}
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    text = _calls(contract, [{"box": {f"{MARKER}-{i}": True for i in range(12)}}], caplog)
+    assert "an object with 12 keys" in text and MARKER not in text
+
+
+@pytest.mark.parametrize("sent", [{MARKER: "not an integer"}, {MARKER: 1, "other": 2}, {"a": 1, MARKER: [1]},
+                                  {f"{MARKER}-{i}": "x" for i in range(12)}])
 def test_member_names_a_marked_property_names_schema_covers_never_come_back(
         sent: Any, caplog: pytest.LogCaptureFixture) -> None:
     """``propertyNames`` marked sensitive makes the keys the secrets: a violation inside such an

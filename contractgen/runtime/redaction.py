@@ -80,8 +80,14 @@ def echo_at(value: Any, parts: Iterable[str], root: Any, resources: Mapping[str,
     to echo is summarised by its size and key names before any redaction walks it, so explaining
     many violations inside one large value costs no more than its size once."""
     if isinstance(value, (Mapping, list, tuple)) and _json_longer_than(value, limit):
-        if sensitive_at(root, list(parts), resources):
+        parts = list(parts)
+        if sensitive_at(root, parts, resources):
             return REDACTED
+        if isinstance(value, Mapping):
+            nodes = nodes_at(root, parts, resources)
+            if marked_below(nodes, root, resources) and (
+                    names_marked(nodes, root, resources) or not describes_members(nodes, of_array=False)):
+                return f"an object with {len(value)} keys"  # its key names may be the secrets
         return cap_value(value, limit, known_long=True)
     return cap_value(redact_at(value, parts, root, resources), limit)
 

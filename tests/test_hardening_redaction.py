@@ -642,3 +642,22 @@ def test_a_missing_sensitive_field_is_described_without_its_values(kind: str, fl
     text = _calls(contract, calls[nesting], caplog)
     assert "missing required argument 'pw'" in text
     assert MARKER not in text
+
+
+def test_a_mapper_that_fails_on_a_secret_logs_it_scrubbed(caplog: pytest.LogCaptureFixture) -> None:
+    """An exception mapper reads the tool's exception; the one it raises may quote it (a KeyError
+    of the text it looked up), and is logged like the tool's own."""
+    contract = _scrub_contract("anchor", None)
+    known = {"quota": ToolError(code="RATE_LIMITED")}
+
+    def implementation(args: Any) -> Any:
+        raise ValueError(f"upstream refused {args['pw']}")
+
+    def mapper(exc: BaseException) -> ToolError | None:
+        return known[str(exc)]  # KeyError('upstream refused <secret>')
+
+    with caplog.at_level(logging.DEBUG):
+        envelope = guard(contract, implementation, mapper=mapper)({"pw": MARKER})
+    assert envelope["error"]["code"] == "INTERNAL"
+    logged = _logged(caplog)
+    assert "exception mapper failed" in logged and "KeyError" in logged and MARKER not in logged

@@ -877,8 +877,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                     mapped = self.mapper(item)
                 except (KeyboardInterrupt, SystemExit):
                     raise
-                except BaseException:  # noqa: BLE001 - a broken mapper leaves the exception unmapped
-                    logger.exception("exception mapper failed for %s", self.name)
+                except BaseException as failure:  # noqa: BLE001 - a broken mapper leaves the exception unmapped
+                    # what it raised may quote the exception it was given, and so the call's secrets
+                    logger.error("exception mapper failed for %s", self.name,
+                                 exc_info=loggable(failure, self._secrets()))
                     mapped = None
                 if mapped is not None:
                     return self._typed_error(mapped)

@@ -6,6 +6,7 @@ that may be a boolean or a number."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -169,3 +170,74 @@ def test_a_custom_or_untyped_format_leaves_the_text_as_sent(fmt: str, text: str)
     envelope = tool({"v": text, "nested": [text]})
     assert envelope["status"] == "ok", envelope
     assert received[0] == {"v": text, "nested": [text]}
+
+
+DIVISORS = [0.01, 0.1, 0.25, 1e-05, 3, 7.5]
+
+
+@pytest.mark.parametrize("kind", ["number", "integer"])
+@pytest.mark.parametrize("divisor", DIVISORS)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_multiple_of_is_read_as_the_guard_reads_it_everywhere(divisor: float, kind: str, data: st.DataObject) -> None:
+    """The model ran ``multipleOf`` with float remainders (``1 % 0.01`` is not 0): ``1`` and ``12.5``
+    came back INVALID_ARGUMENT for ``multipleOf: 0.01``, which the schema accepts; and the reference
+    validator (check's examples, diff's witnesses) divided in binary floating point, so 0.07 was no
+    multiple of 0.01 there while the guard accepted it. Guard, model and reference now agree."""
+    import jsonschema_rs
+
+    field = {"type": kind, "multipleOf": divisor}
+    tool, received = _guarded_field(field, json.dumps(field))
+    steps = st.integers(-(10**6), 10**6).map(lambda k: float(Decimal(k) * Decimal(repr(divisor))))
+    value = data.draw(steps | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+                      | st.sampled_from([0, 1, 1.0, 0.07, 0.3, 12.5, 1e300, 2**53 + 1]))
+    arguments = {"v": value, "nested": [value]}
+    accepted = jsonschema_rs.validator_for(tool.input_schema).is_valid(arguments)
+    assert reference_validator.validator(tool.input_schema, formats=False).is_valid(arguments) is accepted
+    envelope = tool(arguments)
+    assert envelope["status"] == ("ok" if accepted else "error"), envelope
+    if accepted:  # the same numbers (an integer field gives 0.0 as 0, as before)
+        assert received[0] == arguments, (received[0], arguments)
+
+
+def test_check_takes_an_example_the_guard_accepts_as_a_multiple() -> None:
+    from contractgen.manifest.parse import ParsedFile
+    from contractgen.manifest.report import Reporter
+    from contractgen.manifest.schema_checks import check_embedded_schema
+
+    report = Reporter(ParsedFile("probe/1.0.0.json"))
+    schema = {"type": "object", "properties": {"price": {"type": "number", "multipleOf": 0.01, "default": 0.07,
+                                                         "examples": [0.3, 19.99, 1], "description": "p"}}}
+    assert check_embedded_schema(report, "input", schema)
+    assert [d.code for d in report.diagnostics] == []
+
+
+INTEGER_FIELDS = [
+    {"type": "integer"},
+    {"type": "integer", "maximum": 1e300},
+    {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+    {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
+    {"type": "object", "properties": {"id": {"type": ["integer", "null"]}}},
+]
+
+
+@pytest.mark.parametrize("field", INTEGER_FIELDS, ids=[json.dumps(f) for f in INTEGER_FIELDS])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_a_whole_float_of_any_size_is_an_integer_the_model_takes(field: dict[str, Any], data: st.DataObject) -> None:
+    """JSON Schema counts 1e20 as an integer, and the guard's schema check accepted it; the model's
+    ``int`` takes a float only below 2**63, so the call came back INVALID_ARGUMENT. And the generator
+    wrote ``maximum: 1e300`` from its text (``le=10**300``, below the float): 1e300 itself was refused."""
+    tool, received = _guarded_field(field, json.dumps(field))
+    number = data.draw(st.floats(min_value=2.0**62, max_value=1e308).map(float.__round__).map(float)
+                       .map(lambda f: data.draw(st.sampled_from([f, -f])))
+                       | st.sampled_from([2.0**63, -(2.0**63), 1e19, 1e20, 1e300, 9.3e18]))
+    value = {"id": number} if field.get("type") == "object" else [number, "x"] if field.get("type") == "array" \
+        else number
+    arguments = {"v": value, "nested": [value]}
+    envelope = tool(arguments)
+    if not reference_validator.validator(tool.input_schema, formats=False).is_valid(arguments):
+        assert envelope["status"] == "error"  # over the maximum
+        return
+    assert envelope["status"] == "ok", envelope
+    assert received[0] == arguments  # the same numbers: int(1e20) == 1e20

@@ -11,6 +11,12 @@ where its straightforward Python types would change a value the schema accepted.
   ``duration`` as ``timedelta`` read ``P1M`` as 30 days, ``uri`` as ``AnyUrl`` rewrote
   ``http://host`` to ``http://host/`` (and refused valid ones), ``idn-email`` normalised the text,
   ``byte`` decoded base64, ``password`` masked the value in dumps, ``hostname`` ran a pattern of its own.
+- A whole float bound from 2**53 up (``maximum: 1e300``) is written as the integer it is exactly: the
+  generator wrote it from its decimal text (``le=10**300``), below the float's own value, so the
+  model refused ``1e300`` itself, which the schema accepts.
+- ``multipleOf`` is left to the schema: pydantic judges it with float remainders, so with
+  ``multipleOf: 0.01`` it refused ``1`` and ``12.5`` (``1 % 0.01`` is not 0 in binary floating point),
+  and with ``multipleOf: 3`` it judged ``1e300`` by a remainder the schema's validator does not take.
 
 The schema, which the guard checks first, still decides which values are allowed; the changes here
 never change what the schema accepts, only what the generator writes.
@@ -30,6 +36,9 @@ from ..runtime.jsonvalue import json_type
 #: local parts (``"joe bloggs"@example.com``) and address literals (``joe@[127.0.0.1]``); each is
 #: refused as INVALID_ARGUMENT at the field (``tests/test_model_exact_values.py`` pins the list).
 TYPED_FORMATS = frozenset({"date-time", "date", "time", "uuid", "ipv4", "ipv6", "email"})
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+#: below this, a whole float's decimal text is its exact value
+_EXACT_FLOAT_INTEGERS = 2.0**53
 #: JSON types in the order they are written into ``type``
 _JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
@@ -43,12 +52,18 @@ def _python_merges(values: list[Any]) -> bool:
 
 def values_kept_exact(schema: Any) -> Any:
     """A copy of ``schema`` for the model generator: ``number`` also names ``integer``, formats
-    outside ``TYPED_FORMATS`` are dropped, and every ``enum`` holding a boolean and a number Python
+    outside ``TYPED_FORMATS`` and every ``multipleOf`` are dropped, big whole float bounds become
+    the integers they are, and every ``enum`` holding a boolean and a number Python
     counts as equal is replaced by the JSON types of its members (kept as they are where ``type`` is
     given)."""
     schema = copy.deepcopy(schema)
     for _, node in list(subschemas(schema)):  # collected before any change
         _integers_kept(node)
+        node.pop("multipleOf", None)
+        for keyword in _BOUNDS:
+            bound = node.get(keyword)
+            if type(bound) is float and bound.is_integer() and abs(bound) >= _EXACT_FLOAT_INTEGERS:
+                node[keyword] = int(bound)
         if "format" in node and not (isinstance(node["format"], str) and node["format"] in TYPED_FORMATS):
             del node["format"]
         values = node.get("enum")

@@ -62,6 +62,7 @@ from .jsonvalue import (
     INT_DIGITS_CAP,
     INT_FLOOR,
     MISSING,
+    big_integral_floats_as_ints,
     encodes,
     iterator_in,
     json_problem,
@@ -511,6 +512,12 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         try:
             return None, self._build_input(arguments)
         except Exception as exc:  # noqa: BLE001 - the model is stricter than the schema (e.g. format)
+            widened = big_integral_floats_as_ints(arguments)
+            if widened is not arguments:  # 1e20 is an integer the schema accepted: an int for the model
+                try:
+                    return None, self._build_input(widened)
+                except Exception:  # noqa: BLE001, S110 - the first attempt's problem is the one explained
+                    pass
             violations = self._model_violations(exc, arguments)
             if violations is None:
                 return self._internal(exc, "input model"), None

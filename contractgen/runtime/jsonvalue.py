@@ -47,6 +47,28 @@ def thaw(value: Any, depth: int = 0) -> Any:
     return value
 
 
+#: pydantic reads a float into an ``int`` field only below this magnitude (a 64-bit integer)
+_PYDANTIC_INT_FLOATS = 2.0**63
+
+
+def big_integral_floats_as_ints(value: Any, depth: int = 0) -> Any:
+    """``value`` with every float that is a whole number too big for pydantic's ``int`` (1e20: JSON
+    Schema calls it an integer) written as that int, exactly; ``value`` itself when it holds none.
+    Containers past MAX_DEPTH are left as they are (the guard refuses them before)."""
+    kind = type(value)
+    if kind is float:
+        return int(value) if abs(value) >= _PYDANTIC_INT_FLOATS and value.is_integer() else value
+    if depth > MAX_DEPTH:
+        return value
+    if kind is dict:
+        changed = {k: big_integral_floats_as_ints(v, depth + 1) for k, v in value.items()}
+        return changed if any(changed[k] is not v for k, v in value.items()) else value
+    if kind is list:
+        items = [big_integral_floats_as_ints(v, depth + 1) for v in value]
+        return items if any(a is not b for a, b in zip(items, value)) else value
+    return value
+
+
 def non_json_path(value: Any, path: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], str] | None:
     """Where a value stops being JSON (and which Python type is there), or None; nesting past
     MAX_DEPTH is not looked into (``too_deep`` reports it)."""

@@ -1,9 +1,11 @@
-"""The reference validator (the ``jsonschema`` package) with the project's one regex semantics.
+"""The reference validator (the ``jsonschema`` package) with the guard's readings of regexes and
+``multipleOf``.
 
 jsonschema runs ``pattern``, ``patternProperties``, ``additionalProperties``,
 ``unevaluatedProperties`` and ``format: regex`` with Python's ``re`` (``$`` matches before a final
 newline, ``\\d`` matches any Unicode digit, ``\\p{L}`` is an error). Here each of them asks
-``patterns.py`` instead, which answers as the guard's validator does. Imported only where jsonschema
+``patterns.py`` instead, which answers as the guard's validator does; ``multipleOf`` asks the guard's
+validator too (jsonschema divides in binary floating point). Imported only where jsonschema
 is installed (the compiler extra, or the guard's fallback for a schema jsonschema-rs cannot compile).
 """
 
@@ -18,6 +20,12 @@ import jsonschema  # type: ignore[import-untyped,unused-ignore]
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped,unused-ignore]
 
 from .patterns import pattern_matches, pattern_problem
+
+_rs: Any
+try:  # a declared dependency of the runtime; without it multipleOf keeps jsonschema's reading
+    import jsonschema_rs as _rs
+except ImportError:  # pragma: no cover - exercised in the no-extra install
+    _rs = None
 
 
 class PatternUndecided(ValueError):
@@ -133,6 +141,23 @@ def _unevaluated_properties(strict: bool, validator: Any, unevaluated: Any, inst
                               f"({listed} {verb} unevaluated and invalid)")
 
 
+@functools.lru_cache(maxsize=1024)
+def _multiple_of_validator(divisor: float) -> Any:
+    return _rs.validator_for({"multipleOf": divisor})
+
+
+def _multiple_of(strict: bool, validator: Any, divisor: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """``multipleOf`` as the guard's validator reads it: jsonschema divides in binary floating point,
+    so 0.07 was no multiple of 0.01 there (and 0.3 none of 0.1) while the guard accepted both;
+    check then refused an example the guard accepts, and a diff witness could rest on it."""
+    if not validator.is_type(instance, "number") or not validator.is_type(divisor, "number"):
+        return
+    if _rs is None:  # pragma: no cover - see the import
+        yield from jsonschema._keywords.multipleOf(validator, divisor, instance, schema)
+    elif not _multiple_of_validator(divisor).is_valid(instance):
+        yield ValidationError(f"{instance!r} is not a multiple of {divisor!r}")
+
+
 def _is_regex(instance: object) -> bool:
     return not isinstance(instance, str) or pattern_problem(instance) is None
 
@@ -155,7 +180,7 @@ def validator_class(base: Any = None, *, strict: bool = True) -> Any:
     base = base or jsonschema.Draft202012Validator
     keywords: dict[str, Callable[..., Iterator[Any]]] = {"pattern": _pattern, "patternProperties": _pattern_properties,
                 "additionalProperties": _additional_properties,
-                "unevaluatedProperties": _unevaluated_properties}
+                "unevaluatedProperties": _unevaluated_properties, "multipleOf": _multiple_of}
     extended = jsonschema.validators.extend(base, {
         name: functools.partial(function, strict) for name, function in keywords.items()
         if name in base.VALIDATORS})

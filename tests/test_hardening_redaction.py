@@ -661,3 +661,36 @@ def test_a_mapper_that_fails_on_a_secret_logs_it_scrubbed(caplog: pytest.LogCapt
     assert envelope["error"]["code"] == "INTERNAL"
     logged = _logged(caplog)
     assert "exception mapper failed" in logged and "KeyError" in logged and MARKER not in logged
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(KINDS), flag=st.sampled_from(["writeOnly", "x-sensitive"]),
+       listing=st.sampled_from(["enum", "const", "enum-in-branch"]),
+       sent=st.sampled_from([None, {"pw": "other"}, "zz", [1]]))
+def test_allowed_values_holding_a_secret_inside_are_never_listed(kind: str, flag: str, listing: str, sent: Any,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """An ``enum`` or ``const`` of objects whose member is marked (``enum: [{"pw": "..."}]``) holds
+    the secrets themselves: no message or expectation lists it (a wrong value, a wrong type, a
+    missing argument, the closest branch of an anyOf)."""
+    prop, defs, extra = _hide(kind, 2, flag)
+    root_id = extra.pop("$id", None)
+    allowed = [{"pw": MARKER + "-a"}, {"pw": MARKER + "-b"}]
+    box: dict[str, Any] = {"type": "object", "properties": {"pw": prop}, **extra}
+    box = {**box, "const": allowed[0]} if listing == "const" else {**box, "enum": allowed}
+    if listing == "enum-in-branch":
+        box = {"anyOf": [box, {"type": "integer"}]}
+    schema: dict[str, Any] = {"type": "object", "required": ["box"], "properties": {"box": box}}
+    schema = {**schema, "$defs": defs} if defs else schema
+    schema = {"$id": root_id, **schema} if root_id else schema
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    caplog.clear()
+    text = _calls(contract, [{} if sent is None else {"box": sent}], caplog)
+    assert "INVALID_ARGUMENT" in text and MARKER not in text
+
+
+def test_allowed_objects_without_a_secret_are_still_listed(caplog: pytest.LogCaptureFixture) -> None:
+    schema = {"type": "object", "properties": {"box": {"type": "object", "enum": [{"q": "visible-choice"}]}}}
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    assert "visible-choice" in _calls(contract, [{"box": {"q": "other"}}], caplog)

@@ -38,7 +38,7 @@ from .redaction import (
     sensitive_at,
     sensitive_name,
 )
-from .schema_resolve import first_marked, marked_below, nodes_at
+from .schema_resolve import first_marked, lists_secrets, marked_below, nodes_at
 from .schema_walk import (
     child_nodes,
     expand,
@@ -516,6 +516,8 @@ class SchemaCheck:
             if closest is not None:
                 closest.attempted = attempted
                 return [closest], 0
+        # allowed values holding secrets inside (an enum of objects with a marked member) are not listed
+        sensitive = sensitive or keyword in ("enum", "const") and lists_secrets(node, self.schema, self.resources)
         guess = None
         if sensitive:  # no allowed value and no ranking by what was sent: either may tell the secret
             expected = describe(node, self.schema, hidden=True) if isinstance(node, Mapping) else None

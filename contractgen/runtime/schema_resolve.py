@@ -249,3 +249,16 @@ def describes_members(nodes: Iterable[Any], of_array: bool) -> bool:
     """Whether any of ``nodes`` says what the members of an object (or the items of an array) are."""
     keywords = _ARRAY_KEYWORDS if of_array else _OBJECT_KEYWORDS
     return any(isinstance(node, Mapping) and any(k in node for k in keywords) for node in nodes)
+
+
+def lists_secrets(node: Any, root: Any, resources: Mapping[str, Any] | None = None) -> bool:
+    """Whether the ``enum`` or ``const`` of ``node`` holds objects or arrays in which a marked schema
+    applies (``enum: [{"pin": "1234"}]`` beside ``properties: {pin: {writeOnly: true}}``): listing
+    those values would show the secrets inside them."""
+    if not isinstance(node, Mapping):
+        return False
+    listed = list(node["enum"]) if isinstance(node.get("enum"), (list, tuple)) else []
+    if "const" in node:
+        listed.append(node["const"])
+    return any(isinstance(v, (Mapping, list, tuple)) for v in listed) and \
+        marked_below(applicable([node], root, resources), root, resources)

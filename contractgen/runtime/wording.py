@@ -12,6 +12,7 @@ from typing import Any
 
 from .jsonvalue import MISSING, json_type
 from .pointer import cap_pointer, escape_token
+from .schema_resolve import lists_secrets
 from .schema_walk import expand, is_marked
 
 EXPECTED_CAP = 240
@@ -349,7 +350,8 @@ def describe(node: Any, root: Any = None, sent: Any = MISSING, *, hidden: bool =
         if isinstance(n, Mapping):
             for k, v in n.items():
                 merged.setdefault(k, v)
-    hidden = hidden or is_marked(merged)
+    hidden = hidden or is_marked(merged) or root is not None and any(
+        lists_secrets(n, root) for n in expand(node, root))
     typ = merged.get("type")
     if typ is not None:
         parts.append(" or ".join(typ) if isinstance(typ, (list, tuple)) else str(typ))

@@ -167,3 +167,27 @@ def test_a_symlinked_manifest_at_a_revision_is_read_through_the_link_or_refused(
     assert result.returncode == 2 and "Traceback" not in result.stderr
     for name, (_, got) in odd.items():
         assert f"odd/{name}.yaml #: expected a manifest file at 'main' (got {got})" in result.stderr, result.stderr
+
+
+LFS_POINTER_TEXT = ("version https://git-lfs.github.com/spec/v1\n"
+                    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n")
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_a_git_lfs_pointer_is_named_as_one_at_a_revision_and_in_the_tree(tmp_path: Path, suffix: str) -> None:
+    """A manifest kept in Git LFS is a three-line pointer until ``git lfs pull``: it read as the YAML
+    string 'version https://...' ('expected a mapping at the top of the manifest (got string)'), or as
+    malformed JSON, with nothing saying what the file was or how to get the manifest."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    pointer = repo / "contracts" / "demo" / f"1.0.0{suffix}"
+    pointer.parent.mkdir(parents=True)
+    pointer.write_text(LFS_POINTER_TEXT, "utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "in LFS")
+    for command in (("diff", "--against", "main", "contracts"), ("check", "contracts")):
+        result = run_cli(*command, cwd=repo)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"1.0.0{suffix}:1 #: expected a manifest (got a Git LFS pointer" in result.stderr, result.stderr
+        assert "git lfs pull" in result.stderr

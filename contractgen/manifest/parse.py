@@ -43,6 +43,13 @@ EMPTY_HINT = (
     "(see docs/manifest.md)"
 )
 
+#: how a Git LFS pointer file begins (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md)
+LFS_POINTER = "version https://git-lfs.github.com/spec/"
+LFS_HINT = (
+    "fetch the content with `git lfs pull` (for diff --against: `git lfs fetch` that revision), "
+    "or keep manifests out of LFS: they are small text files"
+)
+
 
 class _TooBig(Exception):
     """Raised inside construction when a cap is hit; turned into one diagnostic."""
@@ -142,6 +149,12 @@ def parse_manifest_text(path: str, raw: bytes, *, fast: bool | None = None) -> P
                 code="empty-file",
                 hint=EMPTY_HINT,
             )
+        )
+        return result
+    if text.startswith(LFS_POINTER):
+        result.diagnostics.append(
+            Diagnostic(path, "", "expected a manifest (got a Git LFS pointer: the text is in LFS storage)",
+                       line=1, code="lfs-pointer", hint=LFS_HINT)
         )
         return result
     if path.endswith(".json"):

@@ -87,3 +87,31 @@ def test_long_running_is_stated_in_the_exports_and_the_served_definition() -> No
     assert "_meta" not in generated.get_exchange_rate_v1.MCP_TOOL  # long_running: false
     served = tool_definition(guard(contract("sync_job"), sync_job))
     assert served.meta is not None and served.meta[META_LONG_RUNNING] is True
+
+
+def test_a_progress_message_never_carries_a_secret_the_call_sent() -> None:
+    """A progress message is the tool's own text, sent to the client as it runs: a secret argument it
+    quotes (any case) is taken out, the rest of the message stays."""
+    secret = "tok-QZXW-4471-secret"
+    login = Contract(name="login", version="1.0.0", summary="s", description="d",
+                     input_schema={"type": "object", "properties": {"token": {"$ref": "#key"}},
+                                   "$defs": {"k": {"$anchor": "key", "type": "string", "writeOnly": True}}},
+                     output_schema={"type": "object"}, timeout=Timeout(seconds=60, long_running=True))
+
+    def job(args: dict[str, Any]) -> dict[str, Any]:
+        report_progress(1, 2, f"checking {args['token']} with the bank")
+        report_progress(2, 2, f"{args['token'].upper()} accepted")
+        return {"done": True}
+
+    server = build_server([guard(login, job)])
+    reports: list[Any] = []
+
+    async def main() -> None:
+        async with connected(server) as session:
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                reports.append(message)
+            result = await session.call_tool("login", {"token": secret}, progress_callback=on_progress)
+            assert result.is_error is False
+
+    anyio.run(main)
+    assert reports == ["checking [redacted] with the bank", "[redacted] accepted"]

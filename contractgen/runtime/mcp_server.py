@@ -36,6 +36,7 @@ from .guard import GuardedTool
 from .mcp import META_ENVELOPE, META_LONG_RUNNING, to_call_tool_result
 from .observe import logger
 from .progress import progress_listener
+from .scrub import Scrubber, secrets_sent
 
 __all__ = ["META_ENVELOPE", "META_SESSION", "META_VERSION", "build_server", "call_result",
            "serve_stdio", "session_key", "tool_definition"]
@@ -86,7 +87,7 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
         declared = declared if isinstance(declared, str) and declared.strip() else None
         arguments = params.arguments if params.arguments is not None else {}
         token = meta.get("progressToken", meta.get("progress_token"))
-        progress = _ProgressSender(ctx, token) if isinstance(token, (str, int)) else None
+        progress = _ProgressSender(ctx, token, tool, arguments) if isinstance(token, (str, int)) else None
         with progress_listener(progress.report if progress is not None else None):
             envelope = await tool.acall(arguments, contract_version=declared, session=key_for(ctx),
                                         call_id=_call_id(ctx),
@@ -201,12 +202,16 @@ def _run_leaving_abandoned(main: Callable[[], Any], grace: float | None = None) 
 class _ProgressSender:
     """Turns ``report_progress`` calls (from the loop or a worker thread) into MCP notifications.
 
-    MCP requires progress to increase, so a report that does not is dropped.
+    MCP requires progress to increase, so a report that does not is dropped. A message is the tool's
+    own text, so the secrets the call sent are taken out of it first (``scrub.py``).
     """
 
-    def __init__(self, ctx: Any, token: str | int) -> None:
+    def __init__(self, ctx: Any, token: str | int, tool: GuardedTool[Any, Any], arguments: Any) -> None:
         self.ctx = ctx
         self.token = token
+        self.tool = tool
+        self.arguments = arguments
+        self.scrub: Scrubber | None = None  # made at the first message: most reports have none
         self.loop = asyncio.get_running_loop()
         self.sent: list[Any] = []
         self.last: float | None = None
@@ -217,6 +222,11 @@ class _ProgressSender:
             if self.last is not None and progress <= self.last:
                 return
             self.last = progress
+            if message is not None:
+                if self.scrub is None:
+                    self.scrub = secrets_sent(self.arguments, self.tool.input_schema,
+                                              getattr(self.tool, "_resources", None))
+                message = self.scrub.text(message)
             coro = self.ctx.session.send_progress_notification(
                 self.token, progress, total, message, related_request_id=self.ctx.request_id)
             try:

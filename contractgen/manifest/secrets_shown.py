@@ -1,11 +1,14 @@
-"""Sample values that would show a secret to the model: a ``default`` or ``examples`` entry holding
-a value at a position the schema marks sensitive (``writeOnly`` / ``x-sensitive``, reached through
-any reference or combinator, as the guard's redaction resolves it). Secret-looking names alone are
-not reported: ``max_tokens: 1024`` is no secret.
+"""Where a schema would show a secret outside the guard.
 
-Every export carries the input and output schemas with their defaults and examples, and
-``describe_parameters`` writes them into the description: what the guard never echoes would be
-shown to every model on every request.
+A sample value: a ``default`` or ``examples`` entry holding a value at a position the schema marks
+sensitive (``writeOnly`` / ``x-sensitive``, reached through any reference or combinator, as the
+guard's redaction resolves it). Every export carries the input and output schemas with their
+defaults and examples, and ``describe_parameters`` writes them into the description: what the guard
+never echoes would be shown to every model on every request. Secret-looking names alone are not
+reported: ``max_tokens: 1024`` is no secret.
+
+A header: ``x-mcp-header`` on a marked property asks MCP clients to copy its value into an
+``Mcp-Param-*`` HTTP header on every call, where proxies and access logs read it.
 """
 
 from __future__ import annotations
@@ -14,11 +17,15 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..runtime.pointer import pointer as json_pointer
+from ..runtime.pointer import unescape_token
 from ..runtime.redaction import REDACTED, redact
-from ..runtime.schema_resolve import applicable, children
+from ..runtime.schema_resolve import applicable, children, marked_on_the_way
 from ..runtime.schema_walk import is_marked
 from .report import Reporter
 
+HEADER_KEY = "x-mcp-header"
+HEADER_HINT = ("remove `x-mcp-header` here: a header is for routing on plain values; keep the "
+               "secret in the arguments only")
 HINT = ("remove it (or the sensitive part of it): a secret's sample is a secret too; say what the "
         "value looks like in the field's `description` instead")
 
@@ -50,6 +57,22 @@ def check_sensitive_samples(report: Reporter, base: str, schema: Any,
             report.error(base + where, f"{kind} holds a sensitive value{inside}, which every export "
                          "of the schema shows the model (expected no sample of a writeOnly / x-sensitive "
                          "value)", "sensitive-sample", hint=HINT)
+
+
+def check_sensitive_headers(report: Reporter, base: str, schema: Any,
+                            walk: list[tuple[str, dict[str, Any]]]) -> None:
+    """Report each ``x-mcp-header`` on a property that a mark makes sensitive (on it or on the way)."""
+    for pointer, sub in walk:
+        if HEADER_KEY not in sub:
+            continue
+        steps = pointer.split("/")[1:]
+        if len(steps) % 2 or not steps or any(step != "properties" for step in steps[::2]):
+            continue  # off a pure properties chain: MCP clients ignore it (the SDK says so)
+        names = [unescape_token(name) for name in steps[1::2]]
+        if marked_on_the_way(schema, names):
+            report.error(base + pointer + "/" + HEADER_KEY, "a sensitive property is copied into an HTTP "
+                         "header (Mcp-Param-*) by MCP clients on every call (expected no x-mcp-header on a "
+                         "writeOnly / x-sensitive property)", "sensitive-header", hint=HEADER_HINT)
 
 
 def _hidden_parts(sent: Any, shown: Any, path: tuple[Any, ...] = ()) -> Iterator[list[Any]]:

@@ -694,3 +694,19 @@ def test_allowed_objects_without_a_secret_are_still_listed(caplog: pytest.LogCap
     contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
                         output_schema={"type": "object"}, timeout=Timeout(None))
     assert "visible-choice" in _calls(contract, [{"box": {"q": "other"}}], caplog)
+
+
+@pytest.mark.parametrize("cvv", ["123", 123, "0042"])
+def test_a_short_numeric_secret_is_taken_out_as_a_whole_number(cvv: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """A CVV or a short PIN is three or four digits: it is looked for as a whole number, so the
+    numbers around it (a line number, an amount) stay."""
+    contract = Contract(name="pay", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "properties": {"code": {"type": ["string", "integer"],
+                                                                                "writeOnly": True}}},
+                        output_schema={"type": "object"})
+
+    def implementation(args: Any) -> Any:
+        raise ToolError(f"code {args['code']} refused for 91234 cents", code="PERMISSION_DENIED")
+
+    message = guard(contract, implementation)({"code": cvv})["error"]["message"]
+    assert message == "code [redacted] refused for 91234 cents"

@@ -20,6 +20,8 @@ from .redaction import REDACTED, redact
 
 #: Characters a sent value needs to be looked for: shorter ones would scrub ordinary words.
 MIN_SECRET = 4
+#: A shorter value of digits alone (a CVV, a short PIN) is looked for as a whole number.
+MIN_DIGITS = 3
 #: Secret texts taken from one call (the longest first); enough for any real call.
 SECRETS_CAP = 256
 #: Members looked at when collecting them (bounded work on a huge call).
@@ -33,12 +35,17 @@ class Scrubber:
 
     def __init__(self, secrets: Iterable[str]) -> None:
         spellings: set[str] = set()
+        numbers: set[str] = set()
         for secret in secrets:
+            if MIN_DIGITS <= len(secret) < MIN_SECRET and secret.isdigit() and secret.isascii():
+                numbers.add(secret)
+                continue
             # twice: a repr of a JSON-escaped secret (a KeyError of a tool's JSON text) escapes again
             once = _spellings(secret)
             spellings.update(s for spelt in once for s in _spellings(spelt) if len(s) >= MIN_SECRET)
-        ordered = sorted(spellings, key=lambda s: (-len(s), s))
-        self._pattern = re.compile("|".join(map(re.escape, ordered)), re.IGNORECASE) if ordered else None
+        alternatives = [re.escape(s) for s in sorted(spellings, key=lambda s: (-len(s), s))]
+        alternatives += [rf"(?<![0-9]){n}(?![0-9])" for n in sorted(numbers)]
+        self._pattern = re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -83,7 +90,8 @@ def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | Non
         _collect(arguments, shown, found)
     except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
         return NO_SECRETS
-    found = sorted({f for f in found if len(f) >= MIN_SECRET}, key=lambda s: (-len(s), s))
+    found = sorted({f for f in found if len(f) >= MIN_SECRET or len(f) >= MIN_DIGITS and f.isdigit()},
+                   key=lambda s: (-len(s), s))
     return Scrubber(found[:SECRETS_CAP]) if found else NO_SECRETS
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 from typing import Any
 
@@ -135,6 +136,55 @@ def test_the_closure_is_really_taken_and_counts_failures_like_the_full_path() ->
     assert tool({"mode": "ok"}, session="s")["status"] == "ok"
     assert tool({"mode": "flaky"}, session="s")["error"]["budget"]["consecutive_failures"] == 1
     assert len(taken) == 4
+
+
+def test_the_call_log_sees_every_call_however_its_level_is_set(caplog: pytest.LogCaptureFixture) -> None:
+    """The closure reads logging's memo of the call logger's level instead of asking: a level set on
+    the logger, on a parent or by ``logging.disable`` after the closure answered must still log every
+    call, and once the call log is off again the closure answers again."""
+    tool = guard(contract(FLAT_INPUT), implementation)
+    closure = tool._fast
+    assert closure is not None
+    answered: list[bool] = []
+
+    def spy(arguments: dict[str, Any], session: str) -> Any:
+        envelope = closure(arguments, session)
+        answered.append(envelope is not None)
+        return envelope
+    tool._fast = spy
+
+    def logged_calls() -> int:
+        return sum(record.name == "contractgen.runtime.calls" for record in caplog.records)
+    parent = logging.getLogger("contractgen")
+    for _ in range(2):
+        tool({"mode": "ok"})
+    assert answered[-1] and logged_calls() == 0  # off: the closure answers
+    with caplog.at_level(logging.INFO, logger="contractgen.runtime.calls"):
+        for _ in range(3):
+            assert tool({"mode": "ok"})["status"] == "ok"
+        assert logged_calls() == 3 and not any(answered[-3:])
+    caplog.clear()
+    saved = parent.level
+    caplog.handler.setLevel(logging.INFO)
+    try:
+        for _ in range(2):  # a level change empties the memo: the first call after it asks again
+            tool({"mode": "ok"})
+        assert answered[-1] and logged_calls() == 0
+        parent.setLevel(logging.INFO)  # a parent's level, set after the closure answered
+        tool({"mode": "ok"})
+        tool({"mode": "ok"})
+        assert logged_calls() == 2
+        logging.disable(logging.INFO)  # the process-wide switch turns the log off again
+        for _ in range(2):
+            tool({"mode": "ok"})
+        assert answered[-1] and logged_calls() == 2
+    finally:
+        logging.disable(logging.NOTSET)
+        parent.setLevel(saved)
+        caplog.handler.setLevel(logging.NOTSET)
+    for _ in range(2):
+        tool({"mode": "ok"})
+    assert answered[-1]
 
 
 def test_the_closure_never_swallows_interrupts() -> None:

@@ -395,6 +395,8 @@ def _raising(shape: str, text: str) -> BaseException:
         outer.__cause__ = inner if shape == "cause" else None
         outer.__context__ = inner
         return outer
+    if shape == "syntax":  # ast.literal_eval(secret): the log prints the source line, not the text
+        return SyntaxError("invalid syntax", ("<unknown>", 1, 1, text, 1, 2))
     if shape == "group":
         return GROUP("several lookups failed", [ValueError("fine"), KeyError(text)])  # type: ignore[no-any-return]
     if shape == "tool-error":
@@ -411,7 +413,7 @@ def _raising(shape: str, text: str) -> BaseException:
 
 
 GROUP: Any = getattr(builtins, "ExceptionGroup", None)  # Python 3.11+
-RAISE_SHAPES = ["message", "key", "custom-str", "note", "cause", "context", *(["group"] if GROUP else []),
+RAISE_SHAPES = ["message", "key", "custom-str", "note", "cause", "context", "syntax", *(["group"] if GROUP else []),
                 "tool-error", "tool-error-long", "upstream", "partial", "field"]
 
 

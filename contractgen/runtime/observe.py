@@ -104,6 +104,9 @@ def _scrubbed(exc: BaseException, scrub: Any) -> BaseException:
         return exc
     notes = getattr(exc, "__notes__", None)
     notes = list(notes) if isinstance(notes, (list, tuple)) else []
+    if isinstance(exc, SyntaxError):  # the log prints its source line and file name beside its text
+        notes += [f"{name}: {value}" for name, value in (("source", exc.text), ("file", exc.filename))
+                  if isinstance(value, str) and scrub.text(value) != value]
     clean_text = scrub.text(text)
     clean_notes = [scrub.text(n) if isinstance(n, str) else n for n in notes]
     members = list(exc.exceptions) if _is_group(exc) else None  # type: ignore[attr-defined]

@@ -288,3 +288,36 @@ def test_links_and_odd_files_planted_in_the_output_are_never_followed(tmp_path: 
     assert not {"leak.py", "zero.py", "pipe.py"} & set(os.listdir(generated))
     assert secret.read_text("utf-8") == "TOPSECRET-1234\n"
     assert run_cli("build", "--check", cwd=root, timeout=120).returncode == 0
+
+
+def _limited_files(limit: int) -> None:
+    """In the child: no file may grow past ``limit`` bytes, and a write past it fails with EFBIG
+    instead of killing the process (a full disk, without root or a tiny tmpfs)."""
+    import resource
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_a_full_disk_at_any_stage_is_a_diagnostic_and_leaves_the_output_as_it_was(tmp_path: Path) -> None:
+    """With files capped at a few kilobytes, writing the formatter's scratch copies raised OSError out of
+    ``build`` (a traceback, exit 1), and a failed scratch write of the model generator was reported as
+    a schema it 'cannot model' with the hint to simplify the schema. Every limit, from nothing writable
+    to enough, now ends in exit 0 with the new tree or exit 2 with a diagnostic and the old tree."""
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    assert build(root).returncode == 0
+    before = read_bytes_tree(root / "generated")
+    manifest = next((root / "contracts").rglob("*.yaml"))
+    manifest.write_text(manifest.read_text("utf-8").replace("description:", "description: Changed.", 1), "utf-8")
+    outcomes = set()
+    for limit in (0, 512, 1024, 2048, 4096, 8192, 1 << 20):
+        result = subprocess.run([sys.executable, "-m", "contractgen", "build", "--no-cache"], cwd=root, text=True,
+                                capture_output=True, preexec_fn=lambda limit=limit: _limited_files(limit), check=False)
+        assert "Traceback" not in result.stderr and result.returncode in (0, 2), (limit, result.stderr)
+        outcomes.add(result.returncode)
+        if result.returncode == 2:
+            assert read_bytes_tree(root / "generated") == before, limit
+            assert "scratch files" in result.stderr or "not written (" in result.stderr, result.stderr
+            assert "simplify the schema" not in result.stderr
+        assert not [p for p in root.iterdir() if p.name.startswith(".generated")], limit
+    assert outcomes == {0, 2}  # the limits reach both ends

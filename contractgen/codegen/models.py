@@ -295,6 +295,8 @@ def _run_generator(schema: dict[str, Any], options: Mapping[str, Any]) -> tuple[
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 code = generate(schema, emit_model_metadata=metadata_path, **options)
+        except OSError:
+            raise  # the scratch folder, not the schema (a full disk): the build reports it as such
         except Exception as exc:  # the library raises many types; all mean "cannot model this"
             raise ModelsError(_first_line(exc)) from exc
         finally:

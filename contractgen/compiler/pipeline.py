@@ -60,7 +60,23 @@ def display_source(source: str, root: Path) -> str:
 
 def render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cache: BuildCache,
                 progress: Progress | None = None, describe_parameters: bool = False) -> RenderResult:
-    """Every output file for ``contracts``, formatted, as ``{relative path: text}``."""
+    """Every output file for ``contracts``, formatted, as ``{relative path: text}``; a failure of the
+    file system on the way (a full disk under the scratch folders, a manifest gone since it was
+    loaded, ruff missing) is a diagnostic, never a traceback, and nothing has been written."""
+    try:
+        return _render_tree(contracts, root=root, contracts_label=contracts_label, cache=cache,
+                            progress=progress, describe_parameters=describe_parameters)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return RenderResult({}, (Diagnostic(contracts_label, "", f"expected the build's scratch files and tools to "
+                                            f"work (got {exc.strerror or exc}{where})", code="build-io-failed",
+                                            hint="free space where temporary files go ($TMPDIR, else /tmp) "
+                                            "or point TMPDIR at a folder with room, then build again"),),
+                            BuildStats())
+
+
+def _render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, cache: BuildCache,
+                 progress: Progress | None, describe_parameters: bool) -> RenderResult:
     from ..codegen.models import ModelRequest, ModelsError, generate_models
     from .cache import build_salt
     from .format import FormatError, format_sources

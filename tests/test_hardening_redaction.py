@@ -712,3 +712,23 @@ def test_a_short_numeric_secret_is_taken_out_as_a_whole_number(cvv: Any, caplog:
 
     message = guard(contract, implementation)({"code": cvv})["error"]["message"]
     assert message == "code [redacted] refused for 91234 cents"
+
+
+@pytest.mark.parametrize("length", [40, 300])
+def test_a_secret_deep_in_a_long_exception_chain_is_never_logged(length: int, caplog: pytest.LogCaptureFixture) -> None:
+    """Each link of a chain is scrubbed, however deep the secret sits; a chain too long to look at
+    whole is logged by its first exception's type alone."""
+    contract = _scrub_contract("direct", None)
+
+    def implementation(args: Any) -> Any:
+        exc: BaseException = ValueError(f"bad {args['pw']}")
+        for i in range(length):
+            outer = RuntimeError(f"step {i}")
+            outer.__cause__ = exc
+            exc = outer
+        raise exc
+
+    with caplog.at_level(logging.ERROR):
+        envelope = guard(contract, implementation)({"pw": MARKER})
+    logged = _logged(caplog)
+    assert envelope["error"]["code"] == "INTERNAL" and "RuntimeError" in logged and MARKER not in logged

@@ -20,8 +20,11 @@ from typing import Any
 
 logger = logging.getLogger("contractgen.runtime")
 call_logger = logging.getLogger("contractgen.runtime.calls")
-#: exceptions of one chain (causes and contexts) looked at when one is logged
-_CHAIN_LIMIT = 16
+#: exceptions of one chain (causes, contexts, group members) looked at when one is logged; a longer
+#: chain is logged by its first exception's type alone, since what was not looked at is not scrubbed
+_CHAIN_LIMIT = 256
+#: members of an exception group the log shows (traceback's max_group_width)
+_GROUP_WIDTH = 15
 
 
 class ValidationErrorInputHidden(Exception):
@@ -46,12 +49,14 @@ def loggable(exc: BaseException, scrub: Any = None) -> tuple[type[BaseException]
         # what the log handler will read: the whole chain's tracebacks (it would fail there, later)
         traceback.TracebackException(*info, lookup_lines=False)
         return info
-    except Exception:  # noqa: BLE001 - a hostile exception still gets its line in the log
+    except Exception as failure:  # noqa: BLE001 - a hostile exception still gets its line in the log
         try:
             name = type(exc).__qualname__
         except Exception:  # noqa: BLE001
             name = "an exception"
-        stand_in = UnreadableException(f"{name} (its traceback could not be read)")
+        why = "its chain is too long to log" if isinstance(failure, _ChainTooLong) else \
+            "its traceback could not be read"
+        stand_in = UnreadableException(f"{name} ({why})")
         return UnreadableException, stand_in, None
 
 
@@ -71,9 +76,15 @@ def _loggable(exc: BaseException, scrub: Any) -> tuple[type[BaseException], Base
                 if replaced is not linked:
                     setattr(current, link, replaced)
                 todo.append(replaced)
-        if _is_group(current):  # the log shows each member with its own chain
-            todo.extend(current.exceptions)  # type: ignore[attr-defined]
+        if _is_group(current):  # the log shows each member with its own chain (the first 15 of them)
+            todo.extend(current.exceptions[:_GROUP_WIDTH])  # type: ignore[attr-defined]
+    if any(id(left) not in seen for left in todo):
+        raise _ChainTooLong
     return type(shown), shown, shown.__traceback__
+
+
+class _ChainTooLong(Exception):
+    """Raised inside ``loggable`` for a chain longer than _CHAIN_LIMIT."""
 
 
 def _stand_in(exc: BaseException, scrub: Any = None) -> BaseException:

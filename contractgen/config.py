@@ -94,6 +94,9 @@ def _checked_table(raw: Any, where: str, problems: list[Diagnostic]) -> dict[str
         elif not isinstance(value, expected):
             problems.append(Diagnostic(where, f"{base}/{key}", f"expected {_TYPE_WORDS[expected]} (got {value!r})",
                                        code="invalid-config"))
+        elif isinstance(value, str) and "\0" in value:  # no file system takes it: os calls raise ValueError
+            problems.append(Diagnostic(where, f"{base}/{key}", f"expected a path without NUL characters (got {value!r})",
+                                       code="invalid-config", hint="remove the \\u0000 escape from the string"))
         else:
             table[key] = value
     return table

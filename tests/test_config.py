@@ -22,6 +22,9 @@ def project(tmp_path: Path) -> Path:
     ('describe_parameters = "yes"\n', "#/tool/contractgen/describe_parameters: expected true or false (got 'yes')",
      None),
     ("contracts = 3\n", "#/tool/contractgen/contracts: expected a string (got 3)", None),
+    # a NUL in a path made every os call raise ValueError: build died with a traceback
+    *((f'{key} = "g\\u0000x"\n', f"#/tool/contractgen/{key}: expected a path without NUL characters (got 'g\\x00x')",
+       "remove the \\u0000 escape from the string") for key in ("contracts", "output", "package")),
 ])
 @pytest.mark.parametrize("command", [("build",), ("check",), ("diff", "--versions")])
 def test_a_mistake_in_the_table_is_exit_2_with_a_diagnostic(project: Path, body: str, expected: str,

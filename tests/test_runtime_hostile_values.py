@@ -115,6 +115,59 @@ def test_an_integer_too_long_to_read_never_passes_a_bound(huge: int, negative: b
     assert "more than 4300 digits" in error["message"]
 
 
+SMALL = st.integers(-3, 3)
+NUMERIC_KEYWORDS = st.fixed_dictionaries({}, optional={
+    "minimum": SMALL, "maximum": SMALL, "exclusiveMinimum": SMALL, "exclusiveMaximum": SMALL,
+    "multipleOf": st.integers(1, 3), "enum": st.lists(SMALL, min_size=1, max_size=3), "const": SMALL,
+}).filter(bool)  # where no keyword judges numbers, a long integer is just an integer (see above)
+MEMBER_TYPES = st.sampled_from(["integer", "number", ["integer", "null"], ["integer", "string"],
+                                ["integer", "array"], ["number", "object"], None])
+
+
+@settings(max_examples=150, deadline=None)
+@given(keywords=NUMERIC_KEYWORDS, kind=MEMBER_TYPES, by_ref=st.booleans(), huge=HUGE, negative=st.booleans(),
+       placement=st.sampled_from(["bare", "array", "object"]))
+def test_a_member_left_unsearched_refuses_every_integer_too_long_to_read(
+        keywords: dict[str, Any], kind: Any, by_ref: bool, huge: int, negative: bool, placement: str) -> None:
+    """The hot path skips the search for long integers at a member where jsonschema-rs is proven to
+    refuse them itself (``SchemaCheck._refuses_long_integers_at``): whatever the member's bounds,
+    types and references, a long integer there, or inside a container it accepts, never reaches the
+    implementation and is named at its place."""
+    member: dict[str, Any] = dict(keywords)
+    if kind is not None:
+        member["type"] = kind
+    member.update(items={"type": "integer"}, additionalProperties={"type": "integer"})  # containers hold integers
+    schema: dict[str, Any] = {"type": "object", "properties": {"m": {"$ref": "#/$defs/m"} if by_ref else member}}
+    if by_ref:
+        schema["$defs"] = {"m": member}
+    number = -huge if negative else huge
+    value, field = {"bare": (number, "/m"), "array": ([number], "/m/0"), "object": ({"k": number}, "/m/k")}[placement]
+    ran: list[Any] = []
+    the_contract = Contract(name="members", version="1.0.0", summary="s", description="d", input_schema=schema,
+                            output_schema={"type": "object"}, timeout=Timeout(None))
+    tool = guard(the_contract, lambda a: ran.append(a) or {})
+    error = strict_json(tool({"m": value}))["error"]
+    assert not ran
+    assert error["code"] == "INVALID_ARGUMENT" and error["field"] == field
+    assert "more than 4300 digits" in error["message"]
+
+
+def test_only_members_proven_to_refuse_long_integers_go_unsearched() -> None:
+    """The proof prunes: a bound excluding what jsonschema-rs reads (0) clears a scalar member, directly
+    or through a reference; a bound admitting it, a container type or no type keeps it searched."""
+    properties = {
+        "positive": {"type": "integer", "minimum": 1}, "by_ref": {"$ref": "#/$defs/positive"},
+        "negative": {"type": ["integer", "null"], "maximum": -1}, "odd": {"type": "integer", "const": 7},
+        "from_zero": {"type": "integer", "minimum": 0}, "untyped": {"minimum": 1},
+        "or_array": {"type": ["integer", "array"], "minimum": 1, "items": {"type": "integer"}},
+        "anchored": {"$ref": "#positive"},
+    }
+    check = SchemaCheck({"type": "object", "properties": properties,
+                         "$defs": {"positive": {"$anchor": "positive", "type": "integer", "minimum": 1}}})
+    assert check.backend == "jsonschema-rs"
+    assert check.number_names == ("from_zero", "untyped", "or_array", "anchored")
+
+
 @settings(max_examples=40, deadline=None)
 @given(huge=HUGE, negative=st.booleans(), where=st.sampled_from(["n", "list", "obj", "choice"]),
        fast=st.booleans())

@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .jsonvalue import (
+    INT_CEILING,
     INT_DIGITS_CAP,
+    INT_FLOOR,
     MAX_DEPTH,
     MISSING,
     json_type,
@@ -43,6 +45,7 @@ from .schema_walk import (
     child_nodes,
     expand,
     extra_keys,
+    holds_scalars_only,
     known_properties,
     number_judging_names,
     property_node,
@@ -174,6 +177,9 @@ class SchemaCheck:
         #: where a value the backend accepts may hide an integer too long to read (jsonschema-rs reads
         #: one inside a value as 0): () nowhere, top-level names, or None for anywhere
         self.number_names = number_judging_names(self.schema)
+        if self.number_names and self._rs is not None:  # the hot path searches each name left here
+            self.number_names = tuple(name for name in self.number_names
+                                      if not self._refuses_long_integers_at(name))
         #: members of one container examined in detail when explaining (see DETAIL_WORK)
         self.member_cap = max(2, min(ITEM_CAP, DETAIL_WORK // _schema_weight(self.schema)))
         #: the backend's bare yes/no, for a caller that binds it on its hot path: it raises ValueError
@@ -181,6 +187,25 @@ class SchemaCheck:
         #: (``is_valid`` does both)
         self.bare_is_valid: Callable[[Any], bool] = (
             self._rs.is_valid if self._rs is not None else self._py.is_valid)
+
+    def _refuses_long_integers_at(self, name: str) -> bool:
+        """Whether jsonschema-rs refuses every integer too long to read at the top-level member
+        ``name``, which then needs no search for one: the member accepts scalars only (no container
+        could hide one deeper), and the backend refuses, at the member itself, what it makes of a long
+        integer of either sign. It makes the same of each (none turns into text; it reads 0), so one
+        probe per sign stands for all; a minimum of 1, say, refuses them all. The member's verdict
+        depends on its own value alone: a keyword relating members makes ``number_names`` None."""
+        properties = self.schema.get("properties") if isinstance(self.schema, Mapping) else None
+        if not isinstance(properties, Mapping) or not holds_scalars_only(properties.get(name), self.schema):
+            return False
+        for probe in (INT_CEILING, INT_FLOOR):  # 4,301 digits: one more than the runtime reads
+            try:
+                errors = list(itertools.islice(self._rs.iter_errors({name: probe}), COUNT_CAP))
+            except Exception:  # noqa: BLE001 - unproven: the member stays searched
+                return False
+            if not any(list(error.instance_path) == [name] for error in errors):
+                return False
+        return True
 
     def reading_text(self) -> Callable[[Any], bool] | None:
         """``bare_is_valid`` for a schema that ``pins_plain_json``, made to read every string it accepts

@@ -193,6 +193,24 @@ def number_judging_names(schema: Any) -> tuple[str, ...] | None:
     return tuple(name for name, sub in properties.items() if _judges_numbers(sub, schema))
 
 
+def holds_scalars_only(node: Any, root: Any) -> bool:
+    """Whether ``node`` accepts no array and no object: its own ``type``, or that of a node it
+    reaches through local ``$ref`` pointers (whose keywords all apply too), names scalar types only.
+    Conservative: anything else (no ``type``, a combinator, an anchor or remote reference) is no."""
+    seen: set[int] = set()
+    while isinstance(node, Mapping) and id(node) not in seen:
+        seen.add(id(node))
+        kinds = node.get("type")
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if isinstance(kinds, list) and kinds and all(isinstance(k, str) and k in _SCALAR_TYPES for k in kinds):
+            return True
+        ref = node.get("$ref")
+        if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+            return False
+        node = resolve_pointer(root, ref[1:])
+    return False
+
+
 def _judges_numbers(node: Any, root: Any) -> bool:
     """Whether ``node`` (following references inside ``root``) holds a keyword of _JUDGES_NUMBERS.
     Conservative: a reference it cannot follow counts as yes."""

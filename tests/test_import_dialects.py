@@ -394,3 +394,21 @@ def test_output_required_only_from_the_results_own_examples(tmp_path: Path) -> N
     assert proposed["required"] == ["status", "eta"]  # carrier is missing from the second example
     assert "required" not in _manifest(tmp_path / "c" / "get_order_status_no_examples" / "1.0.0.yaml")["output"]
     assert _manifest(tmp_path / "c" / "get_stock_price" / "1.0.0.yaml")["output"]["required"] == ["price", "currency"]
+
+
+@pytest.mark.parametrize("draft", ["draft-04", "draft-06", "draft-07", "draft/2019-09", None])
+def test_keywords_beside_a_ref_that_start_to_apply_are_listed(draft: str | None) -> None:
+    """Up to draft-07 a ``$ref`` overrides the keywords beside it; read as 2020-12 they apply, so the
+    imported guard refuses calls the source's validator accepted (``"abc"`` under ``maxLength: 2``).
+    The conversion was silent; each such place is now listed (annotations beside it change nothing)."""
+    from contractgen.importer.dialects import convert_schema
+
+    schema: dict[str, Any] = {"type": "object", "definitions": {"q": {"type": "string"}},
+                              "properties": {"a": {"$ref": "#/definitions/q", "maxLength": 2, "description": "a"},
+                                             "b": {"$ref": "#/definitions/q", "description": "b", "title": "B"},
+                                             "c": {"type": "array", "items": {"$ref": "#/definitions/q", "enum": ["x"]}}}}
+    if draft is not None:
+        schema["$schema"] = f"http://json-schema.org/{draft}/schema#"
+    listed = {(c.pointer, c.code) for c in convert_schema(schema).conversions if c.code == "ref-siblings"}
+    expected = {("/properties/a/$ref", "ref-siblings"), ("/properties/c/items/$ref", "ref-siblings")}
+    assert listed == (expected if draft in ("draft-04", "draft-06", "draft-07") else set())

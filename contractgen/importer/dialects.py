@@ -57,6 +57,11 @@ _SCHEMA_MARKERS = frozenset({"type", "properties", "$ref", "allOf", "anyOf", "on
                              "definitions", "required", "additionalProperties", "enum", "const",
                              "patternProperties", "$schema", "not", "if"})
 _OLDER_DIALECT = re.compile(r"json-schema\.org/(draft-0[3-7]|draft/2019-09)/")
+#: dialects in which ``$ref`` overrides every keyword beside it
+_REF_OVERRIDES = re.compile(r"json-schema\.org/draft-0[3-7]/")
+#: keys beside a ``$ref`` that never change which values pass
+_REF_NEIGHBOURS = frozenset({"$ref", "$defs", "definitions", "$schema", "$id", "$comment", "title", "description",
+                             "default", "examples", "deprecated", "readOnly", "writeOnly"})
 _ANNOTATIONS = ("title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
                 "$comment")
 
@@ -117,6 +122,8 @@ def convert_schema(value: Mapping[str, Any], *, allow_parameter_map: bool = True
         out.schema = _Walker(out, parameter_map=False).node(dict(value), "", "")
     _rewrite_refs(out)
     dialect = out.schema.get("$schema")
+    if isinstance(dialect, str) and _REF_OVERRIDES.search(dialect):
+        _ref_siblings_now_apply(out)
     if isinstance(dialect, str) and _OLDER_DIALECT.search(dialect):
         del out.schema["$schema"]
         out.conversions.append(Conversion("/$schema", "dialect", f"$schema {dialect!r} removed: the schema now "
@@ -396,6 +403,21 @@ def _rewrite_refs(out: Converted) -> None:
             node["$ref"] = "#" + moved[target]
             out.conversions.append(Conversion(out.origins.get(pointer, pointer) + "/$ref", "ref",
                                               f"$ref {ref!r} read as {node['$ref']!r}"))
+
+
+def _ref_siblings_now_apply(out: Converted) -> None:
+    """Up to draft-07, ``$ref`` overrides the keywords beside it (validators ignore them); 2020-12
+    applies them. They are kept (they are what the author wrote), and listed: calls the source's
+    validator accepted may now be refused."""
+    for pointer, node in _schema_objects(out.schema):
+        if not isinstance(node.get("$ref"), str):
+            continue
+        beside = sorted(k for k in node if k not in _REF_NEIGHBOURS and not k.startswith("x-"))
+        if beside:
+            out.conversions.append(Conversion(
+                out.source_pointer(pointer) + "/$ref", "ref-siblings",
+                f"beside $ref, {', '.join(beside)}: ignored up to draft-07, applied in 2020-12 (calls the "
+                "source's validator accepted may now be refused; remove them to keep its reading)"))
 
 
 def _schema_objects(schema: Any, pointer: str = "") -> list[tuple[str, dict[str, Any]]]:

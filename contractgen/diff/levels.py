@@ -21,7 +21,7 @@ GROUPS: Mapping[str, str] = {
     "input": "what the input schema accepts",
     "output": "what the output schema may return",
     "errors": "the declared error contract: codes, retryability, actions",
-    "policy": "retries, failure budgets and timeouts",
+    "policy": "retries, failure budgets, timeouts and behaviour hints",
     "gates": "version and migration gates over the other findings",
 }
 OFF = "off"

@@ -732,3 +732,62 @@ def test_a_secret_deep_in_a_long_exception_chain_is_never_logged(length: int, ca
         envelope = guard(contract, implementation)({"pw": MARKER})
     logged = _logged(caplog)
     assert envelope["error"]["code"] == "INTERNAL" and "RuntimeError" in logged and MARKER not in logged
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(KINDS), where=st.sampled_from(["sibling", "key", "long-sibling", "long-key", "nested-key"]),
+       spelling=st.sampled_from(["plain", "upper"]), cut=st.integers(min_value=1, max_value=210))
+def test_a_secret_also_sent_where_it_is_not_one_never_comes_back(kind: str, where: str, spelling: str, cut: int,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """A model that sends its secret at the marked field and again elsewhere (a wrong-typed sibling,
+    an unknown key, a long text a cap cuts right inside the secret) still never reads it back: the
+    call's secrets are taken out of everything the guard echoes (envelope, span, MCP), and a cap
+    that cut one leaves none of its start."""
+    pytest.importorskip("opentelemetry.sdk")
+    from contractgen.runtime.telemetry import GEN_AI_TOOL_CALL_ARGUMENTS
+
+    secret = "Zq" + MARKER + "-tail"
+    again = secret.upper() if spelling == "upper" else secret
+    contract = _contract(kind, 2, "writeOnly", "top")
+    schema = json.loads(json.dumps(contract.input_schema))
+    schema["properties"]["pw"] = {k: v for k, v in schema["properties"]["pw"].items() if k != "pattern"}
+    schema["properties"]["size"] = {"type": "integer"}
+    schema["properties"]["text"] = {"type": "string", "maxLength": 3}
+    schema["additionalProperties"] = False
+    schema.pop("maxProperties", None)
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    padding = "x" * cut
+    call: dict[str, Any] = {"pw": secret, "note": "n"}
+    if where == "sibling":
+        call["size"] = again
+    elif where == "key":
+        call[again] = 1
+    elif where == "long-sibling":
+        call["text"] = padding + again
+    elif where == "long-key":
+        call[padding + again] = 1
+    else:
+        call["note"] = {again: 1}
+    records: list[Any] = []
+    spans, tool = _spans_and_tool(contract, records)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG):
+        envelope = tool(call)
+    assert envelope["status"] == "error"
+    recorded = "".join(s.attributes.get(GEN_AI_TOOL_CALL_ARGUMENTS) or "" for s in spans.get_finished_spans())
+    server = build_server([guard(contract, lambda a: {})], name="again")
+    seen = json.dumps(envelope, ensure_ascii=False) + caplog.text + repr(records) + recorded \
+        + error_texts(server, "login", [call])[0]
+    assert MARKER.lower() not in seen.lower() and "zq" + MARKER[:3].lower() not in seen.lower()
+
+
+def test_a_near_miss_notice_never_names_a_secret_the_call_sent() -> None:
+    """On an open schema a near-miss key is named in a notice; a key that is the secret is not."""
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "properties": {"pw": {"type": "string", "writeOnly": True},
+                                                                       "owner": {"type": "string"}}},
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    envelope = guard(contract, lambda a: {})({"pw": "ownerx", "ownerx": 1, "ownr": 2})
+    assert envelope["status"] == "ok"
+    assert [n["message"].split("'")[1] for n in envelope["notices"]] == ["[redacted]", "ownr"]

@@ -91,7 +91,7 @@ from .schema_walk import (
     pins_plain_json,
     types_numbers,
 )
-from .scrub import NO_SECRETS, Scrubber, secrets_sent
+from .scrub import NO_SECRETS, Scrubber, echoed_secrets, secrets_sent
 from .versions import VersionCheck
 from .wording import RESULT, Violation, describe, field_label, first_lines
 from .workers import POOL, PoolBusy, Raised, boxed
@@ -466,6 +466,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return envelope
         notices = self._compiled.input.notices(arguments)
         if notices:
+            scrub = secrets_sent(arguments, self._compiled.input.schema, self._resources)
+            notices = scrub.value(notices) if scrub else notices
             envelope["notices"] = sendable_text(notices)  # they quote the caller's key names
         return envelope
 
@@ -788,6 +790,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         return _fresh_copy(envelope)
 
     def _argument_error(self, violations: list[Violation], omitted: int) -> dict[str, Any]:
+        arguments = _CALL_ARGUMENTS.get(MISSING)
+        scrub = NO_SECRETS if arguments is MISSING else echoed_secrets(
+            arguments, violations, self._compiled.input.schema, self._resources)
+        if scrub:  # a secret the call sent may come back where it was not sent as one (a key, a field)
+            violations = [scrub.violation(v) for v in violations]
         first = violations[0] if violations else None
         optional: dict[str, Any] = {}
         if first is not None:

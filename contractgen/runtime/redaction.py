@@ -11,10 +11,10 @@ from typing import Any
 
 from .schema_resolve import (
     applicable,
-    children,
     describes_members,
     marked_below,
     marked_on_the_way,
+    member_nodes,
     names_marked,
     nodes_at,
 )
@@ -133,19 +133,18 @@ def _redact(value: Any, nodes: list[Any], root: Any, depth: int, resources: Mapp
             if sensitive_name(k):
                 out[k] = REDACTED
                 continue
-            out[k] = _member(v, [c for n in nodes for c in children(n, str(k))], holds, root, depth, resources)
+            out[k] = _member(v, member_nodes(nodes, str(k), root, resources), holds, root, depth, resources)
         return out
     if isinstance(value, (list, tuple)):
-        return [_member(v, [c for n in nodes for c in children(n, str(i))], holds, root, depth, resources)
+        return [_member(v, member_nodes(nodes, str(i), root, resources), holds, root, depth, resources)
                 for i, v in enumerate(value)]
     return REDACTED if holds else value
 
 
-def _member(value: Any, found: list[Any], holds: bool, root: Any, depth: int,
+def _member(value: Any, nodes: list[Any], holds: bool, root: Any, depth: int,
             resources: Mapping[str, Any] | None) -> Any:
-    """One member of a container, redacted by the schemas ``found`` for it; hidden whole when none
+    """One member of a container, redacted by the schemas ``nodes`` for it; hidden whole when none
     describes it (only ``false``, or nothing) inside a container that ``holds`` secrets."""
-    nodes = applicable(found, root, resources)
     if holds and not any(n is True or isinstance(n, Mapping) for n in nodes):
         return REDACTED
     return _redact(value, nodes, root, depth + 1, resources)

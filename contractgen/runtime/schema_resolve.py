@@ -33,6 +33,8 @@ class _Index:
         self.ids: dict[str, Any] = {}
         self.scope: dict[int, tuple[Any, str]] = {}  # id(node) -> (its resource, that resource's URI)
         self.below: dict[int, bool] = {}  # id(node) -> whether a marked schema applies inside its values
+        #: (ids of the schemas at a position, a member's key) -> the schemas at that member
+        self.members: dict[tuple[tuple[int, ...], str], list[Any]] = {}
         todo: list[tuple[Any, Any, str]] = [(root, root, "")]
         for uri, document in (resources or {}).items():
             self.ids[str(uri).rstrip("#")] = document
@@ -132,6 +134,22 @@ def applicable(nodes: Iterable[Any], root: Any, resources: Mapping[str, Any] | N
     return out
 
 
+_MEMBER_MEMO = 4096  # (schemas, key) pairs kept per root; keys come from callers, so it is bounded
+
+
+def member_nodes(nodes: list[Any], part: str, root: Any, resources: Mapping[str, Any] | None = None) -> list[Any]:
+    """Every schema that applies to the member ``part`` of a value the (resolved) ``nodes`` describe.
+    Kept per root: redaction asks it for every member of every value it walks."""
+    index = _index(root, resources)
+    key = (tuple(map(id, nodes)), part)
+    found = index.members.get(key)
+    if found is None:
+        if len(index.members) >= _MEMBER_MEMO:
+            index.members.clear()
+        found = index.members[key] = applicable([c for n in nodes for c in children(n, part)], root, resources)
+    return found
+
+
 def children(node: Any, part: str) -> list[Any]:
     """The subschemas of ``node`` that may apply to the member ``part`` (a key or an array index)."""
     if not isinstance(node, Mapping):
@@ -154,7 +172,7 @@ def nodes_at(root: Any, parts: Iterable[str], resources: Mapping[str, Any] | Non
     """Every schema that may apply to the instance member at ``parts`` (resolved at each step)."""
     nodes = applicable([root], root, resources)
     for part in parts:
-        nodes = applicable([c for n in nodes for c in children(n, str(part))], root, resources)
+        nodes = member_nodes(nodes, str(part), root, resources)
         if not nodes:
             break
     return nodes
@@ -166,7 +184,7 @@ def marked_on_the_way(root: Any, parts: Iterable[str], resources: Mapping[str, A
     if any(is_marked(n) for n in nodes):
         return True
     for part in parts:
-        nodes = applicable([c for n in nodes for c in children(n, str(part))], root, resources)
+        nodes = member_nodes(nodes, str(part), root, resources)
         if any(is_marked(n) for n in nodes):
             return True
         if not nodes:
@@ -182,7 +200,7 @@ def first_marked(root: Any, parts: Iterable[str], resources: Mapping[str, Any] |
     if any(is_marked(n) for n in nodes) or names_marked(nodes, root, resources):
         return 0
     for count, part in enumerate(parts, 1):
-        nodes = applicable([c for n in nodes for c in children(n, str(part))], root, resources)
+        nodes = member_nodes(nodes, str(part), root, resources)
         if not nodes:
             return None
         if any(is_marked(n) for n in nodes) or names_marked(nodes, root, resources):

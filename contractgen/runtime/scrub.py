@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from .jsonvalue import MISSING, shortened
 from .redaction import REDACTED, redact
+from .wording import Violation
 
 #: Characters a sent value needs to be looked for: shorter ones would scrub ordinary words.
 MIN_SECRET = 4
@@ -24,37 +26,69 @@ MIN_SECRET = 4
 MIN_DIGITS = 3
 #: Secret texts taken from one call (the longest first); enough for any real call.
 SECRETS_CAP = 256
+#: What every cap puts where it cut a text, and how far back a cut secret's start is looked for.
+CUT = "…"
+CUT_WINDOW = 300
+#: Characters of a secret's start, cut off by a cap, that are taken out with it.
+MIN_CUT = 3
 #: Members looked at when collecting them (bounded work on a huge call).
 _WALK_CAP = 100_000
+#: Texts of a call compared with each other for one sent twice (a bigger call has its secrets found).
+_COMPARED = 64
+#: Members of each array or object looked at: as many as an explanation examines (schema_check).
+_MEMBER_CAP = 1000
 
 
 class Scrubber:
     """Replaces the given secret texts, in every spelling above, wherever they appear."""
 
-    __slots__ = ("_pattern",)
+    __slots__ = ("_compiled", "_numbers", "_secrets", "_spellings")
 
     def __init__(self, secrets: Iterable[str]) -> None:
+        secrets = list(secrets)
+        self._secrets = sorted({s.lower() for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True)
         spellings: set[str] = set()
         numbers: set[str] = set()
         for secret in secrets:
             if MIN_DIGITS <= len(secret) < MIN_SECRET and secret.isdigit() and secret.isascii():
                 numbers.add(secret)
-                continue
-            # twice: a repr of a JSON-escaped secret (a KeyError of a tool's JSON text) escapes again
-            once = _spellings(secret)
-            spellings.update(s for spelt in once for s in _spellings(spelt) if len(s) >= MIN_SECRET)
-        alternatives = [re.escape(s) for s in sorted(spellings, key=lambda s: (-len(s), s))]
-        alternatives += [rf"(?<![0-9]){n}(?![0-9])" for n in sorted(numbers)]
-        self._pattern = re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
+            else:
+                spellings.update(s for s in _spellings(secret) if len(s) >= MIN_SECRET)
+        self._spellings = sorted(spellings, key=lambda s: (-len(s), s))
+        self._numbers = sorted(numbers)
+        self._compiled: re.Pattern[str] | None = None  # made when a text holds a secret at all
 
     def __bool__(self) -> bool:
-        return self._pattern is not None
+        return bool(self._spellings or self._numbers)
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced."""
-        if self._pattern is None or not isinstance(text, str):
+        if not isinstance(text, str) or not (self._spellings or self._numbers):
             return text
-        return self._pattern.sub(REDACTED, text)
+        low = text.lower()
+        if any(s.lower() in low for s in self._spellings) or any(n in text for n in self._numbers):
+            text = self._pattern().sub(REDACTED, text)
+        return self._cut_prefixes(text) if CUT in text else text
+
+    def _pattern(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            alternatives = [re.escape(s) for s in self._spellings]
+            alternatives += [rf"(?<![0-9]){n}(?![0-9])" for n in self._numbers]
+            self._compiled = re.compile("|".join(alternatives), re.IGNORECASE)
+        return self._compiled
+
+    def _cut_prefixes(self, text: str) -> str:
+        """``text`` without the start of a secret that a cap cut off (``…`` right after it)."""
+        pieces = text.split(CUT)
+        for i, piece in enumerate(pieces[:-1]):
+            tail = piece[-CUT_WINDOW:].lower()
+            for secret in self._secrets:
+                length = next((k for k in range(min(len(secret) - 1, len(tail)), MIN_CUT - 1, -1)
+                               if tail.endswith(secret[:k])), 0)
+                if length:
+                    pieces[i] = piece[:-length] + REDACTED
+                    break
+        return CUT.join(pieces)
 
     def value(self, value: Any, depth: int = 0) -> Any:
         """A copy of a JSON-like value with every secret replaced in its strings and keys."""
@@ -71,13 +105,30 @@ class Scrubber:
         return value
 
 
+    def violation(self, violation: Violation) -> Violation:
+        """A copy of ``violation`` with every secret replaced in what it shows."""
+        return Violation(self.text(violation.field), violation.constraint, self.text(violation.message),
+                         expected=None if violation.expected is None else self.text(violation.expected),
+                         attempted=violation.attempted if violation.attempted is MISSING
+                         else self.value(violation.attempted),
+                         did_you_mean=None if violation.did_you_mean is None else self.text(violation.did_you_mean))
+
+
 NO_SECRETS = Scrubber(())
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]+")
+
+
 def _spellings(secret: str) -> set[str]:
-    return {secret, " ".join(secret.split()), json.dumps(secret)[1:-1],
+    """The secret as text may carry it: as is, whitespace collapsed, JSON- and repr-escaped,
+    percent-encoded, and each of those escaped once more (a KeyError of a tool's JSON text)."""
+    if _PLAIN.fullmatch(secret):  # every escape leaves it as it is
+        return {secret}
+    once = {secret, " ".join(secret.split()), json.dumps(secret)[1:-1],
             json.dumps(secret, ensure_ascii=False)[1:-1], repr(secret)[1:-1], quote(secret, safe=""),
             quote_plus(secret)}
+    return once | {repr(s)[1:-1] for s in once} | {json.dumps(s)[1:-1] for s in once}
 
 
 def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | None = None) -> Scrubber:
@@ -85,10 +136,48 @@ def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | Non
     ``writeOnly`` / ``x-sensitive`` through any reference or combinator, or under a secret-looking
     name); NO_SECRETS when there are none or the arguments cannot be read."""
     try:
-        shown = redact(arguments, schema, schema, resources=resources)
-        found: list[str] = []
-        _collect(arguments, shown, found)
+        shown = redact(shortened(arguments, _MEMBER_CAP)[0], schema, schema, resources=resources)
     except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
+        return NO_SECRETS
+    return secrets_between(arguments, shown)
+
+
+def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
+                   resources: Mapping[str, Any] | None = None) -> Scrubber:
+    """``secrets_sent``, for an explanation of ``arguments``, where it may matter. Redaction hides a
+    secret where it was sent; what it cannot know is the same text sent again elsewhere (as a key,
+    in a field that is no secret). So only a text the arguments hold twice, and that the violations
+    show, makes the call pay for finding its secrets: most bad calls hold none."""
+    if not isinstance(arguments, Mapping):
+        return NO_SECRETS
+    try:
+        found: list[str] = []
+        _texts(arguments, found, cap=_COMPARED + 1)
+        if len(found) <= _COMPARED:  # else too many to compare: find the secrets
+            texts = [t.lower() for t in found]
+            twice = {t for t in texts if (len(t) >= MIN_SECRET or len(t) >= MIN_DIGITS and t.isdigit())
+                     and sum(t in other for other in texts) > 1}  # again, or inside a longer text
+            shown = " ".join(_violation_texts(violations)).lower() if twice else ""
+            if not any(t in shown for t in twice) and CUT not in shown:  # a cap may have cut one
+                return NO_SECRETS
+    except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
+        return NO_SECRETS
+    return secrets_sent(arguments, schema, resources)
+
+
+def _violation_texts(violations: Sequence[Violation]) -> Iterator[str]:
+    for v in violations:
+        yield from (v.field, v.message, v.expected or "", v.did_you_mean or "")
+        if v.attempted is not MISSING and v.attempted != REDACTED:
+            yield v.attempted if isinstance(v.attempted, str) else json.dumps(v.attempted, default=str)
+
+
+def secrets_between(sent: Any, shown: Any) -> Scrubber:
+    """A scrubber for what of ``sent`` its redacted copy ``shown`` hides."""
+    found: list[str] = []
+    try:
+        _collect(sent, shown, found)
+    except Exception:  # noqa: BLE001 - a value that raises when read holds nothing we can look for
         return NO_SECRETS
     found = sorted({f for f in found if len(f) >= MIN_SECRET or len(f) >= MIN_DIGITS and f.isdigit()},
                    key=lambda s: (-len(s), s))
@@ -108,11 +197,11 @@ def _collect(sent: Any, shown: Any, found: list[str]) -> None:
             todo.extend(zip(sent, shown))
 
 
-def _texts(value: Any, found: list[str]) -> None:
+def _texts(value: Any, found: list[str], cap: int = _WALK_CAP) -> None:
     """Every string, key and number inside a hidden value, as the text a tool might write."""
     todo = [value]
     seen = 0
-    while todo and seen < _WALK_CAP:
+    while todo and seen < cap:
         node = todo.pop()
         seen += 1
         if isinstance(node, str):

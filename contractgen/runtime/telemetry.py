@@ -22,6 +22,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from ._version import RUNTIME_VERSION
 from .redaction import echo_at
+from .scrub import secrets_between
 
 __all__ = ["Telemetry"]
 
@@ -157,6 +158,8 @@ def redacted_arguments(tool: Any, arguments: Any) -> str:
     try:
         shown = check.echo(arguments, (), limit=ARGUMENTS_CAP) if check is not None else \
             echo_at(arguments, (), tool.input_schema, limit=ARGUMENTS_CAP)
-        return json.dumps(shown, sort_keys=True, default=str, ensure_ascii=False)
+        text = json.dumps(shown, sort_keys=True, default=str, ensure_ascii=False)
+        # a secret also sent where it is not one (as a key, in another field) is taken out there too
+        return secrets_between(arguments, shown).text(text) if not isinstance(shown, str) else text
     except Exception:  # noqa: BLE001 - never let an odd argument break the span
         return "[unrecordable]"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import (
     annotations_weakened,
+    contract_term_changed,
     dependency_breaker_changed,
     error_action_changed,
     error_code_added,
@@ -80,6 +81,6 @@ MODULES = (
     output_enum_value_added, output_schema_widened, output_keyword_changed,
     error_code_added, error_removed, error_code_changed, error_retryable_changed, error_action_changed,
     error_retry_after_dropped, retry_failure_budget_changed, timeout_decreased, dependency_breaker_changed,
-    annotations_weakened,
+    annotations_weakened, contract_term_changed,
     version_decreased, version_unchanged, major_bump_required, migration_missing,
 )

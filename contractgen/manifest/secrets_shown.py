@@ -1,10 +1,10 @@
 """Where a schema would show a secret outside the guard.
 
-A sample value: a ``default`` or ``examples`` entry holding a value at a position the schema marks
-sensitive (``writeOnly`` / ``x-sensitive``, reached through any reference or combinator, as the
-guard's redaction resolves it). Every export carries the input and output schemas with their
-defaults and examples, and ``describe_parameters`` writes them into the description: what the guard
-never echoes would be shown to every model on every request. Secret-looking names alone are not
+A sample or listed value: a ``default``, ``examples``, ``enum`` or ``const`` entry holding a value at
+a position the schema marks sensitive (``writeOnly`` / ``x-sensitive``, reached through any reference
+or combinator, as the guard's redaction resolves it, or below a marked node). Every export carries
+the input and output schemas with them, and ``describe_parameters`` writes them into the
+description: what the guard never echoes would be shown to every model on every request. Secret-looking names alone are not
 reported: ``max_tokens: 1024`` is no secret.
 
 A header: ``x-mcp-header`` on a marked property asks MCP clients to copy its value into an
@@ -26,6 +26,9 @@ from .report import Reporter
 HEADER_KEY = "x-mcp-header"
 HEADER_HINT = ("remove `x-mcp-header` here: a header is for routing on plain values; keep the "
                "secret in the arguments only")
+LISTED_HINT = ("a secret's allowed values are secrets too, and the schema shows them: drop `enum`/`const` "
+               "and check the value in the implementation (raising a declared error), or unmark the "
+               "field if its values are not secret")
 HINT = ("remove it (or the sensitive part of it): a secret's sample is a secret too; say what the "
         "value looks like in the field's `description` instead")
 
@@ -40,23 +43,39 @@ def samples(pointer: str, sub: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return values
 
 
+def listed_values(pointer: str, sub: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """``(pointer of the value, value)`` for the ``const`` and each ``enum`` value of ``sub``."""
+    values: list[tuple[str, Any]] = [(f"{pointer}/const", sub["const"])] if "const" in sub else []
+    if isinstance(sub.get("enum"), list):
+        values.extend((f"{pointer}/enum/{i}", v) for i, v in enumerate(sub["enum"]))
+    return values
+
+
 def check_sensitive_samples(report: Reporter, base: str, schema: Any,
                             walk: list[tuple[str, dict[str, Any]]]) -> None:
-    """Report each default or example that holds a value redaction would hide."""
+    """Report each default, example, enum or const value that holds a value redaction would hide:
+    on a marked node, inside one (below it in the schema), or holding a marked member."""
+    try:
+        marked = [p for p, sub in walk if any(is_marked(n) for n in applicable([sub], schema))]
+    except Exception:  # noqa: BLE001 - a schema redaction cannot read is reported elsewhere
+        return
     for pointer, sub in walk:
-        for where, value in samples(pointer, sub):
+        inside_secret = any(pointer == m or pointer.startswith(m + "/") for m in marked)
+        for where, value in samples(pointer, sub) + listed_values(pointer, sub):
             try:
-                hidden = next((p for p in _hidden_parts(value, redact(value, sub, schema))
-                               if _marked_along(sub, schema, p)), None)
+                hidden = [] if inside_secret else next(
+                    (p for p in _hidden_parts(value, redact(value, sub, schema)) if _marked_along(sub, schema, p)),
+                    None)
             except Exception:  # noqa: BLE001, S112 - a schema redaction cannot read is reported elsewhere
                 continue
             if hidden is None:
                 continue
-            kind = "default" if where.endswith("/default") else "example"
+            kind = where.rsplit("/", 2)[-2] if where.rsplit("/", 1)[-1].isdigit() else where.rsplit("/", 1)[-1]
+            what = {"default": "default", "examples": "example", "enum": "allowed value", "const": "const value"}[kind]
             inside = f" at {json_pointer(hidden)}" if hidden else ""
-            report.error(base + where, f"{kind} holds a sensitive value{inside}, which every export "
-                         "of the schema shows the model (expected no sample of a writeOnly / x-sensitive "
-                         "value)", "sensitive-sample", hint=HINT)
+            report.error(base + where, f"{what} holds a sensitive value{inside}, which every export "
+                         "of the schema shows the model (expected no sample or listed value of a writeOnly / "
+                         "x-sensitive value)", "sensitive-sample", hint=LISTED_HINT if kind in ("enum", "const") else HINT)
 
 
 def check_sensitive_headers(report: Reporter, base: str, schema: Any,

@@ -241,3 +241,25 @@ def test_a_whole_float_of_any_size_is_an_integer_the_model_takes(field: dict[str
         return
     assert envelope["status"] == "ok", envelope
     assert received[0] == arguments  # the same numbers: int(1e20) == 1e20
+
+
+def test_parse_output_takes_a_whole_float_of_any_size_the_output_schema_accepts() -> None:
+    """An ok envelope whose integer output field holds 1e20 (the schema accepted it) could not be read
+    back: ``parse_output`` raised pydantic's 'exceeded maximum size'."""
+    output = {"type": "object", "required": ["n", "items"],
+              "properties": {"n": {"type": "integer"}, "items": {"type": "array", "items": {"type": "integer"}}}}
+    models = generate_models([ModelRequest("m", "WholeV1", {"type": "object"}, output)])["m"]
+    namespace = model_module(models, "whole_output", models.body)
+    output_model, input_model = namespace[models.output_class], namespace[models.input_class]
+    output_model.model_rebuild(_types_namespace=namespace)
+    input_model.model_rebuild(_types_namespace=namespace)
+    contract = Contract(name="whole", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object"}, output_schema=output)
+    for number in (1e20, -1e300, 2.0**63):
+        result = {"n": number, "items": [number, 3]}
+        tool = guard(contract, lambda arguments, result=result: result, input_model=input_model,
+                     output_model=output_model)
+        envelope = tool({})
+        assert envelope["status"] == "ok", envelope
+        parsed = tool.parse_output(envelope)
+        assert parsed.n == number and parsed.items == [number, 3]

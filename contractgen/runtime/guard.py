@@ -9,6 +9,7 @@ failure budget -> CallRecord. A guarded call never raises, except the process ow
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import copy
 import functools
@@ -475,7 +476,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         """The output model built from an ok envelope's ``output`` (which is its JSON form)."""
         if self.output_model is None:
             return cast(OutT, envelope["output"])
-        return cast(OutT, _model_builder(self.output_model)(envelope["output"]))
+        return cast(OutT, _built_exactly(_model_builder(self.output_model), envelope["output"]))
 
     def __repr__(self) -> str:
         return f"<GuardedTool {self.name} {self.version}>"
@@ -527,14 +528,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if not valid:
             return self._invalid_arguments(*self._compiled.input.explain(arguments)), None
         try:
-            return None, self._build_input(arguments)
+            return None, _built_exactly(self._build_input, arguments)
         except Exception as exc:  # noqa: BLE001 - the model is stricter than the schema (e.g. format)
-            widened = big_integral_floats_as_ints(arguments)
-            if widened is not arguments:  # 1e20 is an integer the schema accepted: an int for the model
-                try:
-                    return None, self._build_input(widened)
-                except Exception:  # noqa: BLE001, S110 - the first attempt's problem is the one explained
-                    pass
             violations = self._model_violations(exc, arguments)
             if violations is None:
                 return self._internal(exc, "input model"), None
@@ -1121,6 +1116,21 @@ def _model_builder(model: Any) -> Callable[[Any], Any]:
     if validator is not None and type(validator).__name__ == "SchemaValidator":
         return validator.validate_python  # type: ignore[no-any-return] # model_validate minus its wrapper
     return model.model_validate  # type: ignore[no-any-return]
+
+
+def _built_exactly(build: Callable[[Any], Any], value: Any) -> Any:
+    """``build(value)``; when the model refuses it and ``value`` holds a whole float too big for
+    pydantic's ``int`` (1e20, an integer to JSON Schema), built again with those floats as the ints
+    they are. The first attempt's error is the one raised when that fails too."""
+    try:
+        return build(value)
+    except Exception:
+        widened = big_integral_floats_as_ints(value)
+        if widened is value:
+            raise
+        with contextlib.suppress(Exception):  # the first attempt's problem is the one explained
+            return build(widened)
+        raise
 
 
 def _fresh_copy(envelope: dict[str, Any]) -> dict[str, Any]:

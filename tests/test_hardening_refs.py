@@ -208,3 +208,47 @@ def test_an_id_below_the_root_is_refused_by_check_build_and_diff(tmp_path: Path)
     root = make_project(tmp_path / "project", tmp_path / "new")
     assert build(root).returncode == 2
     assert not (root / "generated").exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(length=st.integers(min_value=1, max_value=4), wrapped=st.lists(st.booleans(), min_size=4, max_size=4),
+       closes=st.booleans(), annotated=st.booleans())
+def test_a_chain_of_refs_that_loops_without_a_schema_is_refused_by_check(length: int, wrapped: list[bool],
+                                                                          closes: bool, annotated: bool) -> None:
+    """``x: {$ref: y}, y: {$ref: x}`` (or ``x: {allOf: [{$ref: x}]}``) passed check; the guard then
+    accepted any value there and build failed in the model generator with the hint to 'simplify the
+    schema'. A chain that loops is refused by check at each reference; one that ends in a schema is not."""
+    from contractgen.manifest.parse import ParsedFile
+    from contractgen.manifest.report import Reporter
+    from contractgen.manifest.schema_checks import check_embedded_schema
+
+    defs: dict[str, Any] = {}
+    for index in range(length):
+        nxt = f"#/$defs/d{(index + 1) % length}" if closes or index < length - 1 else None
+        step: dict[str, Any] = {"$ref": nxt} if nxt else {"type": "string"}
+        if nxt and wrapped[index]:
+            step = {"allOf": [step]}
+        if annotated:
+            step["description"] = f"step {index}"
+        defs[f"d{index}"] = step
+    schema = {"type": "object", "properties": {"p": {"$ref": "#/$defs/d0", "description": "p"}}, "$defs": defs}
+    report = Reporter(ParsedFile("probe/1.0.0.json"))
+    check_embedded_schema(report, "input", schema)
+    loops = [d for d in report.diagnostics if d.code == "ref-cycle"]
+    if closes:
+        assert {d.pointer for d in loops} >= {"/input/properties/p/$ref"}, report.diagnostics
+        assert all("loops without reaching one" in d.message and d.hint for d in loops)
+    else:
+        assert loops == [], loops
+
+
+def test_check_and_build_refuse_a_self_reference(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p")
+    manifest = {"name": "loop", "version": "1.0.0", "summary": "Loop.", "description": "Use it to loop.",
+                "input": {"type": "object", "properties": {"a": {"$ref": "#/properties/a", "description": "a"}}},
+                "output": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}
+    (root / "contracts" / "loop").mkdir()
+    (root / "contracts" / "loop" / "1.0.0.json").write_text(json.dumps(manifest), "utf-8")
+    result = build(root)
+    assert result.returncode == 2 and "#/input/properties/a/$ref: expected a $ref that reaches a schema" in result.stderr
+    assert "simplify the schema" not in result.stderr

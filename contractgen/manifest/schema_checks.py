@@ -252,6 +252,17 @@ def _check_refs(
                 )
                 continue
             target = resolve_local_ref(schema, ref)
+            if target.found and keyword == "$ref" and (loop := _reference_loop(schema, sub)) is not None:
+                ok = False
+                report.error(
+                    where,
+                    "expected a $ref that reaches a schema "
+                    f"(got a chain of references that loops without reaching one: {' -> '.join(loop)})",
+                    "ref-cycle",
+                    hint="give one schema on the chain keywords of its own (a type, properties...), "
+                    "or refer to such a schema directly",
+                )
+                continue
             if not target.found:
                 ok = False
                 report.error(
@@ -267,6 +278,34 @@ def _check_refs(
                     ),
                 )
     return ok
+
+
+#: keys that say nothing about which values pass: a node holding only these and one reference (or
+#: one single-branch combinator) is a plain step on a chain of references
+_WRAPPER_KEYS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+                           "$comment", "$anchor", "$defs", "definitions", SENSITIVE_KEYWORD})
+
+
+def _reference_loop(schema: dict[str, Any], start: dict[str, Any]) -> list[str] | None:
+    """The refs of a chain from ``start`` that only ever reaches further references and comes back
+    to a node it passed (validators then accept anything, and no model can be built); None when the
+    chain reaches a schema of its own or a node that is not a plain step."""
+    seen: set[int] = set()
+    refs: list[str] = []
+    node: Any = start
+    while isinstance(node, dict) and id(node) not in seen:
+        seen.add(id(node))
+        rest = {k for k in node if k not in _WRAPPER_KEYS and not k.startswith("x-")}
+        if rest == {"$ref"} and isinstance(node["$ref"], str):
+            refs.append(node["$ref"])
+            target = resolve_local_ref(schema, node["$ref"])
+            node = target.value if target.found else None
+        elif len(rest) == 1 and (key := next(iter(rest))) in ("allOf", "anyOf", "oneOf") \
+                and isinstance(node[key], list) and len(node[key]) == 1:
+            node = node[key][0]
+        else:
+            return None
+    return refs if isinstance(node, dict) and refs else None
 
 
 def _check_format(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from mcp_support import error_texts
 
 from contractgen.runtime import Contract, Timeout, ToolError, guard
+from contractgen.runtime.errors import VersionMismatchError
 from contractgen.runtime.mcp_server import build_server
 
 MARKER = "SECRETmarker7731"
@@ -409,12 +410,14 @@ def _raising(shape: str, text: str) -> BaseException:
         return ToolError(code="UNAVAILABLE", partial_results={"tried": [text], text: 1})
     if shape == "field":
         return ToolError(code="NOT_FOUND", field=f"/accounts/{text}")
+    if shape == "version":
+        return VersionMismatchError(received_version=text, migration=[f"note: {text} is retired"])
     raise AssertionError(shape)
 
 
 GROUP: Any = getattr(builtins, "ExceptionGroup", None)  # Python 3.11+
 RAISE_SHAPES = ["message", "key", "custom-str", "note", "cause", "context", "syntax", *(["group"] if GROUP else []),
-                "tool-error", "tool-error-long", "upstream", "partial", "field"]
+                "tool-error", "tool-error-long", "upstream", "partial", "field", "version"]
 
 
 def _scrub_contract(kind: str, timeout: float | None) -> Contract:

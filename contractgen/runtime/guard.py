@@ -92,7 +92,7 @@ from .schema_walk import (
     pins_plain_json,
     types_numbers,
 )
-from .scrub import NO_SECRETS, Scrubber, echoed_secrets, secrets_sent
+from .scrub import NO_SECRETS, Scrubber, echoed_secrets, quotes_arguments, secrets_sent
 from .versions import VersionCheck
 from .wording import RESULT, Violation, describe, field_label, first_lines
 from .workers import POOL, PoolBusy, Raised, boxed
@@ -833,17 +833,18 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         code = err.code if err.code in CODES else "INTERNAL"
         if code != err.code:
             return self._internal(err, "undeclared code")
+        partial = MISSING if err.partial_results is None else _jsonable(err.partial_results)
+        upstream = MISSING if err.upstream is None else _jsonable(err.upstream)
+        versions = (err.expected_version, err.received_version, *err.migration) \
+            if isinstance(err, VersionMismatchError) else ()
         # the author's text may quote what the call sent: its secrets go before any cap cuts them
-        scrub = self._secrets()
+        scrub = self._secrets(err.message, err.field, partial, upstream, versions)
         optional: dict[str, Any] = {"field": scrub.text(err.field) if isinstance(err.field, str) else err.field,
                                     "retry_after": err.retry_after}
-        if err.partial_results is not None:
-            partial = _jsonable(err.partial_results)
-            if partial is not MISSING:
-                optional["partial_results"] = scrub.value(partial)
+        if partial is not MISSING:
+            optional["partial_results"] = scrub.value(partial)
         if err.upstream is not None:
-            quoted = scrub.value(_jsonable(err.upstream)) if scrub else err.upstream
-            quoted = err.upstream if quoted is MISSING else quoted
+            quoted = err.upstream if upstream is MISSING else scrub.value(upstream) if scrub else err.upstream
             if isinstance(quoted, dict) and quoted.get("untrusted") is True:  # already quoted once
                 status = quoted.get("status")
                 optional["upstream"] = untrusted(quoted.get("text", ""),
@@ -855,20 +856,24 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             logger.warning("%s %s raised %s, which its contract does not declare", self.name,
                            self.version, spec.class_name)
         if isinstance(err, VersionMismatchError):
-            optional.update(expected_version=err.expected_version,
-                            received_version=err.received_version,
-                            migration=list(err.migration) or None)
+            optional.update(expected_version=scrub.value(err.expected_version),
+                            received_version=scrub.value(err.received_version),
+                            migration=scrub.value(list(err.migration)) or None)
         if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
             optional["expected_version"] = self.contract.version
         message, retryable, action = self._retry_policy(code, scrub.text(err.message), err.retryable, err.action)
         return error_envelope(self.contract, code, message, retryable=retryable, action=action,
                               **optional)
 
-    def _secrets(self) -> Scrubber:
+    def _secrets(self, *written: Any) -> Scrubber:
         """What the call in progress sent at sensitive positions, to take out of what the
-        implementation wrote (NO_SECRETS outside a call, or when it sent none)."""
+        implementation wrote (NO_SECRETS outside a call, or when it sent none). Given what was
+        written, they are looked for only when it holds a text of the arguments at all (a declared
+        error is common; most quote nothing)."""
         arguments = _CALL_ARGUMENTS.get(MISSING)
         if arguments is MISSING:
+            return NO_SECRETS
+        if written and not quotes_arguments(arguments, written):
             return NO_SECRETS
         return secrets_sent(arguments, self._compiled.input.schema, self._resources)
 

@@ -165,6 +165,27 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
     return secrets_sent(arguments, schema, resources)
 
 
+def quotes_arguments(arguments: Any, written: Iterable[Any]) -> bool:
+    """Whether ``written`` (texts and JSON values) may hold a text of ``arguments`` long enough to be a
+    secret, in any spelling: a cheap test before finding which of them are secrets. True when
+    either cannot be read (the careful answer)."""
+    try:
+        found: list[str] = []
+        _texts(arguments, found, cap=_MEMBER_CAP * 10)
+        texts = {t.lower() for t in found if len(t) >= MIN_SECRET or len(t) >= MIN_DIGITS and t.isdigit()}
+        if not texts:
+            return False
+        shown = json.dumps([w for w in written if w is not MISSING], default=str, ensure_ascii=False).lower()
+        shown += " " + json.dumps(shown, ensure_ascii=False)  # escaped once more, as JSON quotes it
+        return CUT in shown or any(t in shown or _spelt_in(t, shown) for t in texts)
+    except Exception:  # noqa: BLE001
+        return True
+
+
+def _spelt_in(text: str, shown: str) -> bool:
+    return not _PLAIN.fullmatch(text) and any(s.lower() in shown for s in _spellings(text))
+
+
 def _violation_texts(violations: Sequence[Violation]) -> Iterator[str]:
     for v in violations:
         yield from (v.field, v.message, v.expected or "", v.did_you_mean or "")

@@ -794,3 +794,30 @@ def test_a_near_miss_notice_never_names_a_secret_the_call_sent() -> None:
     envelope = guard(contract, lambda a: {})({"pw": "ownerx", "ownerx": 1, "ownr": 2})
     assert envelope["status"] == "ok"
     assert [n["message"].split("'")[1] for n in envelope["notices"]] == ["[redacted]", "ownr"]
+
+
+def _near(secret: str, how: str) -> str:
+    """A text that all but spells ``secret``."""
+    return {"drop-last": secret[:-1], "drop-first": secret[1:], "extra": secret + "x",
+            "swap": secret[:3] + secret[4] + secret[3] + secret[5:], "substitute": secret[:-2] + "Q" + secret[-1],
+            "most": secret[: len(secret) // 2 + 2]}[how]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(how=st.sampled_from(["drop-last", "drop-first", "extra", "swap", "substitute", "most"]),
+       where=st.sampled_from(["key", "sibling"]), kind=st.sampled_from(["direct", "anchor", "dependent"]))
+def test_a_key_or_value_that_all_but_spells_a_secret_is_never_echoed(how: str, where: str, kind: str,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    """An unknown key (or a wrong value elsewhere) one edit away from the secret sent, or most of it,
+    would tell the secret when echoed in a message or attempted: it is taken out like the secret."""
+    secret = "hunter22" + MARKER[-4:]
+    near = _near(secret, how)
+    contract = _scrub_contract(kind, None)
+    schema = {**contract.input_schema, "additionalProperties": False,
+              "properties": {**contract.input_schema["properties"], "size": {"type": "integer"}}}
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    call: dict[str, Any] = {"pw": secret, near: 1} if where == "key" else {"pw": secret, "size": near}
+    caplog.clear()
+    text = _calls(contract, [call], caplog)
+    assert "INVALID_ARGUMENT" in text and near.lower() not in text.lower() and MARKER[-4:] not in text

@@ -18,7 +18,7 @@ from urllib.parse import quote, quote_plus
 
 from .jsonvalue import MISSING, shortened
 from .redaction import REDACTED, redact
-from .wording import Violation
+from .wording import Violation, one_edit_apart
 
 #: Characters a sent value needs to be looked for: shorter ones would scrub ordinary words.
 MIN_SECRET = 4
@@ -155,8 +155,9 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
         _texts(arguments, found, cap=_COMPARED + 1)
         if len(found) <= _COMPARED:  # else too many to compare: find the secrets
             texts = [t.lower() for t in found]
+            # again, inside a longer text, or all but spelling another
             twice = {t for t in texts if (len(t) >= MIN_SECRET or len(t) >= MIN_DIGITS and t.isdigit())
-                     and sum(t in other for other in texts) > 1}  # again, or inside a longer text
+                     and sum(t in other or _one_off(t, other) for other in texts) > 1}
             shown = " ".join(_violation_texts(violations)).lower() if twice else ""
             if not any(t in shown for t in twice) and CUT not in shown:  # a cap may have cut one
                 return NO_SECRETS
@@ -186,6 +187,10 @@ def _spelt_in(text: str, shown: str) -> bool:
     return not _PLAIN.fullmatch(text) and any(s.lower() in shown for s in _spellings(text))
 
 
+def _one_off(a: str, b: str) -> bool:
+    return len(a) >= MIN_SECRET and abs(len(a) - len(b)) <= 1 and a != b and one_edit_apart(a, b)
+
+
 def _violation_texts(violations: Sequence[Violation]) -> Iterator[str]:
     for v in violations:
         yield from (v.field, v.message, v.expected or "", v.did_you_mean or "")
@@ -202,7 +207,24 @@ def secrets_between(sent: Any, shown: Any) -> Scrubber:
         return NO_SECRETS
     found = sorted({f for f in found if len(f) >= MIN_SECRET or len(f) >= MIN_DIGITS and f.isdigit()},
                    key=lambda s: (-len(s), s))
-    return Scrubber(found[:SECRETS_CAP]) if found else NO_SECRETS
+    if not found:
+        return NO_SECRETS
+    return Scrubber(found[:SECRETS_CAP] + _near_misses(sent, found[:SECRETS_CAP]))
+
+
+def _near_misses(sent: Any, secrets: list[str]) -> list[str]:
+    """The other texts of ``sent`` that all but spell a secret: one edit or swap away from it, or
+    most of it (a key ``hunter2`` beside the password ``hunter22``); shown, they would tell it."""
+    texts: list[str] = []
+    _texts(sent, texts, cap=_COMPARED * 4)
+    lowered = [s.lower() for s in secrets]
+    near = []
+    for text in {t for t in texts if len(t) >= MIN_SECRET}:
+        low = text.lower()
+        if any(low != s and (low in s and 2 * len(low) >= len(s) or
+                             abs(len(low) - len(s)) <= 1 and one_edit_apart(low, s)) for s in lowered):
+            near.append(text)
+    return near
 
 
 def _collect(sent: Any, shown: Any, found: list[str]) -> None:

@@ -212,3 +212,24 @@ def test_two_files_with_different_names_are_a_rename(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert result.returncode == 1 and report["mode"] == "files"
     assert [f["rule"] for f in report["findings"]] == ["tool-renamed"]
+
+
+def test_the_report_never_replaces_a_manifest_and_a_write_failure_is_a_diagnostic(tmp_path: Path) -> None:
+    """``-o old/demo.yaml`` replaced the manifest being compared with the report (exit 0, the manifest
+    gone); ``-o`` naming a folder, a missing folder or a full disk raised a traceback. Each is now exit
+    2 with a diagnostic, and every manifest stays byte for byte as it was."""
+    case = CASES / "timeout-decreased"
+    shutil.copytree(case, tmp_path / "case")
+    old, new = tmp_path / "case" / "old", tmp_path / "case" / "new"
+    before = {p: p.read_bytes() for p in (tmp_path / "case").rglob("*") if p.is_file()}
+    refused = {str(old / "demo.yaml"): "one of them", str(new / "demo.yaml"): "one of them",
+               str(old / "report.json"): "a manifest name in", str(old): "a folder",
+               str(tmp_path / "missing" / "report.txt"): "No such file or directory", "/dev/full": "No space left"}
+    for target, said in refused.items():
+        result = run_cli("diff", str(old), str(new), "-o", target, cwd=tmp_path)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, (target, result.stderr)
+        assert said in result.stderr, (target, result.stderr)
+    assert {p: p.read_bytes() for p in (tmp_path / "case").rglob("*") if p.is_file()} == before
+    for fine in (old / "report.txt", tmp_path / "report.json"):
+        result = run_cli("diff", str(old), str(new), "-o", str(fine), cwd=tmp_path)
+        assert result.returncode == 0 and "timeout-decreased" in fine.read_text("utf-8"), result.stderr

@@ -80,6 +80,10 @@ def diff(
             day = date.fromisoformat(today)
         except ValueError:
             problems.append(_usage(f"expected --today as YYYY-MM-DD (got {today!r})", None))
+    if output is not None:
+        clobbered = _report_path_problem(output, given or [config.contracts])
+        if clobbered is not None:
+            problems.append(clobbered)
     if problems:
         print_diagnostics(problems)
         raise typer.Exit(EXIT_INVALID)
@@ -106,11 +110,36 @@ def diff(
     else:
         text = _RENDERERS[output_format.value](report, labels)
     if output is not None:
-        output.write_text(text, "utf-8")
+        try:
+            output.write_text(text, "utf-8")
+        except OSError as exc:
+            print_diagnostics([Diagnostic(str(output), "", f"expected a file the report can be written to "
+                                          f"(got {exc.strerror or exc})", code="unwritable-report",
+                                          hint="pass --output a file in a folder that exists and has room")])
+            raise typer.Exit(EXIT_INVALID) from None
         typer.echo(summary(report), err=True)
     else:
         sys.stdout.write(text)
     raise typer.Exit(report.exit_code)
+
+
+def _report_path_problem(output: Path, compared: list[Path]) -> Diagnostic | None:
+    """Why ``--output`` may not be written: a folder, one of the manifests compared (it was replaced
+    by the report), or a manifest name inside a compared folder (the next run would read the report
+    as a manifest)."""
+    from ..manifest.load import MANIFEST_SUFFIXES
+
+    target = output.resolve()
+    if target.is_dir():
+        return _usage(f"expected --output to name a file (got {output}, a folder)", "add a file name: -o report.txt")
+    for path in compared:
+        root = path.resolve()
+        inside = target == root or (root.is_dir() and root in target.parents)
+        if inside and (target == root or target.name.endswith(MANIFEST_SUFFIXES)):
+            return _usage(f"expected --output outside the manifests compared (got {output}, "
+                          f"{'one of them' if target == root or target.exists() else 'a manifest name in ' + str(path)})",
+                          "write the report elsewhere, e.g. -o diff-report.txt in the project root")
+    return None
 
 
 def _usage(message: str, hint: str | None) -> Diagnostic:

@@ -406,6 +406,8 @@ def _raising(shape: str, text: str) -> BaseException:
         return ToolError("x" * 290 + text, code="PERMISSION_DENIED")
     if shape == "upstream":
         return ToolError(code="UNAVAILABLE", upstream=f'{{"error": "bad credentials {text}"}}')
+    if shape == "upstream-bytes":  # a body that is not UTF-8 throughout
+        return ToolError(code="UNAVAILABLE", upstream=b"\xff\xfe denied: " + text.encode())
     if shape == "partial":
         return ToolError(code="UNAVAILABLE", partial_results={"tried": [text], text: 1})
     if shape == "field":
@@ -417,7 +419,7 @@ def _raising(shape: str, text: str) -> BaseException:
 
 GROUP: Any = getattr(builtins, "ExceptionGroup", None)  # Python 3.11+
 RAISE_SHAPES = ["message", "key", "custom-str", "note", "cause", "context", "syntax", *(["group"] if GROUP else []),
-                "tool-error", "tool-error-long", "upstream", "partial", "field", "version"]
+                "tool-error", "tool-error-long", "upstream", "upstream-bytes", "partial", "field", "version"]
 
 
 def _scrub_contract(kind: str, timeout: float | None) -> Contract:

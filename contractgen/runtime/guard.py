@@ -834,7 +834,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if code != err.code:
             return self._internal(err, "undeclared code")
         partial = MISSING if err.partial_results is None else _jsonable(err.partial_results)
-        upstream = MISSING if err.upstream is None else _jsonable(err.upstream)
+        upstream = MISSING if err.upstream is None else _jsonable(
+            err.upstream.decode("utf-8", "replace") if isinstance(err.upstream, bytes) else err.upstream)
         versions = (err.expected_version, err.received_version, *err.migration) \
             if isinstance(err, VersionMismatchError) else ()
         # the author's text may quote what the call sent: its secrets go before any cap cuts them

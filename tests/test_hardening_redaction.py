@@ -823,3 +823,18 @@ def test_a_key_or_value_that_all_but_spells_a_secret_is_never_echoed(how: str, w
     caplog.clear()
     text = _calls(contract, [call], caplog)
     assert "INVALID_ARGUMENT" in text and near.lower() not in text.lower() and MARKER[-4:] not in text
+
+
+@pytest.mark.parametrize("secret", ["ab\udcffcd-secret", "tab\there-secret", "\u00e9\u00e9\u00e9\u00e9-secret"])
+def test_a_secret_no_encoding_likes_is_still_taken_out(secret: str) -> None:
+    """A lone surrogate (which percent-encoding refuses) or a control character in a secret does not
+    stop the guard from answering, nor from taking the secret out of what the tool wrote."""
+    contract = Contract(name="pay", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "properties": {"pw": {"writeOnly": True}}},
+                        output_schema={"type": "object"})
+
+    def implementation(args: Any) -> Any:
+        raise ToolError(f"bad {args['pw']}", code="NOT_FOUND")
+
+    envelope = guard(contract, implementation)({"pw": secret})
+    assert envelope["error"]["code"] == "NOT_FOUND" and envelope["error"]["message"] == "bad [redacted]"

@@ -874,9 +874,12 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         arguments = _CALL_ARGUMENTS.get(MISSING)
         if arguments is MISSING:
             return NO_SECRETS
-        if written and not quotes_arguments(arguments, written):
+        try:
+            if written and not quotes_arguments(arguments, written):
+                return NO_SECRETS
+            return secrets_sent(arguments, self._compiled.input.schema, self._resources)
+        except Exception:  # noqa: BLE001 - the answer must still come back (the careful path failed)
             return NO_SECRETS
-        return secrets_sent(arguments, self._compiled.input.schema, self._resources)
 
     def _retry_policy(self, code: str, message: str, retryable: bool | None,
                       action: str | None) -> tuple[str, bool | None, str | None]:

@@ -126,8 +126,8 @@ def _spellings(secret: str) -> set[str]:
     if _PLAIN.fullmatch(secret):  # every escape leaves it as it is
         return {secret}
     once = {secret, " ".join(secret.split()), json.dumps(secret)[1:-1],
-            json.dumps(secret, ensure_ascii=False)[1:-1], repr(secret)[1:-1], quote(secret, safe=""),
-            quote_plus(secret)}
+            json.dumps(secret, ensure_ascii=False)[1:-1], repr(secret)[1:-1],
+            quote(secret, safe="", errors="surrogatepass"), quote_plus(secret, errors="surrogatepass")}
     return once | {repr(s)[1:-1] for s in once} | {json.dumps(s)[1:-1] for s in once}
 
 
@@ -209,7 +209,11 @@ def secrets_between(sent: Any, shown: Any) -> Scrubber:
                    key=lambda s: (-len(s), s))
     if not found:
         return NO_SECRETS
-    return Scrubber(found[:SECRETS_CAP] + _near_misses(sent, found[:SECRETS_CAP]))
+    try:
+        near = _near_misses(sent, found[:SECRETS_CAP])
+    except Exception:  # noqa: BLE001 - a value that raises when read again: its secrets still go
+        near = []
+    return Scrubber(found[:SECRETS_CAP] + near)
 
 
 def _near_misses(sent: Any, secrets: list[str]) -> list[str]:

@@ -8,7 +8,11 @@ from typing import Any
 from ..generate import FORMAT_BREAKERS, candidates, regex_samples
 from ._lengths import strings_of_lengths
 
-COMMON = ("", "a", "A", "0", "a b", "-", "_", "Z9", "!", "abc", "ABC", "123", "a-b", "a/b", "a.b", "x@y")
+COMMON = ("", "a", "A", "0", "a b", "-", "_", "Z9", "!", "abc", "ABC", "123", "a-b", "a/b", "a.b", "x@y",
+          # what patterns written for one-line ASCII text refuse: a line break (ECMA-262's ``.``
+          # excludes it, and a ``$`` then ends the first line only under the m flag), a tab, letters
+          # outside ASCII (``\w`` and ``[a-z]`` stop there), a character beyond the BMP
+          "a\nb", "ab\n", "a\tb", "a\u2028b", "é", "日本", "a😀")
 
 
 def string_candidates(node: Mapping[str, Any], *, breakers: bool = False) -> list[str]:

@@ -263,3 +263,47 @@ def test_parse_output_takes_a_whole_float_of_any_size_the_output_schema_accepts(
         assert envelope["status"] == "ok", envelope
         parsed = tool.parse_output(envelope)
         assert parsed.n == number and parsed.items == [number, 3]
+
+
+#: values jsonschema's format checker (or its absence, for date-time and time) let through and the
+#: generated model's type refuses
+REFUSED_BY_THE_MODEL = {"email": ["a@localhost", "a@b", '"a b"@c.d', "a@[127.0.0.1]"],
+                        "time": ["23:59:60Z", "not a time"], "date-time": ["2026-12-31T23:59:60Z", "yesterday"],
+                        "date": ["0000-01-01"]}
+
+
+@pytest.mark.parametrize("where", ["default", "example"])
+@pytest.mark.parametrize("fmt", sorted(REFUSED_BY_THE_MODEL))
+def test_check_refuses_a_default_or_example_the_generated_stub_refuses(fmt: str, where: str) -> None:
+    """check accepted ``default: a@localhost`` on a ``format: email`` field (and a leap second for
+    ``time``, any text for ``date-time``), and the stub then refused every call that left the field
+    out ('e must be a valid email'), for an argument the caller never sent; an example call check
+    accepted came back INVALID_ARGUMENT. Each is now refused by check, with the reason as the hint;
+    every value it still accepts goes through the stub."""
+    from contractgen.manifest.contract_checks import check_examples
+    from contractgen.manifest.parse import ParsedFile
+    from contractgen.manifest.report import Reporter
+    from contractgen.manifest.schema_checks import check_embedded_schema
+
+    for value in [*REFUSED_BY_THE_MODEL[fmt], {"email": "a@example.com", "time": "10:00:00Z", "date": "2026-01-02",
+                                                "date-time": "2026-01-02T10:00:00Z"}[fmt]]:
+        field: dict[str, Any] = {"type": "string", "format": fmt, "description": "e"}
+        if where == "default":
+            field["default"] = value
+        schema = {"type": "object", "properties": {"e": field}}
+        report = Reporter(ParsedFile("probe/1.0.0.json"))
+        check_embedded_schema(report, "input", schema)
+        if where == "example":
+            check_examples(report, {"examples": [{"summary": "s", "arguments": {"e": value}}]}, schema)
+        refused = [d for d in report.diagnostics if d.code in ("invalid-schema-default", "invalid-example")]
+        models = generate_models([ModelRequest("m", "FormatsV1", schema, {"type": "object"})])["m"]
+        namespace = model_module(models, f"formats_{abs(hash((fmt, where, value)))}", models.body)
+        model = namespace[models.input_class]
+        model.model_rebuild(_types_namespace=namespace)
+        contract = Contract(name="formats", version="1.0.0", summary="s", description="d", input_schema=schema,
+                            output_schema={"type": "object"})
+        tool = guard(contract, lambda arguments: {}, input_model=model)
+        envelope = tool({} if where == "default" else {"e": value})
+        assert bool(refused) == (envelope["status"] == "error"), (value, report.diagnostics, envelope)
+        if refused:
+            assert refused[0].hint and "generated model" in refused[0].hint

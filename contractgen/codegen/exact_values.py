@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ..manifest.model_formats import TYPED_FORMATS as MODEL_FORMAT_TYPED
 from ..manifest.schema_walk import subschemas
 from ..runtime.jsonvalue import json_type
 
@@ -35,7 +36,7 @@ from ..runtime.jsonvalue import json_type
 #: leap second (``23:59:60``) does not fit ``datetime``/``time``, and ``EmailStr`` refuses quoted
 #: local parts (``"joe bloggs"@example.com``) and address literals (``joe@[127.0.0.1]``); each is
 #: refused as INVALID_ARGUMENT at the field (``tests/test_model_exact_values.py`` pins the list).
-TYPED_FORMATS = frozenset({"date-time", "date", "time", "uuid", "ipv4", "ipv6", "email"})
+TYPED_FORMATS = MODEL_FORMAT_TYPED
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 #: below this, a whole float's decimal text is its exact value
 _EXACT_FLOAT_INTEGERS = 2.0**53

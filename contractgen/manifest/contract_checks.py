@@ -14,6 +14,7 @@ from ..runtime.pointer import escape_token
 from ..runtime.pointer import pointer as json_pointer
 from ..runtime.reference_validator import PatternUndecided
 from .describe import describe_validation_error, did_you_mean, show
+from .model_formats import model_format_checker
 from .report import Reporter
 from .schema_walk import lookup_argument
 
@@ -71,7 +72,7 @@ def check_examples(
         )
     if input_schema is None:
         return
-    validator = reference_validator.validator(input_schema)
+    validator = reference_validator.validator(input_schema, format_checker=model_format_checker())
     for i, example in enumerate(examples):
         base = f"/examples/{i}/arguments"
         try:

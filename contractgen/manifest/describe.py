@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 
 from ..runtime.wording import did_you_mean as guess_name
+from .model_formats import TYPED_FORMATS
 
 _MAX_SHOWN = 60
 
@@ -148,7 +149,9 @@ def describe_validation_error(error: jsonschema.ValidationError) -> tuple[str, s
     if keyword == "pattern":
         return f"expected a string matching {expected} (got {show(instance)})", None
     if keyword == "format":
-        return f"expected a {expected} string (got {show(instance)})", None
+        hint = (f"the generated model reads a {expected} into a Python type that cannot hold this value, so "
+                "the stub would refuse it: use another value" if expected in TYPED_FORMATS else None)
+        return f"expected a {expected} string (got {show(instance)})", hint
     if keyword == "multipleOf":
         return f"expected a multiple of {expected} (got {show(instance)})", None
     if keyword in ("anyOf", "oneOf") and error.context:

@@ -29,6 +29,7 @@ from .describe import (
     show,
 )
 from .fast_validate import STANDARD_FORMATS, fast_validator
+from .model_formats import model_format_checker
 from .number_checks import check_schema_numbers
 from .report import Reporter
 from .satisfiable import check_satisfiable
@@ -399,7 +400,7 @@ def _check_instances(
         if not values:
             continue
         if root is None:
-            root = reference_validator.validator(schema)
+            root = reference_validator.validator(schema, format_checker=model_format_checker())
         validator = root.evolve(schema=sub)
         for where, value in values:
             try:

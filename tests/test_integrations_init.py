@@ -90,3 +90,21 @@ def test_schema_header_is_relative_inside_this_repository(tmp_path: Path) -> Non
     ref = schema_ref(ROOT / "contracts" / "new_tool", ROOT)
     assert ref == "../../contractgen/schema/manifest.schema.json"
     assert schema_ref(tmp_path / "contracts" / "x", tmp_path).startswith("https://")
+
+
+@pytest.mark.parametrize("out", ["generated", "generated/tools", ".contractgen-cache", "src/gen/x"])
+def test_manifests_are_never_written_where_a_build_deletes_them(out: str, tmp_path: Path) -> None:
+    """``import --out generated`` (or ``init --out``) wrote manifests into the build's output folder,
+    which the next build replaced whole: the manifests were deleted without a word. The output and the
+    cache are refused, before anything is written."""
+    (tmp_path / "pyproject.toml").write_text('[tool.contractgen]\noutput = "src/gen"\n' if out.startswith("src")
+                                             else "[tool.contractgen]\n", "utf-8")
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}]), "utf-8")
+    for command in (("import", str(tools), "--out", out), ("init", "echo", "--out", out)):
+        result = run_cli(*command, cwd=tmp_path)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert "expected a folder for manifests apart from the build" in result.stderr, result.stderr
+        assert not list(tmp_path.rglob("*.yaml")), list(tmp_path.rglob("*.yaml"))
+    result = run_cli("import", str(tools), "--out", "contracts", cwd=tmp_path)
+    assert result.returncode == 0 and (tmp_path / "contracts" / "echo" / "1.0.0.yaml").is_file(), result.stderr

@@ -10,7 +10,13 @@ import typer
 
 from ..diagnostics import Diagnostic, escape_controls
 from ..importer import FORMATS, plan_import, read_sources, write_plan
-from .output import EXIT_INVALID, checked_config, exit_code_for, print_diagnostics
+from .output import (
+    EXIT_INVALID,
+    checked_config,
+    exit_code_for,
+    manifests_folder_problem,
+    print_diagnostics,
+)
 
 _VERSION_PATTERN = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"
 
@@ -57,6 +63,11 @@ def import_(
         raise typer.Exit(EXIT_INVALID)
     config = checked_config()
     target = out if out is not None else config.contracts
+    unsafe = manifests_folder_problem(target, config)
+    if unsafe is not None:
+        print_diagnostics([unsafe])
+        typer.echo("nothing written", err=True)
+        raise typer.Exit(EXIT_INVALID)
     raw, problems = read_sources(sources)
     plan = plan_import(raw, target, fmt=source_format, force=force, prefix=prefix, version=version,
                        project_root=config.root, format_flag=flag)

@@ -12,7 +12,7 @@ import typer
 from ..diagnostics import Diagnostic, escape_controls
 from ..importer import schema_ref
 from ..scaffold import DEFAULT_VERSION, invalid_name, scaffold_text, target_path
-from .output import EXIT_INVALID, checked_config, print_diagnostics
+from .output import EXIT_INVALID, checked_config, manifests_folder_problem, print_diagnostics
 
 
 def init(
@@ -27,6 +27,10 @@ def init(
         print_diagnostics([problem])
         raise typer.Exit(EXIT_INVALID)
     config = checked_config()
+    unsafe = manifests_folder_problem(out if out is not None else config.contracts, config)
+    if unsafe is not None:
+        print_diagnostics([unsafe])
+        raise typer.Exit(EXIT_INVALID)
     target = target_path(out if out is not None else config.contracts, name)
     if target.exists() and not force:
         print_diagnostics([Diagnostic(str(target), "", "expected a new manifest path (got an existing file)",

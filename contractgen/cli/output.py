@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import typer
 
@@ -59,3 +60,18 @@ def checked_config() -> Config:
         print_diagnostics(config.problems)
         raise typer.Exit(EXIT_INVALID)
     return config
+
+
+def manifests_folder_problem(folder: Path, config: Config, flag: str = "--out") -> Diagnostic | None:
+    """Why manifests may not be written into ``folder``: it is, or lies inside, the build's output or
+    its cache, which the next build replaces whole (the manifests would be deleted without a word)."""
+    from ..compiler.cache import CACHE_DIR_NAME
+
+    target = folder.resolve()
+    for what, owned in (("the build output", config.output), ("the build cache", config.root / CACHE_DIR_NAME)):
+        place = owned.resolve()
+        if target == place or place in target.parents:
+            return Diagnostic(flag, "", f"expected a folder for manifests apart from {what} (got {folder}, "
+                              f"{'which is' if target == place else 'inside'} {owned}, which contractgen owns: a build replaces what it holds)",
+                              code="unsafe-out", hint="write them to the contracts folder, e.g. --out contracts")
+    return None

@@ -324,6 +324,41 @@ def test_values_python_calls_equal_are_never_explained_alike(which: int) -> None
         assert _explanations(warm, value) == _explanations(SchemaCheck(FLAT_SCHEMAS[which]), value)
 
 
+SECRET_INPUT = {"type": "object", "additionalProperties": False, "required": ["mode"], "properties": {
+    "mode": {"type": "string"}, "pw": {"type": "string", "writeOnly": True},
+    "note": {"type": "string", "maxLength": 3}, "tag": {"enum": ["a", "b"]}}}
+#: the same with nothing marked: only the names say what is secret (``pw`` a plain string)
+NAMED_SECRET_INPUT = {**SECRET_INPUT, "properties": {**SECRET_INPUT["properties"], "pw": {"type": "string"}}}
+#: few texts, so that one call's secret is another call's (or the same call's) plain value
+TEXTS = st.sampled_from(["zzzzz", "hunter22", "hunter2", "abcd", "1234", "x"])
+SECRET_CALLS = st.lists(st.fixed_dictionaries({"mode": st.just("ok")}, optional={
+    "pw": TEXTS, "note": TEXTS, "tag": TEXTS, "api_key": TEXTS,
+    "extra": st.dictionaries(TEXTS, TEXTS, max_size=2)}), min_size=2, max_size=8)
+
+
+@pytest.mark.parametrize("marked", [True, False], ids=["marked", "by-name"])
+@settings(max_examples=100, deadline=None)
+@given(calls=SECRET_CALLS)
+@example(calls=[{"mode": "ok", "pw": "abcd", "note": "zzzzz"}, {"mode": "ok", "pw": "zzzzz", "note": "zzzzz"}])
+def test_a_bad_call_is_answered_as_by_a_fresh_guard_whatever_came_before(marked: bool, calls: list[dict[str, Any]]) -> None:
+    """Explanations and envelopes kept from earlier calls never stand in for a call whose secrets
+    differ: the same mistake made with the password another call sent as a plain note must not
+    echo it (a kept envelope, scrubbed for the first call's secrets, did). The secret is marked
+    ``writeOnly``, or only named like one (``password``; ``api_key`` is undeclared either way)."""
+    the_contract = contract(SECRET_INPUT if marked else NAMED_SECRET_INPUT)
+    warm = guard(the_contract, implementation)
+    for call in calls:
+        arguments = {k: v for k, v in call.items() if k != "extra"} | call.get("extra", {})
+        if not marked and "pw" in arguments:
+            arguments["password"] = arguments.pop("pw")
+        answer = json.dumps(warm(arguments), sort_keys=True)
+        assert answer == json.dumps(guard(the_contract, implementation)(arguments), sort_keys=True), arguments
+        for name in ("pw", "password", "api_key"):
+            secret = arguments.get(name)
+            if isinstance(secret, str) and len(secret) >= 4:
+                assert secret.lower() not in answer.lower(), (arguments, answer)
+
+
 def test_a_repeated_mistake_gets_an_equal_envelope_the_caller_may_change() -> None:
     tool = guard(contract(FLAT_INPUT), implementation)
     bad = {"mode": 3, "n": -1, "tag": "c", "nmae": {"deep": [1]}}

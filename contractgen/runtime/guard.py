@@ -774,6 +774,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
     def _invalid_arguments(self, violations: list[Violation], omitted: int = 0) -> dict[str, Any]:
         """INVALID_ARGUMENT naming the violations. The same explanation (``SchemaCheck.explain``
         hands back the very list it kept for a repeated mistake) gives a copy of the same envelope."""
+        arguments = _CALL_ARGUMENTS.get(MISSING)
+        scrub = NO_SECRETS if arguments is MISSING else echoed_secrets(
+            arguments, violations, self._compiled.input.schema, self._resources)
+        if scrub:  # what it takes out depends on this call's secrets: never kept, nor answered from a kept one
+            return self._argument_error([scrub.violation(v) for v in violations], omitted)
         kept = self._argument_errors.get(id(violations))
         if kept is not None and kept[0] is violations and kept[1] == omitted:
             return _fresh_copy(kept[2])
@@ -785,11 +790,6 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         return _fresh_copy(envelope)
 
     def _argument_error(self, violations: list[Violation], omitted: int) -> dict[str, Any]:
-        arguments = _CALL_ARGUMENTS.get(MISSING)
-        scrub = NO_SECRETS if arguments is MISSING else echoed_secrets(
-            arguments, violations, self._compiled.input.schema, self._resources)
-        if scrub:  # a secret the call sent may come back where it was not sent as one (a key, a field)
-            violations = [scrub.violation(v) for v in violations]
         first = violations[0] if violations else None
         optional: dict[str, Any] = {}
         if first is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -43,12 +44,20 @@ ATTEMPTED_CAP = 100  # characters of an echoed string value
 
 def sensitive_name(name: Any) -> bool:
     """Whether a key named ``name`` looks like it holds a secret."""
-    text = name if isinstance(name, str) else str(name)
+    text = str.__str__(name) if isinstance(name, str) else str(name)  # a subclass's own text, as a plain str
+    return _sensitive_short(text) if len(text) <= 64 else _sensitive_text(text)
+
+
+def _sensitive_text(text: str) -> bool:
     if SENSITIVE_NAME.search(text):
         return True
     words = [word.lower() for word in _WORD.findall(text[:200])]
     return any(word in SENSITIVE_WORDS or len(word) >= 6 and any(one_edit_apart(word, secret) for secret in _MISSPELT)
                for word in words)
+
+
+#: names come back call after call (the declared ones, a model's usual misspellings): kept, short ones only
+_sensitive_short = functools.lru_cache(maxsize=4096)(_sensitive_text)
 
 
 def redact(value: Any, node: Any, root: Any, depth: int = 0, resources: Mapping[str, Any] | None = None) -> Any:

@@ -17,7 +17,9 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 from .jsonvalue import MISSING, shortened
-from .redaction import REDACTED, redact
+from .redaction import REDACTED, redact, sensitive_name
+from .schema_resolve import applicable, marked_below
+from .schema_walk import is_marked
 from .wording import Violation, one_edit_apart
 
 #: Characters a sent value needs to be looked for: shorter ones would scrub ordinary words.
@@ -136,10 +138,33 @@ def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | Non
     ``writeOnly`` / ``x-sensitive`` through any reference or combinator, or under a secret-looking
     name); NO_SECRETS when there are none or the arguments cannot be read."""
     try:
+        if not _may_hold_secrets(arguments, schema, resources):
+            return NO_SECRETS
         shown = redact(shortened(arguments, _MEMBER_CAP)[0], schema, schema, resources=resources)
     except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
         return NO_SECRETS
     return secrets_between(arguments, shown)
+
+
+def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] | None) -> bool:
+    """Whether redaction could hide anything of ``arguments``: the schema marks a position (kept per
+    schema), or a key at any depth has a secret-looking name. Cheaper than redacting to find out."""
+    nodes = applicable([schema], schema, resources)
+    if any(is_marked(node) for node in nodes) or marked_below(nodes, schema, resources):
+        return True
+    todo, seen = [arguments], 0
+    while todo:
+        node = todo.pop()
+        seen += 1
+        if seen > _WALK_CAP:
+            return True  # too big to look through: redact it
+        if isinstance(node, Mapping):
+            if any(sensitive_name(key) for key in node):
+                return True
+            todo.extend(value for value in node.values() if isinstance(value, (Mapping, list, tuple)))
+        elif isinstance(node, (list, tuple)):
+            todo.extend(value for value in node if isinstance(value, (Mapping, list, tuple)))
+    return False
 
 
 def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
@@ -155,11 +180,12 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
         _texts(arguments, found, cap=_COMPARED + 1)
         if len(found) <= _COMPARED:  # else too many to compare: find the secrets
             texts = [t.lower() for t in found]
-            # again, inside a longer text, or all but spelling another
-            twice = {t for t in texts if (len(t) >= MIN_SECRET or len(t) >= MIN_DIGITS and t.isdigit())
-                     and sum(t in other or _one_off(t, other) for other in texts) > 1}
-            shown = " ".join(_violation_texts(violations)).lower() if twice else ""
-            if not any(t in shown for t in twice) and CUT not in shown:  # a cap may have cut one
+            shown = " ".join(_violation_texts(violations)).lower()
+            # a text the violations show that the call holds twice: again, inside a longer text,
+            # or all but spelling another (what is shown is looked at first: it is the short list)
+            twice = any(sum(t in other or _one_off(t, other) for other in texts) > 1 for t in texts
+                        if (len(t) >= MIN_SECRET or len(t) >= MIN_DIGITS and t.isdigit()) and t in shown)
+            if not twice and CUT not in shown:  # a cap may have cut one
                 return NO_SECRETS
     except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
         return NO_SECRETS

@@ -84,6 +84,7 @@ from .schema_check import (
     integer_too_long,
     nested_too_deep,
     unreadable_arguments,
+    value_key,
 )
 from .schema_walk import (
     child_nodes,
@@ -232,8 +233,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._retryable_codes = frozenset(contract.retry.retryable_codes)
         self._build_input = _model_builder(input_model)
         self._keys: dict[str, str] = {}
-        #: INVALID_ARGUMENT envelopes by the explanation they were built from (see _invalid_arguments)
-        self._argument_errors: dict[int, tuple[list[Violation], int, dict[str, Any]]] = {}
+        #: INVALID_ARGUMENT envelopes by the call or the explanation they were built from (see _invalid_arguments)
+        self._argument_errors: dict[Any, tuple[list[Violation], int, dict[str, Any]]] = {}
         # bound once: the happy path calls these directly
         self._input_is_valid = self._compiled.input.bare_is_valid
         self._output_is_valid = self._compiled.output_reading_text or self._compiled.output.bare_is_valid
@@ -775,18 +776,32 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         """INVALID_ARGUMENT naming the violations. The same explanation (``SchemaCheck.explain``
         hands back the very list it kept for a repeated mistake) gives a copy of the same envelope."""
         arguments = _CALL_ARGUMENTS.get(MISSING)
+        # The envelope also depends on the call's secrets (scrubbed where they show up again), so it
+        # is kept under the arguments themselves when they make a memo key (small and flat: the same
+        # call again), else under the explanation only when nothing needed scrubbing.
+        exact = None if arguments is MISSING else value_key(arguments)
+        key: Any = None if exact is None else ("call", exact)
+        if key is not None:
+            kept = self._argument_errors.get(key)
+            if kept is not None and kept[0] is violations and kept[1] == omitted:
+                return _fresh_copy(kept[2])
         scrub = NO_SECRETS if arguments is MISSING else echoed_secrets(
             arguments, violations, self._compiled.input.schema, self._resources)
-        if scrub:  # what it takes out depends on this call's secrets: never kept, nor answered from a kept one
-            return self._argument_error([scrub.violation(v) for v in violations], omitted)
-        kept = self._argument_errors.get(id(violations))
-        if kept is not None and kept[0] is violations and kept[1] == omitted:
-            return _fresh_copy(kept[2])
-        envelope = self._argument_error(violations, omitted)
+        if scrub:
+            envelope = self._argument_error([scrub.violation(v) for v in violations], omitted)
+            if key is None:
+                return envelope
+        else:
+            if key is None:
+                key = id(violations)
+                kept = self._argument_errors.get(key)
+                if kept is not None and kept[0] is violations and kept[1] == omitted:
+                    return _fresh_copy(kept[2])
+            envelope = self._argument_error(violations, omitted)
         if len(self._argument_errors) >= 256:
             self._argument_errors.clear()
         # holding the list keeps its id from being reused while it is a key here
-        self._argument_errors[id(violations)] = (violations, omitted, envelope)
+        self._argument_errors[key] = (violations, omitted, envelope)
         return _fresh_copy(envelope)
 
     def _argument_error(self, violations: list[Violation], omitted: int) -> dict[str, Any]:

@@ -294,7 +294,7 @@ class SchemaCheck:
         so a repeated call is answered without asking the validator again. The list returned may be
         a kept one: read it, do not change it.
         """
-        key = _value_key(value)
+        key = value_key(value)
         if key is not None:
             kept = self._explained.get(key)
             if kept is not None:
@@ -884,7 +884,7 @@ def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, detai
     return keyword, tuple(path), id(node), kind, shown, frozen
 
 
-def _value_key(value: Any) -> tuple[Any, ...] | None:
+def value_key(value: Any) -> tuple[Any, ...] | None:
     """``value`` as a memo key of its whole explanation: an object of at most ``_KEPT_MEMBERS`` members
     with string names, each a scalar (strings of at most ``_KEPT_TEXT`` characters); None otherwise.
     Each member carries its type (``1``, ``1.0`` and ``True`` are equal keys otherwise) and a float

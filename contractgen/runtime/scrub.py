@@ -181,9 +181,12 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
         if len(found) <= _COMPARED:  # else too many to compare: find the secrets
             texts = [t.lower() for t in found]
             shown = " ".join(_violation_texts(violations)).lower()
+            joined = "\x00".join(texts)  # one count finds a text again, alone or inside a longer one
             # a text the violations show that the call holds twice: again, inside a longer text,
             # or all but spelling another (what is shown is looked at first: it is the short list)
-            twice = any(sum(t in other or _one_off(t, other) for other in texts) > 1 for t in texts
+            twice = any((joined.count(t) > 1 if "\x00" not in t else sum(t in other for other in texts) > 1)
+                        or any(_one_off(t, other) for other in texts if -1 <= len(other) - len(t) <= 1)
+                        for t in texts
                         if (len(t) >= MIN_SECRET or len(t) >= MIN_DIGITS and t.isdigit()) and t in shown)
             if not twice and CUT not in shown:  # a cap may have cut one
                 return NO_SECRETS

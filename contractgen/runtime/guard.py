@@ -773,12 +773,12 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     # -- envelopes --------------------------------------------------------------------------
     def _invalid_arguments(self, violations: list[Violation], omitted: int = 0) -> dict[str, Any]:
-        """INVALID_ARGUMENT naming the violations. The same explanation (``SchemaCheck.explain``
-        hands back the very list it kept for a repeated mistake) gives a copy of the same envelope."""
+        """INVALID_ARGUMENT naming the violations; a repeated mistake gets a copy of the envelope
+        kept for it (``SchemaCheck.explain`` hands back the very list it kept). The envelope also
+        depends on the call's secrets, scrubbed where they show up again, so it is kept under the
+        arguments themselves when they make a memo key (small and flat: the same call again), else
+        under the explanation, and then only when nothing needed scrubbing."""
         arguments = _CALL_ARGUMENTS.get(MISSING)
-        # The envelope also depends on the call's secrets (scrubbed where they show up again), so it
-        # is kept under the arguments themselves when they make a memo key (small and flat: the same
-        # call again), else under the explanation only when nothing needed scrubbing.
         exact = None if arguments is MISSING else value_key(arguments)
         key: Any = None if exact is None else ("call", exact)
         if key is not None:

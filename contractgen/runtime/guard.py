@@ -110,8 +110,9 @@ _call_log_enabled = call_logger.isEnabledFor
 #: A level not in it sends the call down the full path, whose ``isEnabledFor`` fills it in; a
 #: logger disabled by ``logging.config`` after a True answer only costs the fast path, since the
 #: full path asks again. None where logging keeps no such memo (no fast path then).
-_call_log_memo: dict[int, bool] | None = (
-    call_logger.__dict__.get("_cache") if type(call_logger.__dict__.get("_cache")) is dict else None)
+_call_log_memo: dict[int, bool] | None = vars(call_logger).get("_cache")
+if type(_call_log_memo) is not dict:
+    _call_log_memo = None
 #: Arguments or results with more members than this are checked on a worker thread under ``acall``.
 BIG_VALUE = 2000
 _T = TypeVar("_T")
@@ -781,10 +782,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         arguments = _CALL_ARGUMENTS.get(MISSING)
         exact = None if arguments is MISSING else value_key(arguments)
         key: Any = None if exact is None else ("call", exact)
-        if key is not None:
-            kept = self._argument_errors.get(key)
-            if kept is not None and kept[0] is violations and kept[1] == omitted:
-                return _fresh_copy(kept[2])
+        kept = self._kept_argument_error(key, violations, omitted)
+        if kept is not None:
+            return kept
         scrub = NO_SECRETS if arguments is MISSING else echoed_secrets(
             arguments, violations, self._compiled.input.schema, self._resources)
         if scrub:
@@ -794,15 +794,22 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         else:
             if key is None:
                 key = id(violations)
-                kept = self._argument_errors.get(key)
-                if kept is not None and kept[0] is violations and kept[1] == omitted:
-                    return _fresh_copy(kept[2])
+                kept = self._kept_argument_error(key, violations, omitted)
+                if kept is not None:
+                    return kept
             envelope = self._argument_error(violations, omitted)
         if len(self._argument_errors) >= 256:
             self._argument_errors.clear()
         # holding the list keeps its id from being reused while it is a key here
         self._argument_errors[key] = (violations, omitted, envelope)
         return _fresh_copy(envelope)
+
+    def _kept_argument_error(self, key: Any, violations: list[Violation], omitted: int) -> dict[str, Any] | None:
+        """A copy of the envelope kept under ``key`` for this very explanation, or None."""
+        kept = None if key is None else self._argument_errors.get(key)
+        if kept is not None and kept[0] is violations and kept[1] == omitted:
+            return _fresh_copy(kept[2])
+        return None
 
     def _argument_error(self, violations: list[Violation], omitted: int) -> dict[str, Any]:
         first = violations[0] if violations else None

@@ -94,7 +94,7 @@ class Scrubber:
 
     def value(self, value: Any, depth: int = 0) -> Any:
         """A copy of a JSON-like value with every secret replaced in its strings and keys."""
-        if self._pattern is None:
+        if not self:
             return value
         if isinstance(value, str):
             return self.text(value)
@@ -105,7 +105,6 @@ class Scrubber:
         if isinstance(value, (list, tuple)):
             return [self.value(v, depth + 1) for v in value]
         return value
-
 
     def violation(self, violation: Violation) -> Violation:
         """A copy of ``violation`` with every secret replaced in what it shows."""
@@ -187,7 +186,7 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
             twice = any((joined.count(t) > 1 if "\x00" not in t else sum(t in other for other in texts) > 1)
                         or any(_one_off(t, other) for other in texts if -1 <= len(other) - len(t) <= 1)
                         for t in texts
-                        if (len(t) >= MIN_SECRET or len(t) >= MIN_DIGITS and t.isdigit()) and t in shown)
+                        if _may_be_secret(t) and t in shown)
             if not twice and CUT not in shown:  # a cap may have cut one
                 return NO_SECRETS
     except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
@@ -202,7 +201,7 @@ def quotes_arguments(arguments: Any, written: Iterable[Any]) -> bool:
     try:
         found: list[str] = []
         _texts(arguments, found, cap=_MEMBER_CAP * 10)
-        texts = {t.lower() for t in found if len(t) >= MIN_SECRET or len(t) >= MIN_DIGITS and t.isdigit()}
+        texts = {t.lower() for t in found if _may_be_secret(t)}
         if not texts:
             return False
         shown = json.dumps([w for w in written if w is not MISSING], default=str, ensure_ascii=False).lower()
@@ -214,6 +213,11 @@ def quotes_arguments(arguments: Any, written: Iterable[Any]) -> bool:
 
 def _spelt_in(text: str, shown: str) -> bool:
     return not _PLAIN.fullmatch(text) and any(s.lower() in shown for s in _spellings(text))
+
+
+def _may_be_secret(text: str) -> bool:
+    """Long enough to be looked for: MIN_SECRET characters, or MIN_DIGITS digits (a CVV)."""
+    return len(text) >= MIN_SECRET or len(text) >= MIN_DIGITS and text.isdigit()
 
 
 def _one_off(a: str, b: str) -> bool:
@@ -234,7 +238,7 @@ def secrets_between(sent: Any, shown: Any) -> Scrubber:
         _collect(sent, shown, found)
     except Exception:  # noqa: BLE001 - a value that raises when read holds nothing we can look for
         return NO_SECRETS
-    found = sorted({f for f in found if len(f) >= MIN_SECRET or len(f) >= MIN_DIGITS and f.isdigit()},
+    found = sorted({f for f in found if _may_be_secret(f)},
                    key=lambda s: (-len(s), s))
     if not found:
         return NO_SECRETS

@@ -19,6 +19,7 @@ from contractgen.runtime.budget import BudgetStore, InMemoryBudgetStore
 from contractgen.runtime.envelope_types import Envelope, ErrorEnvelope
 from contractgen.runtime.jsonvalue import thaw
 from contractgen.runtime.observe import loggable
+from contractgen.runtime.scrub import secrets_sent
 
 logger = logging.getLogger("contractgen.adapters")
 
@@ -108,7 +109,7 @@ async def call_guarded(tool: GuardedTool[Any, Any], arguments: Any, *, session: 
     except _NEVER_SWALLOWED:
         raise
     except BaseException as exc:  # noqa: BLE001 - the framework's handler would leak or end the run
-        return adapter_failure(tool, exc)
+        return adapter_failure(tool, exc, arguments)
 
 
 def call_guarded_sync(tool: GuardedTool[Any, Any], arguments: Any, *, session: str,
@@ -120,14 +121,17 @@ def call_guarded_sync(tool: GuardedTool[Any, Any], arguments: Any, *, session: s
     except _NEVER_SWALLOWED:
         raise
     except BaseException as exc:  # noqa: BLE001
-        return adapter_failure(tool, exc)
+        return adapter_failure(tool, exc, arguments)
 
 
-def adapter_failure(tool: GuardedTool[Any, Any], exc: BaseException) -> Envelope:
-    """INTERNAL, with the traceback in the log only, for a failure around the guard."""
+def adapter_failure(tool: GuardedTool[Any, Any], exc: BaseException, arguments: Any) -> Envelope:
+    """INTERNAL, with the traceback in the log only, for a failure around the guard. What failed
+    there (a hook, a telemetry exporter) may quote the arguments: the log gets the traceback with
+    the call's secrets scrubbed, as the guard's own INTERNAL does."""
     envelope = error_envelope(tool.contract, "INTERNAL", f"{tool.name} failed unexpectedly (internal "
                               "error). Do not retry; tell the user the tool failed.")
-    logger.error("adapter failure around %s %s", tool.name, tool.version, exc_info=loggable(exc))
+    scrub = secrets_sent(arguments, tool.input_schema, getattr(tool, "_resources", None))
+    logger.error("adapter failure around %s %s", tool.name, tool.version, exc_info=loggable(exc, scrub))
     return cast(ErrorEnvelope, envelope)
 
 

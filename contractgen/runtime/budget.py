@@ -14,7 +14,7 @@ import threading
 from collections.abc import MutableMapping
 from typing import Any, Protocol, runtime_checkable
 
-from .observe import logger
+from .observe import loggable, logger
 
 KEY_PREFIX = "contractgen.budget"
 
@@ -110,7 +110,8 @@ def note_unreachable(envelope: dict[str, Any], name: str, limit: int | None, pol
         logger.warning("failure budget of %s not counted (store unreachable, policy %s): %s",
                        name, policy, exc)
     else:
-        logger.exception("failure budget store failed for %s", name)
+        # a store's failure holds no argument text (it sees the tool's name and the session only)
+        logger.error("failure budget store failed for %s", name, exc_info=loggable(exc))
     error = envelope.get("error")
     if not isinstance(error, dict) or limit is None or error.get("action") != "retry_later":
         return

@@ -309,7 +309,12 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             if envelope is not None:
                 return envelope
         if self._hooks is not None:
-            return self._hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
+            try:
+                return self._hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
+            except _NEVER_SWALLOWED:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - a failing hook (telemetry, breaker) is INTERNAL
+                return self._finish(self._hooks_failed(exc, arguments), session, 0.0, False)
         observed = self._on_call is not None or _call_log_enabled(_INFO)
         if not observed and contract_version is None and type(arguments) is dict and self._inline:
             inline = self._inline_call(arguments)
@@ -422,7 +427,12 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                     session: str = "default", call_id: str | None = None,
                     caller: str | None = None) -> Envelope[WireT]:
         if self.hooks is not None:
-            return await self.hooks.acall(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
+            try:
+                return await self.hooks.acall(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
+            except _NEVER_SWALLOWED:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - a failing hook (telemetry, breaker) is INTERNAL
+                return self._finish(self._hooks_failed(exc, arguments), session, 0.0, False)
         observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
         start = time.perf_counter() if observed else 0.0
         envelope = await self.arun_checked(arguments, contract_version)
@@ -948,6 +958,15 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return self._from_tool_error(err)
         except Exception as exc:  # noqa: BLE001
             return self._internal(exc, "a ToolError that could not be read")
+
+    def _hooks_failed(self, exc: BaseException, arguments: Any) -> dict[str, Any]:
+        """INTERNAL for a hook that raised around the call: what it raised may quote the arguments
+        it was given, so it is logged with the call's secrets scrubbed, as the tool's own is."""
+        token = _CALL_ARGUMENTS.set(arguments)
+        try:
+            return self._internal(exc, "hooks")
+        finally:
+            _CALL_ARGUMENTS.reset(token)
 
     def _internal(self, exc: BaseException, where: str) -> dict[str, Any]:
         ref = new_ref()

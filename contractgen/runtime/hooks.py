@@ -22,7 +22,8 @@ from .breaker import (
     unreachable_envelope,
 )
 from .budget import StateUnavailable
-from .observe import logger
+from .observe import loggable, logger
+from .scrub import NO_SECRETS, secrets_sent
 
 __all__ = ["CallHooks"]
 
@@ -56,7 +57,7 @@ class CallHooks:
                 envelope = tool.run_checked(arguments, contract_version)
                 self._settle(tool, admission, envelope, facts)
             envelope = tool._finish(envelope, session, span.start, True)
-            span.done(envelope, arguments, facts)
+            _record(tool, span, envelope, arguments, facts)
         return envelope  # type: ignore[no-any-return]
 
     async def acall(self, tool: Any, arguments: Any, contract_version: str | None, session: str,
@@ -67,7 +68,7 @@ class CallHooks:
                 envelope = await tool.arun_checked(arguments, contract_version)
                 await self._asettle(tool, admission, envelope, facts)
             envelope = await tool.afinish(envelope, session, span.start, True)
-            span.done(envelope, arguments, facts)
+            _record(tool, span, envelope, arguments, facts)
         return envelope  # type: ignore[no-any-return]
 
     # -- the breaker ------------------------------------------------------------------------
@@ -109,7 +110,8 @@ class CallHooks:
         if isinstance(exc, StateUnavailable):
             logger.warning("breaker of %s not checked (store unreachable, policy %s): %s", name, policy, exc)
         else:
-            logger.exception("breaker store failed for %s", name)
+            # a store's failure holds no argument text (it sees the dependency's name only)
+            logger.error("breaker store failed for %s", name, exc_info=loggable(exc, NO_SECRETS))
         facts = {"dependency": name, "state": "unreachable"}
         return None, facts, unreachable_envelope(tool.contract) if policy == "refuse" else None
 
@@ -122,8 +124,9 @@ class CallHooks:
         try:
             transition = self.breakers.record(dependency.name, dependency.breaker, failed,
                                               admission.probe)
-        except Exception:  # noqa: BLE001 - an outcome that cannot be recorded is only logged
-            logger.warning("breaker of %s could not record an outcome", dependency.name, exc_info=True)
+        except Exception as exc:  # noqa: BLE001 - an outcome that cannot be recorded is only logged
+            logger.warning("breaker of %s could not record an outcome", dependency.name,
+                           exc_info=loggable(exc, NO_SECRETS))
             return
         self._note(tool, transition, facts)
 
@@ -137,8 +140,9 @@ class CallHooks:
         dependency = tool.contract.dependency
         try:
             transition = await record(dependency.name, dependency.breaker, failed, admission.probe)
-        except Exception:  # noqa: BLE001
-            logger.warning("breaker of %s could not record an outcome", dependency.name, exc_info=True)
+        except Exception as exc:  # noqa: BLE001
+            logger.warning("breaker of %s could not record an outcome", dependency.name,
+                           exc_info=loggable(exc, NO_SECRETS))
             return
         self._note(tool, transition, facts)
 
@@ -152,3 +156,15 @@ class CallHooks:
         logger.warning("circuit breaker of %s: %s (after a call of %s)", name, transition, tool.name)
         if self.telemetry is not None:
             self.telemetry.transition(name, transition)
+
+
+def _record(tool: Any, span: Any, envelope: dict[str, Any], arguments: Any, facts: dict[str, str]) -> None:
+    """The span records the call; a telemetry that fails doing so fails neither the call nor its
+    answer (the envelope is final), and its exception, which may quote the arguments it was given,
+    is logged with the call's secrets scrubbed."""
+    try:
+        span.done(envelope, arguments, facts)
+    except Exception as exc:  # noqa: BLE001
+        scrub = secrets_sent(arguments, tool.input_schema, getattr(tool, "_resources", None))
+        logger.error("telemetry of %s %s failed to record a call", tool.name, tool.version,
+                     exc_info=loggable(exc, scrub))

@@ -34,9 +34,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from .guard import GuardedTool
 from .mcp import META_ENVELOPE, META_LONG_RUNNING, to_call_tool_result
-from .observe import logger
+from .observe import loggable, logger
 from .progress import progress_listener
-from .scrub import Scrubber, secrets_sent
+from .scrub import NO_SECRETS, Scrubber, secrets_sent
 
 __all__ = ["META_ENVELOPE", "META_SESSION", "META_VERSION", "build_server", "call_result",
            "serve_stdio", "session_key", "tool_definition"]
@@ -242,8 +242,8 @@ class _ProgressSender:
         for item in sent:
             try:
                 await (item if isinstance(item, asyncio.Future) else asyncio.wrap_future(item))
-            except Exception:  # noqa: BLE001 - a lost notification must not fail the call
-                logger.warning("progress notification not sent", exc_info=True)
+            except Exception as exc:  # noqa: BLE001 - a lost notification must not fail the call
+                logger.warning("progress notification not sent", exc_info=loggable(exc, self.scrub or NO_SECRETS))
 
 
 def _call_id(ctx: Any) -> str | None:

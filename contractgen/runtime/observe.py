@@ -192,8 +192,8 @@ def emit(record: CallRecord, hook: Callable[[CallRecord], None] | None) -> None:
             hook(record)
         except (KeyboardInterrupt, SystemExit):  # the process owner's signals stay theirs
             raise
-        except BaseException:
-            logger.exception("on_call hook failed for %s", record.tool)
+        except BaseException as exc:  # the record holds no argument text; loggable hides what its chain may
+            logger.error("on_call hook failed for %s", record.tool, exc_info=loggable(exc))
 
 
 class CallStats:

@@ -34,10 +34,13 @@ def report_progress(progress: float, total: float | None = None, message: str | 
     text = None if message is None else " ".join(str(message).split())[:MESSAGE_CAP]
     try:
         listener(float(progress), None if total is None else float(total), text)
-    except Exception:  # noqa: BLE001 - a broken listener must not fail the tool
-        from .observe import logger
+    except Exception as exc:  # noqa: BLE001 - a broken listener must not fail the tool
+        from .observe import loggable, logger
+        from .scrub import Scrubber
 
-        logger.warning("progress listener failed", exc_info=True)
+        # what it raised may quote the message, which is the tool's own text (and may hold what the
+        # call sent): the log never repeats it
+        logger.warning("progress listener failed", exc_info=loggable(exc, Scrubber([text] if text else [])))
         return False
     return True
 

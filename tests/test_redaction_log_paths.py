@@ -1,0 +1,186 @@
+"""Every place the runtime and the adapters log an exception goes through the call's scrub.
+
+Two halves. The structural half walks the source of ``contractgen/runtime`` and
+``contractgen/adapters``: an exception reaches a log line only as ``exc_info=loggable(...)`` (which
+hides pydantic input values and scrubs the secrets it is given), never through
+``logger.exception`` or ``exc_info=True``, which print the raw text. The behavioural half drives
+each path that can hold argument text with a secret the call sent (a hook or telemetry exporter that
+quotes the arguments it was given, a failure around the guard in an adapter, a progress listener
+quoting the tool's message) and reads the envelope, the log and the MCP client's result.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp_support import connected
+
+from contractgen.adapters._guarded import call_guarded, call_guarded_sync
+from contractgen.runtime import Contract, GuardedTool, Timeout, guard
+from contractgen.runtime.hooks import CallHooks
+from contractgen.runtime.mcp_server import build_server
+from contractgen.runtime.progress import progress_listener, report_progress
+
+PACKAGE = Path(__file__).resolve().parent.parent / "contractgen"
+SECRET = "hunter2-SECRET-7731"
+SCHEMA = {"type": "object", "properties": {"pw": {"type": "string", "writeOnly": True},
+                                           "note": {"type": "string"}}}
+
+
+def _logging_calls() -> list[tuple[str, ast.Call]]:
+    found = []
+    for folder in ("runtime", "adapters"):
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                        node.func.attr in {"debug", "info", "warning", "error", "critical", "exception", "log"} \
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id.endswith("logger"):
+                    found.append((f"{path.relative_to(PACKAGE)}:{node.lineno}", node))
+    return found
+
+
+def test_every_logged_exception_goes_through_loggable() -> None:
+    calls = _logging_calls()
+    assert len(calls) > 20  # the walk did find the log lines
+    raw = []
+    for where, call in calls:
+        if call.func.attr == "exception":  # type: ignore[attr-defined]
+            raw.append(f"{where}: logger.exception prints the raw exception")
+        for keyword in call.keywords:
+            if keyword.arg == "exc_info" and not (
+                    isinstance(keyword.value, ast.Call) and isinstance(keyword.value.func, ast.Name)
+                    and keyword.value.func.id == "loggable") and not (
+                    isinstance(keyword.value, ast.IfExp) and isinstance(keyword.value.body, ast.Call)):
+                raw.append(f"{where}: exc_info={ast.unparse(keyword.value)} is not loggable(...)")
+    assert raw == []
+
+
+def _contract() -> Contract:
+    return Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=SCHEMA,
+                    output_schema={"type": "object"}, timeout=Timeout(None))
+
+
+class _QuotingSpan:
+    """A telemetry span whose exporter fails on the arguments it is given, quoting them."""
+
+    start = 0.0
+
+    def __enter__(self) -> _QuotingSpan:  # noqa: PYI034 - Self needs Python 3.11
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def done(self, envelope: Any, arguments: Any, breaker: Any) -> None:
+        raise ValueError(f"cannot export attributes {arguments!r}")
+
+
+class _QuotingTelemetry:
+    def start(self, tool: Any, call_id: Any, caller: Any) -> _QuotingSpan:
+        return _QuotingSpan()
+
+    def transition(self, dependency: str, transition: str) -> None:
+        return None
+
+
+class _QuotingHooks:
+    """Hooks that fail before the call, quoting its arguments."""
+
+    def call(self, tool: Any, arguments: Any, *rest: Any) -> Any:
+        raise RuntimeError(f"hook refused {json.dumps(arguments)}")
+
+    async def acall(self, tool: Any, arguments: Any, *rest: Any) -> Any:
+        raise RuntimeError(f"hook refused {json.dumps(arguments)}")
+
+
+class _FailingAroundTheGuard(GuardedTool):  # type: ignore[type-arg]
+    """A guarded tool whose call raises around the guard itself (what adapter_failure answers)."""
+
+    def __call__(self, arguments: Any, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"wrapper failed on {arguments}")
+
+    async def acall(self, arguments: Any, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"wrapper failed on {arguments}")
+
+
+ARGUMENTS = {"pw": SECRET, "note": "hello"}
+
+
+def _hooked(kind: str) -> GuardedTool[Any, Any]:
+    hooks = CallHooks(telemetry=_QuotingTelemetry()) if kind == "telemetry" else _QuotingHooks()
+    return guard(_contract(), lambda a: {}, hooks=hooks)
+
+
+@pytest.mark.parametrize("kind", ["telemetry", "hooks"])
+@pytest.mark.parametrize("how", ["sync", "async", "adapter", "adapter-sync"])
+def test_a_hook_quoting_the_arguments_never_logs_or_raises_the_secret(
+        kind: str, how: str, caplog: pytest.LogCaptureFixture) -> None:
+    tool = _hooked(kind)
+    with caplog.at_level(logging.DEBUG):
+        if how == "sync":
+            envelope = tool(dict(ARGUMENTS))
+        elif how == "async":
+            envelope = asyncio.run(tool.acall(dict(ARGUMENTS)))
+        elif how == "adapter":
+            envelope = asyncio.run(call_guarded(tool, dict(ARGUMENTS), session="s"))
+        else:
+            envelope = call_guarded_sync(tool, dict(ARGUMENTS), session="s")
+    text = json.dumps(envelope) + caplog.text
+    assert SECRET not in text
+    if kind == "hooks":
+        assert envelope["status"] == "error" and envelope["error"]["code"] == "INTERNAL"
+        assert "hook refused" in caplog.text  # the failure is logged, scrubbed
+    else:
+        assert envelope["status"] == "ok"  # a failing exporter does not fail the call
+        assert "cannot export attributes" in caplog.text
+    assert "hello" in caplog.text  # what is no secret stays readable
+
+
+@pytest.mark.parametrize("how", ["async", "sync"])
+def test_an_adapter_failure_around_the_guard_never_logs_the_secret(
+        how: str, caplog: pytest.LogCaptureFixture) -> None:
+    tool = _FailingAroundTheGuard(_contract(), lambda a: {})
+    with caplog.at_level(logging.DEBUG):
+        if how == "async":
+            envelope = asyncio.run(call_guarded(tool, dict(ARGUMENTS), session="s"))
+        else:
+            envelope = call_guarded_sync(tool, dict(ARGUMENTS), session="s")
+    assert envelope["error"]["code"] == "INTERNAL"
+    assert "adapter failure around login" in caplog.text and "wrapper failed on" in caplog.text
+    assert SECRET not in caplog.text + json.dumps(envelope)
+
+
+def test_a_failing_progress_listener_never_logs_the_message(caplog: pytest.LogCaptureFixture) -> None:
+    def listener(progress: float, total: float | None, message: str | None) -> None:
+        raise RuntimeError(f"cannot show {message!r}")
+
+    def implementation(arguments: Any) -> dict[str, Any]:
+        report_progress(1, 2, f"checking {arguments['pw']}")
+        return {}
+
+    tool = guard(_contract(), implementation)
+    with caplog.at_level(logging.DEBUG), progress_listener(listener):
+        assert tool(dict(ARGUMENTS))["status"] == "ok"
+    assert "progress listener failed" in caplog.text
+    assert SECRET not in caplog.text
+
+
+@pytest.mark.parametrize("kind", ["telemetry", "hooks"])
+def test_a_hook_quoting_the_arguments_never_reaches_an_mcp_client(kind: str, caplog: pytest.LogCaptureFixture) -> None:
+    server = build_server([_hooked(kind)], name="hooks")
+
+    async def main() -> str:
+        async with connected(server) as session:
+            result = await session.call_tool("login", dict(ARGUMENTS))
+            return result.model_dump_json()
+
+    with caplog.at_level(logging.DEBUG):
+        text = anyio.run(main)
+    assert SECRET not in text + caplog.text

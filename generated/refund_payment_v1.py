@@ -45,9 +45,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class RefundPaymentV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
     payment_id: Annotated[
         str,
         Field(
@@ -73,11 +71,16 @@ class RefundPaymentV1Input(BaseModel):
     ]
     customer_email: Annotated[
         EmailStr | None,
-        Field(description="Where to send the refund receipt; personal data, never logged."),
+        Field(
+            description="Where to send the refund receipt; personal data, never logged.", repr=False
+        ),
     ] = None
     approval_code: Annotated[
         str | None,
-        Field(description="Six-digit supervisor code, needed for refunds above the agent limit."),
+        Field(
+            description="Six-digit supervisor code, needed for refunds above the agent limit.",
+            repr=False,
+        ),
     ] = None
 
 

@@ -26,7 +26,7 @@ def type_defaults(code: str) -> str:
     that name would shadow it in a class body; annotations are read through those aliases, and the
     rewrite calls pydantic's Field by a name no property shadows."""
     tree = ast.parse(code)
-    aliases = _import_aliases(tree)
+    aliases = import_aliases(tree)
     rejected = [statement.value for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
                 for statement in node.body
                 if isinstance(statement, ast.AnnAssign) and statement.value is not None
@@ -34,11 +34,7 @@ def type_defaults(code: str) -> str:
                 and not _admits(_unaliased(statement.annotation, aliases), statement.value)]
     if not rejected:
         return code
-    field = next((local for local, (module, name) in aliases.items() if (module, name) == ("pydantic", "Field")), None)
-    if field is None:
-        taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | set(aliases)
-        field = next(name for name in ("Field", "PydanticField", *(f"PydanticField{i}" for i in range(1, 1000)))
-                     if name not in taken)
+    field = imported_name(tree, aliases, "pydantic", "Field")
     # ast columns count UTF-8 bytes: splice the encoded text, last edit first
     encoded = code.encode("utf-8")
     line_starts = [0]
@@ -49,13 +45,30 @@ def type_defaults(code: str) -> str:
         start = line_starts[value.lineno - 1] + value.col_offset
         end = line_starts[value.end_lineno - 1] + value.end_col_offset
         encoded = encoded[:start] + f"{field}(".encode() + encoded[start:end] + b", validate_default=True)" + encoded[end:]
-    text = encoded.decode("utf-8")
-    if field not in aliases:
-        text = add_import(text, tree, "from pydantic import Field" + ("" if field == "Field" else f" as {field}"))
-    return text
+    return with_import(encoded.decode("utf-8"), tree, aliases, "pydantic", "Field", field)
 
 
-def _import_aliases(tree: ast.Module) -> dict[str, tuple[str, str]]:
+def imported_name(tree: ast.Module, aliases: dict[str, tuple[str, str]], module: str, name: str) -> str:
+    """The local name under which ``module.name`` is (or can be) imported: its alias when the
+    module imports it, else the first of ``name``, ``Pydantic<name>``... that nothing in ``tree``
+    uses (a property of that name would shadow it in a class body)."""
+    local = next((local for local, imported in aliases.items() if imported == (module, name)), None)
+    if local is not None:
+        return local
+    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | set(aliases)
+    return next(candidate for candidate in (name, f"Pydantic{name}", *(f"Pydantic{name}{i}" for i in range(1, 1000)))
+                if candidate not in taken)
+
+
+def with_import(text: str, tree: ast.Module, aliases: dict[str, tuple[str, str]], module: str, name: str,
+                local: str) -> str:
+    """``text`` importing ``module.name`` as ``local`` (from ``imported_name``) unless it already does."""
+    if local in aliases:
+        return text
+    return add_import(text, tree, f"from {module} import {name}" + ("" if local == name else f" as {local}"))
+
+
+def import_aliases(tree: ast.Module) -> dict[str, tuple[str, str]]:
     """Each name a top-level ``from module import name [as local]`` binds: local -> (module, name)."""
     return {alias.asname or alias.name: (node.module or "", alias.name) for node in tree.body
             if isinstance(node, ast.ImportFrom) for alias in node.names}

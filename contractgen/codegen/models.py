@@ -35,6 +35,7 @@ from .exact_values import values_kept_exact
 from .merges import hoist_merges, place_name
 from .openness import explicit_openness
 from .patterns import patterns_left_to_schema
+from .sensitive_fields import hide_sensitive_fields
 from .source_text import escape_string_literals, source_lines
 from .wire import empty_objects_as_maps, wire_schema
 
@@ -133,6 +134,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
         return {}
     bundle: dict[str, Any] = {}
     wire_bundle: dict[str, Any] = {}
+    marked_bundle: dict[str, Any] = {}  # as written: the generator's copy has no x-sensitive
     key_owner: dict[str, str] = {}
     roots: dict[str, tuple[str, ...]] = {}
     for request in requests:
@@ -144,6 +146,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 # only 2020-12 keywords reach the generator: some other keys choose types and imports
                 clean = values_kept_exact(generator_input(sub))
                 bundle[key] = explicit_openness(patterns_left_to_schema(clean))
+                marked_bundle[key] = sub
                 key_owner[key] = request.owner
                 if root_key == out_key:
                     wire_bundle[key] = wire_schema(clean)
@@ -151,7 +154,8 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
     aliases = _normalized_aliases({"$defs": bundle})
     code, metadata = _run_generator({"$defs": bundle}, {**GENERATE_OPTIONS, "aliases": aliases} if aliases
                                     else GENERATE_OPTIONS)
-    models = _split(type_defaults(escape_string_literals(code)), metadata, key_owner, roots)
+    code = hide_sensitive_fields(escape_string_literals(code), metadata, marked_bundle)
+    models = _split(type_defaults(code), metadata, key_owner, roots)
     wire_code, wire_metadata = _run_generator({"$defs": wire_bundle}, WIRE_OPTIONS)
     wires = _split(empty_objects_as_maps(escape_string_literals(wire_code)), wire_metadata, key_owner,
                    {owner: keys[1:] for owner, keys in roots.items()})

@@ -1,0 +1,160 @@
+"""Sensitive fields hidden in generated models: ``repr()`` / ``str()`` never show them, and a model
+holding one never quotes its input in a ``ValidationError``.
+
+A value the contract marks sensitive (``writeOnly``, ``x-sensitive``, through any reference or
+combinator, or under a secret-looking name: the runtime's own rules in ``redaction.py``) never
+reaches the model or a log through the guard; a generated model printed by the implementation's own
+log line, or a ``ValidationError`` of one, would show it anyway. So every such field is declared
+``Field(repr=False)``, a field whose value holds one somewhere inside is hidden whole, and every model
+that holds one (itself, or through a model it contains) gets ``hide_input_in_errors=True``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..runtime.jsonvalue import MISSING
+from ..runtime.pointer import resolve_pointer
+from ..runtime.redaction import sensitive_name
+from ..runtime.schema_resolve import applicable, marked_below, member_nodes
+from ..runtime.schema_walk import is_marked
+from .defaults import import_aliases, imported_name, with_import
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def hide_sensitive_fields(code: str, metadata: Iterable[Mapping[str, Any]], bundle: Mapping[str, Any]) -> str:
+    """``code`` (the generator's module for ``{"$defs": bundle}``, described by its ``metadata``)
+    with sensitive fields out of ``repr`` and the models holding them hiding their input in errors.
+    ``bundle`` holds the schemas as the author wrote them (the generator's copy lost ``x-sensitive``)."""
+    root = {"$defs": dict(bundle)}
+    hidden, holding = _sensitive_fields(list(metadata), root)
+    if not hidden and not holding:
+        return code
+    tree = ast.parse(code)
+    aliases = import_aliases(tree)
+    names = {"Field": imported_name(tree, aliases, "pydantic", "Field"),
+             "ConfigDict": imported_name(tree, aliases, "pydantic", "ConfigDict"),
+             "Annotated": next((local for local, imported in aliases.items() if imported[1] == "Annotated"),
+                               None) or imported_name(tree, aliases, "typing", "Annotated")}
+    encoded = code.encode("utf-8")
+    starts = [0]
+    for line in encoded.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def at(line: int, column: int) -> int:  # ast columns count UTF-8 bytes
+        return starts[line - 1] + column
+
+    inserts: list[tuple[int, str]] = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for statement in node.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                    and statement.target.id in hidden.get(node.name, ()):
+                inserts += _hidden_from_repr(statement.annotation, aliases, names, encoded, at)
+        if node.name in holding:
+            inserts += _hiding_input(node, aliases, names, encoded, at)
+    for offset, text in sorted(inserts, reverse=True):
+        encoded = encoded[:offset] + text.encode("utf-8") + encoded[offset:]
+    text = encoded.decode("utf-8")
+    used = "".join(insert for _, insert in inserts)
+    for module, name in (("pydantic", "Field"), ("pydantic", "ConfigDict"), ("typing", "Annotated")):
+        if f"{names[name]}(" in used or f"{names[name]}[" in used:
+            text = with_import(text, tree, aliases, module, name, names[name])
+    return text
+
+
+def _sensitive_fields(metadata: list[Mapping[str, Any]], root: Any) -> tuple[dict[str, set[str]], set[str]]:
+    """({class: its field names to hide}, {classes holding a sensitive value, themselves or inside})."""
+    hidden: dict[str, set[str]] = {}
+    holding: set[str] = set()
+    types: dict[str, set[str]] = {}
+    for model in metadata:
+        name = model.get("class_name")
+        source = model.get("source_ref")
+        if not isinstance(name, str) or not isinstance(source, str) or not source.startswith("#"):
+            continue
+        node = resolve_pointer(root, source[1:])
+        if node is MISSING:
+            continue
+        nodes = applicable([node], root)
+        whole = any(is_marked(n) for n in nodes)
+        fields = set()
+        for field in model.get("fields") or ():
+            python_name = field.get("name")
+            wire_name = field.get("alias") or python_name
+            if not isinstance(python_name, str) or not isinstance(wire_name, str):
+                continue
+            if python_name == "root" and field.get("original_name") is None:  # a RootModel's value
+                members = nodes
+            else:
+                members = member_nodes(nodes, wire_name, root)
+                if sensitive_name(wire_name):
+                    fields.add(python_name)
+                    continue
+            if whole or any(is_marked(n) for n in members) or marked_below(members, root):
+                fields.add(python_name)
+            types.setdefault(name, set()).update(_WORD.findall(str(field.get("type") or "")))
+        if fields:
+            hidden[name] = fields
+        if fields or whole or marked_below(nodes, root):
+            holding.add(name)
+    grew = True
+    while grew:  # a model holding one that holds a secret holds it too (its errors quote it whole)
+        grew = False
+        for name, used in types.items():
+            if name not in holding and used & holding:
+                holding.add(name)
+                grew = True
+    return hidden, holding
+
+
+def _resolves_to(node: ast.expr, aliases: Mapping[str, tuple[str, str]], name: str) -> bool:
+    return isinstance(node, ast.Name) and aliases.get(node.id, ("", node.id))[1] == name
+
+
+def _keyword_added(call: ast.Call, keyword: str, encoded: bytes, at: Any) -> tuple[int, str]:
+    """Where and what to insert so that ``call`` ends with the keyword argument ``keyword``."""
+    assert call.end_lineno is not None and call.end_col_offset is not None
+    closing = at(call.end_lineno, call.end_col_offset) - 1
+    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
+    ends = [(a.end_lineno or 0, a.end_col_offset or 0) for a in arguments]
+    if not ends:
+        return closing, keyword
+    between = encoded[at(*max(ends)):closing]
+    return closing, (" " if b"," in between else ", ") + keyword
+
+
+def _hidden_from_repr(annotation: ast.expr, aliases: Mapping[str, tuple[str, str]], names: Mapping[str, str],
+                      encoded: bytes, at: Any) -> list[tuple[int, str]]:
+    """``repr=False`` added to the field's ``Field(...)``, or ``Annotated[<type>, Field(repr=False)]``."""
+    if isinstance(annotation, ast.Subscript) and _resolves_to(annotation.value, aliases, "Annotated") \
+            and isinstance(annotation.slice, ast.Tuple):
+        calls = [e for e in annotation.slice.elts[1:]
+                 if isinstance(e, ast.Call) and _resolves_to(e.func, aliases, "Field")]
+        if calls:
+            return [_keyword_added(calls[0], "repr=False", encoded, at)]
+    assert annotation.end_lineno is not None and annotation.end_col_offset is not None
+    return [(at(annotation.lineno, annotation.col_offset), f"{names['Annotated']}["),
+            (at(annotation.end_lineno, annotation.end_col_offset), f", {names['Field']}(repr=False)]")]
+
+
+def _hiding_input(node: ast.ClassDef, aliases: Mapping[str, tuple[str, str]], names: Mapping[str, str],
+                  encoded: bytes, at: Any) -> list[tuple[int, str]]:
+    """``hide_input_in_errors=True`` added to the class's ``model_config``, or a ``model_config``
+    holding it placed before its first field."""
+    for statement in node.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(statement.value, ast.Call) \
+                and any(isinstance(t, ast.Name) and t.id == "model_config"
+                        for t in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])) \
+                and _resolves_to(statement.value.func, aliases, "ConfigDict"):
+            return [_keyword_added(statement.value, "hide_input_in_errors=True", encoded, at)]
+    body = node.body
+    first = body[1] if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(
+        getattr(body[0], "value", None), ast.Constant) else body[0]
+    indent = " " * first.col_offset
+    return [(at(first.lineno, 0), f"{indent}model_config = {names['ConfigDict']}(hide_input_in_errors=True)\n\n")]

@@ -93,7 +93,14 @@ from .schema_walk import (
     pins_plain_json,
     types_numbers,
 )
-from .scrub import NO_SECRETS, Scrubber, echoed_secrets, quotes_arguments, secrets_sent
+from .scrub import (
+    NO_SECRETS,
+    Scrubber,
+    echoed_secrets,
+    output_scrub,
+    quotes_arguments,
+    secrets_sent,
+)
 from .versions import VersionCheck
 from .wording import RESULT, Violation, describe, field_label, first_lines
 from .workers import POOL, PoolBusy, Raised, boxed
@@ -247,6 +254,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._output_plain = self._compiled.output_plain
         self._open_names = self._compiled.input.open_names
         self._declared = frozenset(spec.class_name for spec in contract.errors)
+        #: takes the call's secrets out of an ok output that echoes them; None where no call can carry one
+        self._output_scrub = output_scrub(self._compiled.input.schema, resources)
         self._fast = self._fast_path()
         #: worker threads and abandoned calls of this tool: a stuck tool exhausts only its own share
         self.capacity = Capacity(contract.name)
@@ -379,6 +388,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         settled_for, finish = self._settled_for, self._finish
         output_numbers = self._compiled.output_numbers
         text_read = self._output_text_read
+        echo_scrub = self._output_scrub
         numbers_checked = output_numbers == ()  # the fast validator pins every number the result holds
         if _call_log_memo is None:
             return None
@@ -415,7 +425,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             and (text_read or (encodes(result) if output_plain else json_problem(result) is None)) \
                             and (numbers_checked or oversized_int_in(result, output_numbers) is None):
                         envelope = new_ok()
-                        envelope["output"] = result
+                        # judged as the tool wrote it, then without the secrets the call sent
+                        envelope["output"] = result if echo_scrub is None else echo_scrub(arguments, result)
                         return envelope  # type: ignore[return-value]
                 except ValueError:
                     pass
@@ -618,7 +629,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             encodes(result) if self._output_plain else json_problem(result) is None)) \
                             and oversized_int_in(result, self._compiled.output_numbers) is None:
                         return {"status": "ok", "tool": self.name, "version": self.version,
-                                "output": result, "empty": False}
+                                "output": result if self._output_scrub is None else self._unechoed(result),
+                                "empty": False}
                 except ValueError:
                     pass
             return self._complete(result)
@@ -777,10 +789,22 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             for v in check.violations(output if plain is MISSING else plain)[:10]]
                 return self._invalid_output(problems, None)
             output = plain
+        if self._output_scrub is not None:
+            output = self._unechoed(output)
         if self._empty_rule is None:
             return {"status": "ok", "tool": self.name, "version": self.version, "output": output,
                     "empty": False}
         return ok_envelope(self.contract, output)
+
+    def _unechoed(self, output: Any) -> Any:
+        """An accepted output without the secrets the call in progress sent (see scrub.output_scrub)."""
+        arguments = _CALL_ARGUMENTS.get(MISSING)
+        if arguments is MISSING or self._output_scrub is None:
+            return output
+        try:
+            return self._output_scrub(arguments, output)
+        except Exception:  # noqa: BLE001 - arguments that raise when read: nothing found in them
+            return output
 
     # -- envelopes --------------------------------------------------------------------------
     def _invalid_arguments(self, violations: list[Violation], omitted: int = 0) -> dict[str, Any]:

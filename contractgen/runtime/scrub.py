@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, quote_plus
 
@@ -296,3 +296,67 @@ def _texts(value: Any, found: list[str], cap: int = _WALK_CAP) -> None:
                 todo.append(member)
         elif isinstance(node, (list, tuple)):
             todo.extend(node)
+
+
+def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None) -> Callable[[Any, Any], Any] | None:
+    """For a tool whose calls may carry a secret, ``scrub(arguments, output)``: the output with the
+    call's secrets taken out of its strings and keys, as from error text (a tool may echo a password
+    in its own result: ``{"msg": f"logged in as {pw}"}``); the output itself when the call sent none.
+
+    None when no call can carry one, so the happy path pays nothing: the input schema marks nothing,
+    declares no secret-looking name, and lets in no member it does not declare (where a model could
+    send ``password`` unasked). Decided once per schema."""
+    nodes = applicable([schema], schema, resources)
+    marked = any(is_marked(node) for node in nodes) or marked_below(nodes, schema, resources)
+    declared = _declared_names(schema)
+    if not marked and not any(sensitive_name(name) for name in declared) and _closed(schema):
+        return None
+    top = frozenset(name for name in _top_names(schema) if not sensitive_name(name))
+
+    def scrub(arguments: Any, output: Any) -> Any:
+        if not marked and isinstance(arguments, Mapping) and top.issuperset(arguments) and not any(
+                isinstance(value, (Mapping, list, tuple)) for value in arguments.values()):
+            return output  # only declared, plainly named scalars of an unmarked schema: no secret sent
+        found = secrets_sent(arguments, schema, resources)
+        return found.value(output) if found else output
+
+    return scrub
+
+
+def _subschemas(schema: Any) -> Iterator[Mapping[str, Any]]:
+    todo, seen = [schema], 0
+    while todo and seen < _WALK_CAP:
+        node = todo.pop()
+        seen += 1
+        if isinstance(node, Mapping):
+            yield node
+            todo.extend(v for v in node.values() if isinstance(v, (Mapping, list)))
+        elif isinstance(node, list):
+            todo.extend(v for v in node if isinstance(v, (Mapping, list)))
+
+
+def _declared_names(schema: Any) -> set[str]:
+    return {str(name) for node in _subschemas(schema) if isinstance(node.get("properties"), Mapping)
+            for name in node["properties"]}
+
+
+def _top_names(schema: Any) -> set[str]:
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    return {str(name) for name in properties} if isinstance(properties, Mapping) else set()
+
+
+def _closed(schema: Any) -> bool:
+    """Whether no object the schema describes takes members it does not declare (a careful answer:
+    every object position closed by ``additionalProperties: false`` without ``patternProperties``,
+    and no reference or combinator to reason through)."""
+    if not isinstance(schema, Mapping):
+        return False
+    for node in _subschemas(schema):
+        if any(key in node for key in ("$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if",
+                                       "dependentSchemas", "patternProperties", "unevaluatedProperties")):
+            return False
+        types = node.get("type")
+        objects = types == "object" or isinstance(types, list) and "object" in types or "properties" in node
+        if objects and node.get("additionalProperties") is not False:
+            return False
+    return schema.get("type") == "object" or "properties" in schema

@@ -115,3 +115,18 @@ def test_an_ok_output_with_an_empty_rule_and_over_mcp_never_echoes_the_secret(ca
         text = anyio.run(main)
     assert SECRET not in text + caplog.text and "hi [redacted]" in text
 
+
+@pytest.mark.parametrize("path", ["fast", "observed", "async"])
+@pytest.mark.parametrize("mark", ["writeOnly", "x-sensitive"])
+def test_an_output_value_marked_sensitive_is_withheld(path: str, mark: str) -> None:
+    """check refuses the mark (sensitive-output); a contract built without check still keeps it."""
+    output_schema = {"type": "object", "properties": {"session": {"type": "string"},
+                                                      "refresh": {"$ref": "#/$defs/R"}},
+                     "$defs": {"R": {"type": "string", mark: True}}}
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "additionalProperties": False,
+                                      "properties": {"user": {"type": "string"}}},
+                        output_schema=output_schema, timeout=Timeout(None))
+    envelope = _call(contract, lambda value: {"session": "s-1", "refresh": "rt-9931-secret"}, {"user": "ann"}, path)
+    assert envelope["status"] == "ok"
+    assert envelope["output"] == {"session": "s-1", "refresh": "[redacted]"}

@@ -35,7 +35,12 @@ from .report import Reporter
 from .satisfiable import check_satisfiable
 from .schema_keywords import LEGACY_KEYWORDS, LEGACY_VALUE_HINTS, check_keywords
 from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
-from .secrets_shown import check_sensitive_headers, check_sensitive_samples, samples
+from .secrets_shown import (
+    check_sensitive_headers,
+    check_sensitive_output,
+    check_sensitive_samples,
+    samples,
+)
 
 _FORMAT_CHECKER = reference_validator.format_checker()
 _META_VALIDATOR = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA)
@@ -109,6 +114,8 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
         check_sensitive_samples(report, base, schema, walk)
         if key == "input":
             check_sensitive_headers(report, base, schema, walk)
+        if key == "output":
+            check_sensitive_output(report, base, walk)
     return usable and root_type == "object"
 
 

@@ -29,6 +29,8 @@ HEADER_HINT = ("remove `x-mcp-header` here: a header is for routing on plain val
 LISTED_HINT = ("a secret's allowed values are secrets too, and the schema shows them: drop `enum`/`const` "
                "and check the value in the implementation (raising a declared error), or unmark the "
                "field if its values are not secret")
+OUTPUT_HINT = ("the model reads every output: keep a value it must never see out of the output schema "
+               "(the implementation keeps it), or drop the mark if the model may read it")
 HINT = ("remove it (or the sensitive part of it): a secret's sample is a secret too; say what the "
         "value looks like in the field's `description` instead")
 
@@ -115,3 +117,16 @@ def _marked_along(node: Any, root: Any, path: list[Any]) -> bool:
         if any(is_marked(n) for n in nodes):
             return True
     return False
+
+
+def check_sensitive_output(report: Reporter, base: str, walk: list[tuple[str, dict[str, Any]]]) -> None:
+    """Report each ``writeOnly`` / ``x-sensitive`` mark in an output schema. The guard answers with
+    the tool's output, which is what the model reads: a mark there cannot keep its promise (JSON
+    Schema's ``writeOnly``: "not returned in responses"), and a silently ignored mark is worse
+    than none. The runtime withholds such a value anyway (``[redacted]``) where check was skipped."""
+    for pointer, sub in walk:
+        for key in ("writeOnly", "x-sensitive"):
+            if sub.get(key) is True:
+                report.error(base + pointer + "/" + key, "a sensitive mark in the output, which the guard "
+                             "returns to the model (expected no writeOnly / x-sensitive in an output schema)",
+                             "sensitive-output", hint=OUTPUT_HINT)

@@ -255,7 +255,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._open_names = self._compiled.input.open_names
         self._declared = frozenset(spec.class_name for spec in contract.errors)
         #: takes the call's secrets out of an ok output that echoes them; None where no call can carry one
-        self._output_scrub = output_scrub(self._compiled.input.schema, resources)
+        self._output_scrub = output_scrub(self._compiled.input.schema, resources, self._compiled.output.schema)
         self._fast = self._fast_path()
         #: worker threads and abandoned calls of this tool: a stuck tool exhausts only its own share
         self.capacity = Capacity(contract.name)

@@ -298,22 +298,30 @@ def _texts(value: Any, found: list[str], cap: int = _WALK_CAP) -> None:
             todo.extend(node)
 
 
-def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None) -> Callable[[Any, Any], Any] | None:
+def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None,
+                 output_schema: Any = None) -> Callable[[Any, Any], Any] | None:
     """For a tool whose calls may carry a secret, ``scrub(arguments, output)``: the output with the
     call's secrets taken out of its strings and keys, as from error text (a tool may echo a password
     in its own result: ``{"msg": f"logged in as {pw}"}``); the output itself when the call sent none.
+    A value ``output_schema`` marks sensitive is withheld as ``[redacted]`` first: check refuses such
+    a mark (``sensitive-output``), and where check was skipped the mark still holds.
 
-    None when no call can carry one, so the happy path pays nothing: the input schema marks nothing,
+    None when neither can happen, so the happy path pays nothing: the input schema marks nothing,
     declares no secret-looking name, and lets in no member it does not declare (where a model could
-    send ``password`` unasked). Decided once per schema."""
+    send ``password`` unasked), and the output schema marks nothing. Decided once per schema."""
     nodes = applicable([schema], schema, resources)
     marked = any(is_marked(node) for node in nodes) or marked_below(nodes, schema, resources)
+    outputs = [] if output_schema is None else applicable([output_schema], output_schema, resources)
+    withheld = any(is_marked(node) for node in outputs) or bool(outputs) and marked_below(outputs, output_schema,
+                                                                                         resources)
     declared = _declared_names(schema)
-    if not marked and not any(sensitive_name(name) for name in declared) and _closed(schema):
+    if not marked and not withheld and not any(sensitive_name(name) for name in declared) and _closed(schema):
         return None
     top = frozenset(name for name in _top_names(schema) if not sensitive_name(name))
 
     def scrub(arguments: Any, output: Any) -> Any:
+        if withheld:
+            output = redact(output, output_schema, output_schema, resources=resources)
         if not marked and isinstance(arguments, Mapping) and top.issuperset(arguments) and not any(
                 isinstance(value, (Mapping, list, tuple)) for value in arguments.values()):
             return output  # only declared, plainly named scalars of an unmarked schema: no secret sent

@@ -2,14 +2,17 @@
 
 ``Tool.from_schema`` skips pydantic-ai's own argument validation, so the guard is the only gate and
 its envelope (``fix_arguments`` with the field) is the tool's return value: the model reads it as a
-normal tool return and pydantic-ai's retry counter is not spent on it. pydantic-ai still answers
-arguments that are not valid JSON itself, with a retry prompt that does spend that counter
-(``max_retries``, 2 here). The budget session is the run's ``conversation_id`` (given to
+normal tool return and pydantic-ai's retry counter is not spent on it. Arguments that are not valid
+JSON pydantic-ai would answer itself, with a retry prompt quoting the raw text (a password sent in a
+truncated call went back to the model and into the message history): the tool's argument validator
+here only parses, and anything that is not one JSON object gets INVALID_ARGUMENT without the text. The budget session is the run's ``conversation_id`` (given to
 ``agent.run``, recovered from the message history, else a new one per run).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 try:
@@ -20,7 +23,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from contractgen.runtime import GuardedTool
 
-from ._guarded import call_guarded, plain_schema
+from ._guarded import call_guarded, invalid_json_arguments, plain_schema
 
 __all__ = ["pydantic_ai_tool"]
 
@@ -29,6 +32,8 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> To
     """The pydantic-ai ``Tool`` for a guarded tool."""
 
     async def call(ctx: RunContext[Any], /, **arguments: Any) -> dict[str, Any]:
+        if arguments.get(_NOT_AN_OBJECT) is _NOT_AN_OBJECT:
+            return dict(invalid_json_arguments(tool))
         session = ctx.conversation_id or "default"
         envelope = await call_guarded(tool, arguments, session="conversation:" + str(session)[:200],
                                       call_id=ctx.tool_call_id)
@@ -37,4 +42,24 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> To
     made: Tool[Any] = Tool.from_schema(call, name=tool.name, description=tool.description,
                                        json_schema=plain_schema(tool.input_schema), takes_ctx=True)
     made.max_retries = max_retries
+    made.function_schema.validator = _ParsedOnly()  # type: ignore[assignment]
     return made
+
+
+#: the key and value standing for arguments that are not one JSON object (no model can send the value)
+_NOT_AN_OBJECT: Any = type("NotAnObject", (str,), {})("contractgen: not a JSON object")
+
+
+class _ParsedOnly:
+    """The tool's argument validator: parses, never refuses. pydantic-ai turns a refusal into a retry
+    prompt quoting what the model sent; the guard is the only gate, and it never echoes a secret."""
+
+    def validate_json(self, data: str | bytes | bytearray, **_: Any) -> Any:
+        try:
+            value = json.loads(data or "{}")
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
+            return {_NOT_AN_OBJECT: _NOT_AN_OBJECT}
+        return self.validate_python(value)
+
+    def validate_python(self, value: Any, **_: Any) -> Any:
+        return dict(value) if isinstance(value, Mapping) else {_NOT_AN_OBJECT: _NOT_AN_OBJECT}

@@ -1,0 +1,73 @@
+"""What a framework itself puts in front of the model never holds a secret argument.
+
+Arguments that are not one JSON object (cut short, an array, a bare string) never reach the guard's
+schema; a framework that answers them itself (pydantic-ai's retry prompt quotes the raw text) would
+send a password back to the model and into the message history. Each framework's own agent loop
+runs with a scripted model that makes such a call, and what the model receives next is read.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+from agents import Agent as OpenAIAgent
+from agents import RunConfig, Runner
+from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from contractgen.adapters.openai_agents import function_tool
+from contractgen.adapters.pydantic_ai import pydantic_ai_tool
+from contractgen.runtime import Contract, Timeout, guard
+
+SECRET = "SECRETmarker7731"
+SCHEMA = {"type": "object", "additionalProperties": False, "required": ["pw"],
+          "properties": {"pw": {"type": "string", "writeOnly": True, "pattern": "^[0-9]+$"},
+                         "n": {"type": "integer"}}}
+#: raw argument texts that are not one JSON object, each holding the secret
+NOT_AN_OBJECT = [f'{{"pw": "{SECRET}", "n": ', f'["{SECRET}"]', f'"{SECRET}"', f"{{'pw': '{SECRET}'}}",
+                 f'{{"pw": "{SECRET}"}} trailing']
+
+
+def _tool() -> Any:
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=SCHEMA,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    return guard(contract, lambda arguments: {"ok": True})
+
+
+@pytest.mark.parametrize("raw", NOT_AN_OBJECT)
+def test_pydantic_ai_never_quotes_arguments_that_are_not_an_object(raw: str) -> None:
+    seen: list[Any] = []
+
+    def respond(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        seen.append(messages)
+        if len(seen) > 1:
+            return ModelResponse(parts=[TextPart("done")])
+        return ModelResponse(parts=[ToolCallPart("login", raw, tool_call_id="c1")])
+
+    anyio.run(lambda: Agent(FunctionModel(respond), tools=[pydantic_ai_tool(_tool())]).run("log me in"))
+    answer = seen[1][-1]  # the request after the tool call: what the model reads of it
+    assert SECRET not in repr(answer)
+    returned = answer.parts[0].content
+    assert returned["error"]["code"] == "INVALID_ARGUMENT" and returned["error"]["action"] == "fix_arguments"
+
+
+@pytest.mark.parametrize("raw", NOT_AN_OBJECT)
+def test_openai_agents_never_quotes_arguments_that_are_not_an_object(raw: str) -> None:
+    def respond(call: Any) -> Any:
+        outputs = [item for item in call.input if isinstance(item, dict) and item.get("type") == "function_call_output"]
+        if outputs:
+            return [assistant_message("done")]
+        return [function_call("login", raw, call_id="c1")]
+
+    model = ScriptedModel([ModelStep.respond(respond) for _ in range(3)])
+    agent = OpenAIAgent(name="a", model=model, tools=[function_tool(_tool())])
+    anyio.run(lambda: Runner.run(agent, "log me in", run_config=RunConfig(tracing_disabled=True)))
+    answer = [item for item in model.calls[-1].input
+              if isinstance(item, dict) and item.get("type") == "function_call_output"]
+    assert answer and SECRET not in json.dumps(answer)
+    assert json.loads(answer[0]["output"])["error"]["code"] == "INVALID_ARGUMENT"

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_support import error_texts
 
-from contractgen.runtime import Contract, Timeout, ToolError, guard
+from contractgen.runtime import Contract, Timeout, ToolError, guard, redaction
 from contractgen.runtime.errors import VersionMismatchError
 from contractgen.runtime.mcp_server import build_server
 
@@ -232,6 +232,17 @@ def test_keys_named_like_secrets_are_redacted_everywhere(word: str, prefix: str,
     text = _calls(contract, wrapped[nesting][:1] + wrapped[nesting][2:], caplog)
     assert "INVALID_ARGUMENT" in text
     assert MARKER not in text
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(st.sampled_from("pPaAsSwWoOrRdDtTkKeEnN_-1\u017f\u212a\u0130\u0131é"), max_size=14)
+       | st.sampled_from(["pa\u017fsword", "\u017fecret", "to\u212aen", "API_KEY", "x-Api-Key", "SESSION_ID"]))
+def test_secret_looking_names_are_judged_as_the_case_blind_pattern_judges_them(name: str) -> None:
+    """The name rule reads ASCII names lowered, with a case-sensitive pattern (three times faster);
+    every name the case-blind pattern finds a secret word in must still count, non-ASCII case folds
+    included (the long s is an s, the Kelvin sign a k)."""
+    if redaction.SENSITIVE_NAME.search(name):
+        assert redaction.sensitive_name(name), name
 
 
 @pytest.mark.parametrize("name", ["author", "spin", "pinned_ok", "shipping", "lotp", "passed", "compass", "passage"])

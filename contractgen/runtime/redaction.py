@@ -48,8 +48,13 @@ def sensitive_name(name: Any) -> bool:
     return _sensitive_short(text) if len(text) <= 64 else _sensitive_text(text)
 
 
+#: The same names for ASCII text already lowered: re's IGNORECASE search is three times slower,
+#: and for ASCII text the two agree (IGNORECASE also folds non-ASCII letters such as the long s).
+_SENSITIVE_NAME_LOWER = re.compile(SENSITIVE_NAME.pattern)
+
+
 def _sensitive_text(text: str) -> bool:
-    if SENSITIVE_NAME.search(text):
+    if _SENSITIVE_NAME_LOWER.search(text.lower()) if text.isascii() else SENSITIVE_NAME.search(text):
         return True
     words = [word.lower() for word in _WORD.findall(text[:200])]
     return any(word in SENSITIVE_WORDS or len(word) >= 6 and any(one_edit_apart(word, secret) for secret in _MISSPELT)

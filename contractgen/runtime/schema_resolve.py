@@ -33,6 +33,7 @@ class _Index:
         self.ids: dict[str, Any] = {}
         self.scope: dict[int, tuple[Any, str]] = {}  # id(node) -> (its resource, that resource's URI)
         self.below: dict[int, bool] = {}  # id(node) -> whether a marked schema applies inside its values
+        self.marks_any: bool | None = None  # whether a marked schema applies anywhere in a value of root
         #: (ids of the schemas at a position, a member's key) -> the schemas at that member
         self.members: dict[tuple[tuple[int, ...], str], list[Any]] = {}
         todo: list[tuple[Any, Any, str]] = [(root, root, "")]
@@ -233,6 +234,16 @@ def marked_below(nodes: Iterable[Any], root: Any, resources: Mapping[str, Any] |
         if found:
             return True
     return False
+
+
+def marks_anything(root: Any, resources: Mapping[str, Any] | None = None) -> bool:
+    """Whether a schema marked sensitive applies to a value of ``root`` or anywhere inside one: when
+    not, only a secret-looking name can make a part of the value secret. Kept per root."""
+    index = _index(root, resources)
+    if index.marks_any is None:
+        nodes = applicable([root], root, resources)
+        index.marks_any = any(is_marked(node) for node in nodes) or marked_below(nodes, root, resources)
+    return index.marks_any
 
 
 def _marked_below(node: Any, root: Any, resources: Mapping[str, Any] | None) -> bool:

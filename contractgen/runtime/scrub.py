@@ -18,8 +18,7 @@ from urllib.parse import quote, quote_plus
 
 from .jsonvalue import MISSING, shortened
 from .redaction import REDACTED, redact, sensitive_name
-from .schema_resolve import applicable, marked_below
-from .schema_walk import is_marked
+from .schema_resolve import marks_anything
 from .wording import Violation, one_edit_apart
 
 #: Characters a sent value needs to be looked for: shorter ones would scrub ordinary words.
@@ -139,8 +138,15 @@ def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | Non
     try:
         if not _may_hold_secrets(arguments, schema, resources):
             return NO_SECRETS
-        shown = redact(shortened(arguments, _MEMBER_CAP)[0], schema, schema, resources=resources)
     except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
+        return NO_SECRETS
+    return _secrets_in(arguments, schema, resources)
+
+
+def _secrets_in(arguments: Any, schema: Any, resources: Mapping[str, Any] | None) -> Scrubber:
+    try:
+        shown = redact(shortened(arguments, _MEMBER_CAP)[0], schema, schema, resources=resources)
+    except Exception:  # noqa: BLE001
         return NO_SECRETS
     return secrets_between(arguments, shown)
 
@@ -148,8 +154,7 @@ def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | Non
 def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] | None) -> bool:
     """Whether redaction could hide anything of ``arguments``: the schema marks a position (kept per
     schema), or a key at any depth has a secret-looking name. Cheaper than redacting to find out."""
-    nodes = applicable([schema], schema, resources)
-    if any(is_marked(node) for node in nodes) or marked_below(nodes, schema, resources):
+    if marks_anything(schema, resources):
         return True
     todo, seen = [arguments], 0
     while todo:
@@ -170,11 +175,13 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
                    resources: Mapping[str, Any] | None = None) -> Scrubber:
     """``secrets_sent``, for an explanation of ``arguments``, where it may matter. Redaction hides a
     secret where it was sent; what it cannot know is the same text sent again elsewhere (as a key,
-    in a field that is no secret). So only a text the arguments hold twice, and that the violations
-    show, makes the call pay for finding its secrets: most bad calls hold none."""
+    in a field that is no secret). So only a call that may hold a secret at all, and holds a text
+    twice that the violations show, pays for finding its secrets: most bad calls hold none."""
     if not isinstance(arguments, Mapping):
         return NO_SECRETS
     try:
+        if not _may_hold_secrets(arguments, schema, resources):
+            return NO_SECRETS
         found: list[str] = []
         _texts(arguments, found, cap=_COMPARED + 1)
         if len(found) <= _COMPARED:  # else too many to compare: find the secrets
@@ -191,7 +198,7 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
                 return NO_SECRETS
     except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
         return NO_SECRETS
-    return secrets_sent(arguments, schema, resources)
+    return _secrets_in(arguments, schema, resources)
 
 
 def quotes_arguments(arguments: Any, written: Iterable[Any]) -> bool:

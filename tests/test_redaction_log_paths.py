@@ -184,3 +184,29 @@ def test_a_hook_quoting_the_arguments_never_reaches_an_mcp_client(kind: str, cap
     with caplog.at_level(logging.DEBUG):
         text = anyio.run(main)
     assert SECRET not in text + caplog.text
+
+
+@pytest.mark.parametrize("path", ["fast", "observed", "deadline", "async", "async-deadline"])
+@pytest.mark.parametrize("padding", [0, 185])
+def test_a_progress_listener_never_reads_a_secret(path: str, padding: int) -> None:
+    """A host's listener is a hook too: the message reaches it without the call's secrets, however
+    the guard runs the tool (a cap past the padding would cut the secret, leaving its start)."""
+    heard: list[str | None] = []
+
+    def report(arguments: Any) -> dict[str, Any]:
+        report_progress(1, 2, "x" * padding + f" checking {arguments['pw']} now")
+        return {}
+
+    async def areport(arguments: Any) -> dict[str, Any]:
+        return report(arguments)
+
+    timeout = Timeout(5.0) if "deadline" in path else Timeout(None)
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=SCHEMA,
+                        output_schema={"type": "object"}, timeout=timeout)
+    tool = guard(contract, areport if path.startswith("async") else report,
+                 on_call=(lambda record: None) if path == "observed" else None)
+    with progress_listener(lambda done, total, message: heard.append(message)):
+        envelope = asyncio.run(tool.acall(dict(ARGUMENTS))) if path.startswith("async") else tool(dict(ARGUMENTS))
+    assert envelope["status"] == "ok"
+    assert heard and all(SECRET[:4] not in (message or "") for message in heard)
+    assert "checking [redacted]" in (heard[0] or "") or padding

@@ -77,6 +77,7 @@ from .jsonvalue import (
 )
 from .observe import CallRecord, call_logger, emit, loggable, logger
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
+from .progress import listening as progress_listening
 from .redaction import REDACTED
 from .schema_check import (
     ITEM_CAP,
@@ -126,10 +127,18 @@ _T = TypeVar("_T")
 #: Seconds an async implementation may hold the event loop in one step (between two awaits) before
 #: its calls move to worker threads (asyncio's debug mode already calls 0.1 s slow).
 BLOCKING_STEP = 1.0
-#: The arguments of the call in progress, set around the steps that may turn what the
-#: implementation wrote (an exception, a ToolError) into a log line or an envelope: the secrets they
-#: hold are taken out of it there (``scrub.py``). Set only off the fast path's happy way.
-_CALL_ARGUMENTS: contextvars.ContextVar[Any] = contextvars.ContextVar("contractgen_call_arguments")
+#: The guarded tool and the arguments of the call in progress, set around the steps that may turn
+#: what the implementation wrote (an exception, a ToolError, a progress message) into a log line, an
+#: envelope or a listener's text: the secrets they hold are taken out of it there (``scrub.py``).
+#: Set only off the fast path's happy way (which steps aside while a progress listener is set).
+_CALL: contextvars.ContextVar[tuple[GuardedTool[Any, Any, Any], Any]] = contextvars.ContextVar("contractgen_call")
+
+
+def call_secrets() -> Scrubber:
+    """What the call in progress (in this context) sent at sensitive positions, to take out of text
+    the implementation writes elsewhere (a progress message); NO_SECRETS outside a call."""
+    call = _CALL.get(None)
+    return NO_SECRETS if call is None else call[0]._secrets()
 
 
 class _Compiled:
@@ -352,7 +361,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return None
         if value is NOT_STARTED:
             return None
-        token = _CALL_ARGUMENTS.set(arguments)
+        token = _CALL.set((self, arguments))
         try:
             envelope = self._run_validated(value)
         except _NEVER_SWALLOWED:
@@ -360,7 +369,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
             envelope = self._internal(exc, "guard")
         finally:
-            _CALL_ARGUMENTS.reset(token)
+            _CALL.reset(token)
         if self._open_names is not None and not self._open_names.issuperset(arguments):
             envelope = self._with_notices(envelope, arguments)
         return envelope
@@ -393,12 +402,14 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if _call_log_memo is None:
             return None
         log_enabled, info = _call_log_memo.get, _INFO  # closure cells: cheaper than module globals
+        listening = progress_listening
         # copying a finished dict is about half the work of building one from a literal
         ok: dict[str, Any] = {"status": "ok", "tool": name, "version": version, "output": None, "empty": False}
         new_ok = ok.copy
 
         def fast(arguments: Any, session: str) -> Envelope | None:
-            if type(arguments) is not dict or log_enabled(info, True):  # the call log needs the full path
+            # the call log needs the full path, and so does a progress listener (messages are scrubbed)
+            if type(arguments) is not dict or log_enabled(info, True) or listening() is not None:
                 return None
             try:
                 if not input_is_valid(arguments):
@@ -451,7 +462,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     def run_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
         """The call's envelope before the failure budget sees it."""
-        token = _CALL_ARGUMENTS.set(arguments)
+        token = _CALL.set((self, arguments))
         try:
             envelope = self._call_sync(arguments, contract_version)
             return envelope if self._open_names is None else self._with_notices(envelope, arguments)
@@ -460,10 +471,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself still answers with an envelope
             return self._internal(exc, "guard")
         finally:
-            _CALL_ARGUMENTS.reset(token)
+            _CALL.reset(token)
 
     async def arun_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
-        token = _CALL_ARGUMENTS.set(arguments)
+        token = _CALL.set((self, arguments))
         try:
             envelope = await self._call_async(arguments, contract_version)
             return envelope if self._open_names is None else self._with_notices(envelope, arguments)
@@ -472,7 +483,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException as exc:  # noqa: BLE001
             return self._internal(exc, "guard")
         finally:
-            _CALL_ARGUMENTS.reset(token)
+            _CALL.reset(token)
 
     async def afinish(self, envelope: dict[str, Any], session: str, start: float,
                       observed: bool) -> Envelope:
@@ -601,11 +612,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     def _settled_for(self, arguments: Any, result: Any, raised: BaseException | None) -> dict[str, Any]:
         """``_settled`` for the fast path, with the call's arguments known to the error steps."""
-        token = _CALL_ARGUMENTS.set(arguments)
+        token = _CALL.set((self, arguments))
         try:
             return self._settled(result, raised)
         finally:
-            _CALL_ARGUMENTS.reset(token)
+            _CALL.reset(token)
 
     def _settled(self, result: Any, raised: BaseException | None) -> dict[str, Any]:
         """The envelope for what an inline call gave: its exception, or its result (awaited here
@@ -798,7 +809,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     def _unechoed(self, output: Any) -> Any:
         """An accepted output without the secrets the call in progress sent (see scrub.output_scrub)."""
-        arguments = _CALL_ARGUMENTS.get(MISSING)
+        arguments = _CALL.get((None, MISSING))[1]
         if arguments is MISSING or self._output_scrub is None:
             return output
         try:
@@ -813,7 +824,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         depends on the call's secrets, scrubbed where they show up again, so it is kept under the
         arguments themselves when they make a memo key (small and flat: the same call again), else
         under the explanation, and then only when nothing needed scrubbing."""
-        arguments = _CALL_ARGUMENTS.get(MISSING)
+        arguments = _CALL.get((None, MISSING))[1]
         exact = None if arguments is MISSING else value_key(arguments)
         key: Any = None if exact is None else ("call", exact)
         kept = self._kept_argument_error(key, violations, omitted)
@@ -927,7 +938,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         implementation wrote (NO_SECRETS outside a call, or when it sent none). Given what was
         written, they are looked for only when it holds a text of the arguments at all (a declared
         error is common; most quote nothing)."""
-        arguments = _CALL_ARGUMENTS.get(MISSING)
+        arguments = _CALL.get((None, MISSING))[1]
         if arguments is MISSING:
             return NO_SECRETS
         try:
@@ -986,11 +997,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
     def _hooks_failed(self, exc: BaseException, arguments: Any) -> dict[str, Any]:
         """INTERNAL for a hook that raised around the call: what it raised may quote the arguments
         it was given, so it is logged with the call's secrets scrubbed, as the tool's own is."""
-        token = _CALL_ARGUMENTS.set(arguments)
+        token = _CALL.set((self, arguments))
         try:
             return self._internal(exc, "hooks")
         finally:
-            _CALL_ARGUMENTS.reset(token)
+            _CALL.reset(token)
 
     def _internal(self, exc: BaseException, where: str) -> dict[str, Any]:
         ref = new_ref()

@@ -1,7 +1,8 @@
 """Progress for long-running tools: the implementation reports, the host decides where it goes.
 
 An implementation calls ``report_progress(done, total, message)`` from anywhere inside its call
-(sync or async, in the guard's worker threads too: the guard copies the caller's context). With
+(sync or async, in the guard's worker threads too: the guard copies the caller's context). A message
+is the tool's own text: the secrets the call sent are taken out of it before any listener reads it. With
 nobody listening it does nothing and returns False. A host sets a listener for one call with
 ``progress_listener(callback)``; the MCP server turns reports into ``notifications/progress`` when
 the client sent a ``progressToken``, so an agent can tell work from a hang.
@@ -31,7 +32,12 @@ def report_progress(progress: float, total: float | None = None, message: str | 
     listener = _LISTENER.get()
     if listener is None or not _finite(progress) or (total is not None and not _finite(total)):
         return False
-    text = None if message is None else " ".join(str(message).split())[:MESSAGE_CAP]
+    text = None
+    if message is not None:
+        from .guard import call_secrets  # loaded whenever a guarded call runs
+
+        # the tool's own text may quote what the call sent: its secrets go before the cap cuts one
+        text = call_secrets().text(" ".join(str(message).split()))[:MESSAGE_CAP]
     try:
         listener(float(progress), None if total is None else float(total), text)
     except Exception as exc:  # noqa: BLE001 - a broken listener must not fail the tool
@@ -43,6 +49,10 @@ def report_progress(progress: float, total: float | None = None, message: str | 
         logger.warning("progress listener failed", exc_info=loggable(exc, Scrubber([text] if text else [])))
         return False
     return True
+
+
+#: the listener of this context, or None (the guard's fast path steps aside while one is set)
+listening = _LISTENER.get
 
 
 @contextmanager

@@ -316,11 +316,8 @@ def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None,
     None when neither can happen, so the happy path pays nothing: the input schema marks nothing,
     declares no secret-looking name, and lets in no member it does not declare (where a model could
     send ``password`` unasked), and the output schema marks nothing. Decided once per schema."""
-    nodes = applicable([schema], schema, resources)
-    marked = any(is_marked(node) for node in nodes) or marked_below(nodes, schema, resources)
-    outputs = [] if output_schema is None else applicable([output_schema], output_schema, resources)
-    withheld = any(is_marked(node) for node in outputs) or bool(outputs) and marked_below(outputs, output_schema,
-                                                                                         resources)
+    marked = marks_anything(schema, resources)
+    withheld = output_schema is not None and marks_anything(output_schema, resources)
     declared = _declared_names(schema)
     if not marked and not withheld and not any(sensitive_name(name) for name in declared) and _closed(schema):
         return None

@@ -20,6 +20,7 @@ from ..runtime.contract import (
     RetryPolicy,
     Timeout,
 )
+from .schema_walk import static_dynamic_refs
 
 
 def _pairs(mapping: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
@@ -52,8 +53,8 @@ def lower_manifest(data: Mapping[str, Any]) -> Contract:
         title=data.get("title"),
         summary=data["summary"],
         description=data["description"],
-        input_schema=data["input"],
-        output_schema=data["output"],
+        input_schema=static_dynamic_refs(data["input"]),
+        output_schema=static_dynamic_refs(data["output"]),
         errors=tuple(
             ErrorSpec(
                 class_name=e["class"],

@@ -6,6 +6,7 @@ Only keywords that hold schemas are followed, so a property that happens to be n
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -110,13 +111,41 @@ def anchors(schema: Any) -> set[str]:
 def local_ref_pointer(root: Any, ref: str) -> str | None:
     """The JSON pointer inside ``root`` that a local ``$ref`` names: ``#``, ``#/json/pointer`` (its
     URI form percent-decoded: ``#/$defs/n%C3%A9``) or ``#anchor`` (the pointer of the subschema with
-    that ``$anchor``); None when ``ref`` is not local or no subschema has the anchor."""
+    that ``$anchor`` or ``$dynamicAnchor``); None when ``ref`` is not local or no subschema has the
+    anchor."""
     if not ref.startswith("#"):
         return None
     fragment = unquote(ref[1:])
     if fragment == "" or fragment.startswith("/"):
         return fragment
-    return next((pointer for pointer, sub in subschemas(root) if sub.get("$anchor") == fragment), None)
+    # a $dynamicAnchor names its subschema for a plain $ref too (2020-12 core, 8.2.2)
+    return next((pointer for pointer, sub in subschemas(root)
+                 if sub.get("$anchor") == fragment or sub.get("$dynamicAnchor") == fragment), None)
+
+
+def static_dynamic_refs(schema: Any) -> Any:
+    """``schema`` with every local ``$dynamicRef`` spelled as the ``$ref`` it amounts to here.
+
+    A ``$dynamicRef`` only differs from a ``$ref`` when the evaluation path crosses several schema
+    resources, and a manifest schema is one resource (check refuses an ``$id`` below its root), so its
+    target is always the one a ``$ref`` with the same text names (a ``$dynamicAnchor`` is an anchor
+    for ``$ref`` too). Build, guard and diff then read a
+    reference they all follow. A ``$dynamicRef`` beside a ``$ref`` joins an ``allOf``; one that does
+    not resolve is left as it is (check reports it).
+    """
+    if not any("$dynamicRef" in sub for _, sub in subschemas(schema)):
+        return schema
+    rewritten = copy.deepcopy(schema)
+    for _, sub in subschemas(rewritten):
+        ref = sub.get("$dynamicRef")
+        if not isinstance(ref, str) or local_ref_pointer(rewritten, ref) is None:
+            continue
+        del sub["$dynamicRef"]
+        if "$ref" in sub:
+            sub["allOf"] = [*sub.get("allOf", []), {"$ref": ref}]
+        else:
+            sub["$ref"] = ref
+    return rewritten
 
 
 def resolve_local_ref(root: Any, ref: str) -> RefTarget:

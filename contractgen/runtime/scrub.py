@@ -10,6 +10,8 @@ before any cap cuts it, so a cut never leaves a secret's prefix.
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -43,21 +45,24 @@ _MEMBER_CAP = 1000
 class Scrubber:
     """Replaces the given secret texts, in every spelling above, wherever they appear."""
 
-    __slots__ = ("_compiled", "_numbers", "_secrets", "_spellings")
+    __slots__ = ("_compiled", "_compiled_encoded", "_encoded", "_numbers", "_secrets", "_spellings")
 
     def __init__(self, secrets: Iterable[str]) -> None:
         secrets = list(secrets)
         self._secrets = sorted({s.lower() for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True)
         spellings: set[str] = set()
         numbers: set[str] = set()
+        self._encoded: set[str] = set()
         for secret in secrets:
             if MIN_DIGITS <= len(secret) < MIN_SECRET and secret.isdigit() and secret.isascii():
                 numbers.add(secret)
             else:
                 spellings.update(s for s in _spellings(secret) if len(s) >= MIN_SECRET)
+                self._encoded.update(_base64_spellings(secret))
         self._spellings = sorted(spellings, key=lambda s: (-len(s), s))
         self._numbers = sorted(numbers)
         self._compiled: re.Pattern[str] | None = None  # made when a text holds a secret at all
+        self._compiled_encoded: re.Pattern[str] | None = None
 
     def __bool__(self) -> bool:
         return bool(self._spellings or self._numbers)
@@ -68,15 +73,37 @@ class Scrubber:
             return text
         low = text.lower()
         if any(s.lower() in low for s in self._spellings) or any(n in text for n in self._numbers):
+            if any(s.lower() in low for s in self._encoded):
+                text = self._without_encoded(text)
             text = self._pattern().sub(REDACTED, text)
         return self._cut_prefixes(text) if CUT in text else text
 
     def _pattern(self) -> re.Pattern[str]:
         if self._compiled is None:
-            alternatives = [re.escape(s) for s in self._spellings]
+            alternatives = [re.escape(s) for s in self._spellings if s not in self._encoded]
             alternatives += [rf"(?<![0-9]){n}(?![0-9])" for n in self._numbers]
-            self._compiled = re.compile("|".join(alternatives), re.IGNORECASE)
+            self._compiled = re.compile("|".join(alternatives) or "(?!)", re.IGNORECASE)
         return self._compiled
+
+    def _without_encoded(self, text: str) -> str:
+        """``text`` with each base64 text holding a secret's encoding replaced whole: its edges
+        would tell the secret's first and last bytes. Widened by hand (a pattern widening on both
+        sides takes quadratic time on a long encoded text)."""
+        if self._compiled_encoded is None:
+            encoded = sorted(self._encoded, key=lambda s: (-len(s), s))
+            self._compiled_encoded = re.compile("|".join(re.escape(s) for s in encoded), re.IGNORECASE)
+        pieces, last = [], 0
+        for match in self._compiled_encoded.finditer(text):
+            start, end = match.start(), match.end()
+            if start < last:
+                continue
+            while start > last and text[start - 1] in _BASE64_CHARS:
+                start -= 1
+            while end < len(text) and (text[end] in _BASE64_CHARS or text[end] == "="):
+                end += 1
+            pieces += [text[last:start], REDACTED]
+            last = end
+        return "".join(pieces) + text[last:] if pieces else text
 
     def _cut_prefixes(self, text: str) -> str:
         """``text`` without the start of a secret that a cap cut off (``…`` right after it)."""
@@ -121,14 +148,41 @@ _PLAIN = re.compile(r"[A-Za-z0-9_.~-]+")
 
 
 def _spellings(secret: str) -> set[str]:
-    """The secret as text may carry it: as is, whitespace collapsed, JSON- and repr-escaped,
-    percent-encoded, and each of those escaped once more (a KeyError of a tool's JSON text)."""
+    """The secret as text may carry it: as is, whitespace collapsed, JSON-, repr- and HTML-escaped,
+    percent-encoded, and each of those escaped once more (a KeyError of a tool's JSON text); and
+    base64-encoded, alone or inside a longer encoded text (``Basic <base64 of user:password>`` in an
+    upstream's echo of its request)."""
+    encoded = _base64_spellings(secret)
     if _PLAIN.fullmatch(secret):  # every escape leaves it as it is
-        return {secret}
+        return {secret} | encoded
     once = {secret, " ".join(secret.split()), json.dumps(secret)[1:-1],
-            json.dumps(secret, ensure_ascii=False)[1:-1], repr(secret)[1:-1],
+            json.dumps(secret, ensure_ascii=False)[1:-1], repr(secret)[1:-1], html.escape(secret),
+            html.escape(secret, quote=False),
             quote(secret, safe="", errors="surrogatepass"), quote_plus(secret, errors="surrogatepass")}
-    return once | {repr(s)[1:-1] for s in once} | {json.dumps(s)[1:-1] for s in once}
+    return once | {repr(s)[1:-1] for s in once} | {json.dumps(s)[1:-1] for s in once} | encoded
+
+
+_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+#: Characters of base64 a secret's encoding inside a longer one must keep to be looked for (6 bytes):
+#: shorter runs would match ordinary encoded data.
+_MIN_BASE64 = 8
+
+
+def _base64_spellings(secret: str) -> set[str]:
+    """The base64 texts (standard and URL-safe alphabets) that spell ``secret``: its own encoding,
+    and for each of the three places it can start in a longer encoded text, the part of the
+    encoding its bytes alone decide (the first and last groups of four mix in their neighbours)."""
+    data = secret.encode("utf-8", "surrogatepass")
+    found: set[str] = set()
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        found.add(encode(data).decode("ascii"))
+        for offset in range(3):
+            text = encode(b"\0" * offset + data).decode("ascii")
+            end = len(text) if (offset + len(data)) % 3 == 0 else len(text) - 4
+            core = text[4 if offset else 0:end]
+            if len(core) >= _MIN_BASE64:
+                found.add(core)
+    return found
 
 
 def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | None = None) -> Scrubber:
@@ -208,18 +262,18 @@ def quotes_arguments(arguments: Any, written: Iterable[Any]) -> bool:
     try:
         found: list[str] = []
         _texts(arguments, found, cap=_MEMBER_CAP * 10)
-        texts = {t.lower() for t in found if _may_be_secret(t)}
+        texts = {t for t in found if _may_be_secret(t)}
         if not texts:
             return False
         shown = json.dumps([w for w in written if w is not MISSING], default=str, ensure_ascii=False).lower()
         shown += " " + json.dumps(shown, ensure_ascii=False)  # escaped once more, as JSON quotes it
-        return CUT in shown or any(t in shown or _spelt_in(t, shown) for t in texts)
+        return CUT in shown or any(t.lower() in shown or _spelt_in(t, shown) for t in texts)
     except Exception:  # noqa: BLE001
         return True
 
 
 def _spelt_in(text: str, shown: str) -> bool:
-    return not _PLAIN.fullmatch(text) and any(s.lower() in shown for s in _spellings(text))
+    return any(s.lower() in shown for s in _spellings(text))
 
 
 def _may_be_secret(text: str) -> bool:

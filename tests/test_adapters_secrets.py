@@ -71,3 +71,60 @@ def test_openai_agents_never_quotes_arguments_that_are_not_an_object(raw: str) -
               if isinstance(item, dict) and item.get("type") == "function_call_output"]
     assert answer and SECRET not in json.dumps(answer)
     assert json.loads(answer[0]["output"])["error"]["code"] == "INVALID_ARGUMENT"
+
+
+class _KeptSpans:
+    """An Agents SDK trace processor that keeps every finished span as exported."""
+
+    def __init__(self) -> None:
+        self.spans: list[dict[str, Any]] = []
+
+    def on_trace_start(self, trace: Any) -> None:
+        return None
+
+    def on_trace_end(self, trace: Any) -> None:
+        return None
+
+    def on_span_start(self, span: Any) -> None:
+        return None
+
+    def on_span_end(self, span: Any) -> None:
+        self.spans.append(span.export() or {})
+
+    def shutdown(self) -> None:
+        return None
+
+    def force_flush(self) -> None:
+        return None
+
+
+@pytest.fixture(scope="module")
+def kept_spans() -> _KeptSpans:
+    """Spans of every traced run from here on (the SDK has no way to remove a processor)."""
+    from agents.tracing import add_trace_processor
+
+    kept = _KeptSpans()
+    add_trace_processor(kept)  # type: ignore[arg-type]
+    return kept
+
+
+@pytest.mark.parametrize("raw", [{"pw": SECRET, "n": 1}, {"pw": SECRET, "n": "x"}, {"n": 1, "password": SECRET},
+                                 f'{{"pw": "{SECRET}", "n": '])
+def test_openai_agents_traces_never_record_a_secret(raw: Any, kept_spans: _KeptSpans) -> None:
+    """The SDK traces by default (trace_include_sensitive_data on), and its function span recorded
+    the raw arguments: it records what the guard's telemetry records, redacted."""
+    kept_spans.spans.clear()
+
+    def respond(call: Any) -> Any:
+        if any(isinstance(item, dict) and item.get("type") == "function_call_output" for item in call.input):
+            return [assistant_message("done")]
+        return [function_call("login", raw, call_id="c1")]
+
+    model = ScriptedModel([ModelStep.respond(respond) for _ in range(3)])
+    agent = OpenAIAgent(name="a", model=model, tools=[function_tool(_tool())])
+    anyio.run(lambda: Runner.run(agent, "log me in"))
+    functions = [span for span in kept_spans.spans if (span.get("span_data") or {}).get("type") == "function"]
+    assert functions, "the run was traced"
+    assert SECRET not in json.dumps(kept_spans.spans, default=str)
+    assert functions[0]["span_data"]["input"] in ('{"n": 1, "pw": "[redacted]"}', '{"n": "x", "pw": "[redacted]"}',
+                                                  '{"n": 1, "password": "[redacted]"}', "[not a JSON object]")

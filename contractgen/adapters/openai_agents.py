@@ -6,7 +6,8 @@ form of the input schema is the schema itself. The SDK does not validate argumen
 JSON reaches the tool): invalid JSON gets INVALID_ARGUMENT, everything else goes to the guard. The
 model reads the envelope as JSON text. The budget session comes from the run context
 (``Runner.run(context=...)``): its ``session_id`` (attribute or key), else the run config's
-``group_id``; a context that is a mutable mapping also holds the counts itself.
+``group_id``; a context that is a mutable mapping also holds the counts itself. The SDK's trace of
+the call (its function span) records the arguments redacted, as the guard's own telemetry does.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ try:
     from agents.exceptions import UserError
     from agents.strict_schema import ensure_strict_json_schema
     from agents.tool_context import ToolContext
+    from agents.tracing import get_current_span
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.openai_agents needs the OpenAI Agents SDK: "
                       "pip install 'contractgen[openai-agents]'") from exc
 
 from contractgen.runtime import GuardedTool
+from contractgen.runtime.scrub import arguments_shown
 
 from ._guarded import (
     call_guarded,
@@ -61,7 +64,9 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
         try:
             arguments = json.loads(raw_arguments or "{}")
         except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
+            _traced_as(raw_arguments, "[not a JSON object]")
             return envelope_text(invalid_json_arguments(guarded))
+        _traced_as(raw_arguments, arguments_shown(guarded, arguments, TRACE_CAP))
         context = getattr(ctx, "context", None)
         state = context if isinstance(context, MutableMapping) else None
         agent = getattr(ctx, "agent", None)
@@ -71,6 +76,23 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
 
     return FunctionTool(name=guarded.name, description=guarded.description, params_json_schema=schema,
                         on_invoke_tool=invoke, strict_json_schema=use_strict)
+
+
+#: characters of the arguments a trace's function span records
+TRACE_CAP = 2000
+
+
+def _traced_as(raw_arguments: str, shown: str) -> None:
+    """The SDK's function span records the raw arguments (``trace_include_sensitive_data``, on by
+    default, exported to the OpenAI traces dashboard): they are replaced by the redacted ones the
+    guard's own telemetry records. The span is current while the tool runs."""
+    try:
+        span = get_current_span()
+        data = getattr(span, "span_data", None)
+        if getattr(data, "type", None) == "function" and getattr(data, "input", None) == raw_arguments:
+            data.input = shown  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001, S110 - tracing is the SDK's; a failure there must not fail the call
+        pass
 
 
 def strict_allowed(schema: dict[str, Any]) -> bool:

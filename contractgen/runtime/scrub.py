@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 from .jsonvalue import MISSING, shortened
-from .redaction import REDACTED, redact, sensitive_name
+from .redaction import REDACTED, echo_at, redact, sensitive_name
 from .schema_resolve import marks_anything
 from .wording import Violation, one_edit_apart
 
@@ -426,3 +426,19 @@ def _closed(schema: Any) -> bool:
         if objects and node.get("additionalProperties") is not False:
             return False
     return schema.get("type") == "object" or "properties" in schema
+
+
+def arguments_shown(tool: Any, arguments: Any, limit: int) -> str:
+    """The arguments of a call of ``tool`` as JSON, for a trace or a span: what the input schema
+    marks sensitive (and every sensitively named key) replaced, long values capped; arguments too
+    long to show whole are summarised (size and key names) before any redaction walks them (walking
+    100,000 members took seconds). A secret also sent where it is not one (as a key, in another
+    field) is taken out there too."""
+    check = getattr(getattr(tool, "_compiled", None), "input", None)
+    try:
+        shown = check.echo(arguments, (), limit=limit) if check is not None else \
+            echo_at(arguments, (), tool.input_schema, limit=limit)
+        text = json.dumps(shown, sort_keys=True, default=str, ensure_ascii=False)
+        return secrets_between(arguments, shown).text(text) if not isinstance(shown, str) else text
+    except Exception:  # noqa: BLE001 - never let an odd argument break the trace
+        return "[unrecordable]"

@@ -9,7 +9,6 @@ The guard reaches this module only through ``CallHooks``; it never imports OpenT
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -21,8 +20,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("contractgen.runtime.telemetry needs OpenTelemetry: pip install 'contractgen[otel]'") from exc
 
 from ._version import RUNTIME_VERSION
-from .redaction import echo_at
-from .scrub import secrets_between
+from .scrub import arguments_shown
 
 __all__ = ["Telemetry"]
 
@@ -152,14 +150,5 @@ def _budget_attributes(budget: dict[str, Any]) -> dict[str, Any]:
 
 def redacted_arguments(tool: Any, arguments: Any) -> str:
     """The arguments as JSON, with what the input schema marks sensitive replaced and long values
-    capped. Arguments too long to record whole are summarised (size and key names) before any
-    redaction walks them: this runs on every call, and walking 100,000 members took seconds."""
-    check = getattr(getattr(tool, "_compiled", None), "input", None)
-    try:
-        shown = check.echo(arguments, (), limit=ARGUMENTS_CAP) if check is not None else \
-            echo_at(arguments, (), tool.input_schema, limit=ARGUMENTS_CAP)
-        text = json.dumps(shown, sort_keys=True, default=str, ensure_ascii=False)
-        # a secret also sent where it is not one (as a key, in another field) is taken out there too
-        return secrets_between(arguments, shown).text(text) if not isinstance(shown, str) else text
-    except Exception:  # noqa: BLE001 - never let an odd argument break the span
-        return "[unrecordable]"
+    capped (``scrub.arguments_shown``, which framework adapters' own traces use too)."""
+    return arguments_shown(tool, arguments, ARGUMENTS_CAP)

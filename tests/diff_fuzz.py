@@ -8,6 +8,7 @@ with such a value is a false negative). Used by tests/test_diff_soundness.py and
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 import sys
@@ -20,6 +21,7 @@ from typing import Any
 
 import jsonschema
 from hypothesis import strategies as st
+from hypothesis.errors import HypothesisException
 
 from contractgen.diff import RULES_BY_ID, Context, DiffSettings, Direction, Level, run_diff
 from contractgen.diff.structure import ToolPair
@@ -384,17 +386,37 @@ def literal_candidates(sub: Any) -> list[Any]:
     return out
 
 
-def drawn_candidates(sub: Any, draw: Draw, count: int = 4) -> list[Any]:
-    """Values hypothesis-jsonschema generates for a schema (it cannot handle every schema: then none)."""
+def drawn_candidates(sub: Any, draw: Draw, count: int = 3, root: dict[str, Any] | None = None) -> list[Any]:
+    """Values hypothesis-jsonschema generates for a schema, whole objects included (local ``$ref``s are
+    read against ``root``'s ``$defs``); a schema it cannot handle gives none. Needs a hypothesis its
+    internals still fit (pyproject's test extra pins the range)."""
+    if not isinstance(sub, dict):
+        return []
+    if root is not None and isinstance(root.get("$defs"), dict) and sub is not root:
+        sub = {**sub, "$defs": root["$defs"]}
+    strategy = _strategy(json.dumps(sub, sort_keys=True), count)
+    if strategy is None:
+        return []
+    try:
+        return list(draw(strategy))
+    except HypothesisException:
+        raise  # a rejected draw is hypothesis's own control flow
+    except Exception:  # noqa: BLE001 - a keyword it reads differently fails mid-draw
+        return []
+
+
+@functools.lru_cache(maxsize=4096)
+def _strategy(schema_text: str, count: int) -> st.SearchStrategy[list[Any]] | None:
+    """hypothesis-jsonschema's strategy for a schema (built once per schema text; None when it cannot
+    handle the schema). It is given its own copy: it inlines $refs into the schema it is given."""
     from hypothesis_jsonschema import from_schema
 
-    if not isinstance(sub, dict) or "object" in _types(sub) or "properties" in sub or "$ref" in json.dumps(sub):
-        return []  # hypothesis-jsonschema 0.23 crashes on object schemas with current hypothesis
     try:
-        strategy = from_schema(sub)
-        return list(draw(st.lists(strategy, max_size=count)))
+        strategy = st.lists(from_schema(json.loads(schema_text)), min_size=1, max_size=count)
+        strategy.validate()  # builds it now: a schema it cannot handle fails here, before any draw
     except Exception:  # noqa: BLE001 - its schema support is partial (unsatisfiable, unsupported keywords)
-        return []
+        return None
+    return strategy
 
 
 def base_objects(schema: dict[str, Any], draw: Draw) -> list[Any]:
@@ -404,6 +426,7 @@ def base_objects(schema: dict[str, Any], draw: Draw) -> list[Any]:
     built = build(schema, schema, draw, 0)
     if accepts(check, built):
         out.append(built)
+    out.extend(value for value in drawn_candidates(schema, draw, 2) if accepts(check, value))
     return out or [{}]
 
 
@@ -425,7 +448,7 @@ def build(sub: Any, root: dict[str, Any], draw: Draw, depth: int) -> Any:
         check = validator(wrapped)
     except Exception:  # noqa: BLE001
         return None
-    for value in [*drawn_candidates(sub, draw, 2), *literal_candidates(sub)]:
+    for value in [*drawn_candidates(sub, draw, 2, root), *literal_candidates(sub)]:
         if accepts(check, value):
             return value
     return None
@@ -460,7 +483,7 @@ def source_values(old: dict[str, Any], new: dict[str, Any], path: Path_, draw: D
     old_sub = _sub_at_path(old, path)
     new_sub = _sub_at_path(new, path)
     bases = base_objects(old, draw)
-    leaves = [*drawn_candidates(old_sub, draw), *literal_candidates(old_sub), *literal_candidates(new_sub)]
+    leaves = [*drawn_candidates(old_sub, draw, root=old), *literal_candidates(old_sub), *literal_candidates(new_sub)]
     for base in bases:
         yield base
         for leaf in leaves:
@@ -578,11 +601,12 @@ NOTHING = object()
 def counterexample(src: dict[str, Any], dst: dict[str, Any], path: Path_, draw: Draw, strict: bool,
                    direction: Direction = Direction.INPUT) -> Any:
     """A value ``src`` accepts and ``dst`` refuses, judged by python jsonschema (or NOTHING). Under the
-    default reading of outputs, members ``dst`` does not describe are dropped first (never read)."""
+    default reading, members the old schema does not describe are dropped first: a caller never sent
+    them (input), a consumer never reads them (output)."""
     src_check, dst_check = validator(src), validator(dst)
-    ignore_unread = direction is Direction.OUTPUT and not strict
+    described_by = None if strict else src if direction is Direction.INPUT else dst
     for value in source_values(src, dst, path, draw, strict):
-        value = pruned(value, dst) if ignore_unread else value
+        value = value if described_by is None else pruned(value, described_by)
         if accepts(src_check, value) and accepts(dst_check, value) is False:
             return value
     return NOTHING

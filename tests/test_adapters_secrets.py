@@ -9,6 +9,7 @@ runs with a scripted model that makes such a call, and what the model receives n
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -99,13 +100,15 @@ class _KeptSpans:
 
 
 @pytest.fixture(scope="module")
-def kept_spans() -> _KeptSpans:
-    """Spans of every traced run from here on (the SDK has no way to remove a processor)."""
-    from agents.tracing import add_trace_processor
+def kept_spans() -> Iterator[_KeptSpans]:
+    """Spans of every traced run, kept here only (the default processor would export them)."""
+    from agents.tracing import set_trace_processors
+    from agents.tracing.processors import default_processor
 
     kept = _KeptSpans()
-    add_trace_processor(kept)  # type: ignore[arg-type]
-    return kept
+    set_trace_processors([kept])  # type: ignore[list-item]
+    yield kept
+    set_trace_processors([default_processor()])
 
 
 @pytest.mark.parametrize("raw", [{"pw": SECRET, "n": 1}, {"pw": SECRET, "n": "x"}, {"n": 1, "password": SECRET},

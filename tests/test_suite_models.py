@@ -1,6 +1,8 @@
 """Generated input models agree with the JSON-Schema-Test-Suite: every object the 2020-12 suite calls
 valid, sent to a guard over that schema and its generated model, comes back ``ok`` and reaches the
-implementation unchanged; every instance the suite calls invalid comes back INVALID_ARGUMENT.
+implementation unchanged; every instance the suite calls invalid comes back INVALID_ARGUMENT. The
+same holds with each suite schema one level down, as the schema of an argument: there every
+instance counts, of any JSON type (a schema that names no type accepts them all).
 
 A tool's arguments are an object, so each schema is used with ``type: object`` at its root where it
 names no type and does not refer to its root (so no object's verdict changes), with the instances that
@@ -101,4 +103,72 @@ def test_every_suite_instance_gets_the_suites_verdict_through_guard_and_model() 
                                 f"{json.dumps(sent)[:120]}")
     print(f"\nsuite input schemas guarded: {schemas}, instances: {instances}")
     assert schemas >= 60 and instances >= 250
+    assert not problems, "\n".join(problems)
+
+
+def _one_level_down(node: Any) -> Any:
+    """``node`` as the schema of the property ``v`` of an object: its own references point there."""
+    if isinstance(node, list):
+        return [_one_level_down(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {key: "#/properties/v" + value[1:] if key == "$ref" and isinstance(value, str) and value.startswith("#")
+            else value if key in ("enum", "const", "default", "examples") else _one_level_down(value)
+            for key, value in node.items() if key != "$schema"}
+
+
+def _suite_argument_schemas() -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
+    if not SUITE.is_dir():
+        pytest.skip(f"JSON-Schema-Test-Suite not found at {SUITE}")
+    found = []
+    for path in sorted(SUITE.glob("*.json")):
+        for index, group in enumerate(json.loads(path.read_text("utf-8"))):
+            if _refers_by_name(group["schema"]):
+                continue
+            schema = {"type": "object", "properties": {"v": _one_level_down(group["schema"])}}
+            if _check_accepts(schema):
+                found.append((f"{path.stem}#{index}", schema, group["tests"]))
+    return found
+
+
+def test_every_suite_instance_gets_the_suites_verdict_as_an_argument() -> None:
+    """The model of an argument is never narrower than its schema: an untyped schema's object or
+    array keywords, an untyped ``allOf``, ``unevaluatedItems`` beside what evaluates items each made
+    the generated model refuse valid values, and the caller was told "'v' must be valid"."""
+    received: list[Any] = []
+
+    def implementation(arguments: Any) -> dict[str, Any]:
+        received.append(arguments)
+        return {}
+
+    schemas = instances = 0
+    problems = []
+    for label, schema, tests in _suite_argument_schemas():
+        try:
+            model = _input_model(schema, "suite_v_" + label.replace("#", "_").replace("-", "_"))
+        except ModelsError:
+            continue  # the build refuses these with a diagnostic: no guard to call
+        contract = Contract(name="suite", version="1.0.0", summary="s", description="d",
+                            input_schema=schema, output_schema={"type": "object"})
+        tool = guard(contract, implementation, input_model=model)
+        schemas += 1
+        for test in tests:
+            instances += 1
+            received.clear()
+            envelope = tool({"v": test["data"]})
+            data = json.dumps(test["data"])[:120]
+            if not test["valid"]:
+                if envelope["status"] != "error" or envelope["error"]["code"] != "INVALID_ARGUMENT":
+                    problems.append(f"{label} {test['description']!r}: invalid {data} came back {envelope}")
+                continue
+            if envelope["status"] != "ok":
+                problems.append(f"{label} {test['description']!r}: valid {data} came back "
+                                f"{envelope['error']['message']}\n  schema {json.dumps(schema)[:200]}")
+                continue
+            sent = received[0].model_dump(mode="json", by_alias=True, exclude_unset=True)
+            if sent != {"v": test["data"]}:
+                problems.append(f"{label} {test['description']!r}: {data} reached the implementation as "
+                                f"{json.dumps(sent)[:120]}")
+    print(f"\nsuite argument schemas guarded: {schemas}, instances: {instances}")
+    assert schemas >= 250 and instances >= 1000
     assert not problems, "\n".join(problems)

@@ -37,6 +37,7 @@ from .openness import explicit_openness
 from .patterns import patterns_left_to_schema
 from .sensitive_fields import hide_sensitive_fields
 from .source_text import escape_string_literals, source_lines
+from .untyped import every_type_named
 from .wire import empty_objects_as_maps, wire_schema
 
 #: Options passed on every call, explicitly, so output does not drift with the library's defaults.
@@ -144,7 +145,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 if key in bundle:
                     raise ModelsError(f"expected unique model names (got '{key}' twice)", request.owner)
                 # only 2020-12 keywords reach the generator: some other keys choose types and imports
-                clean = values_kept_exact(generator_input(sub))
+                clean = values_kept_exact(every_type_named(generator_input(sub)))
                 bundle[key] = explicit_openness(patterns_left_to_schema(clean))
                 marked_bundle[key] = sub
                 key_owner[key] = request.owner

@@ -26,6 +26,9 @@ def explicit_openness(schema: Any) -> Any:
     with constrained keys) are left as they are. ``additionalProperties: true`` validates nothing,
     so adding it changes what the generator writes, never what the schema accepts.
 
+    Arrays likewise: ``unevaluatedItems`` is read as ``items`` when nothing else evaluates items,
+    and left to the schema otherwise.
+
     An object closed by ``unevaluatedProperties: false`` beside applicators (``allOf``, ``anyOf``,
     ``dependentSchemas``, ``$ref``...) allows the members they evaluate, which a model class cannot
     express: its model is open, and the schema, which the guard checks first, judges the members
@@ -37,6 +40,8 @@ def explicit_openness(schema: Any) -> Any:
         if node.get("unevaluatedProperties") is False and any(key in node for key in _EVALUATING):
             del node["unevaluatedProperties"]
             node.setdefault("additionalProperties", True)
+        if "unevaluatedItems" in node:
+            _items_left_to_schema(node)
     for _, node in walk:
         additional = node.get("additionalProperties")
         patterns = node.get("patternProperties")
@@ -50,6 +55,19 @@ def explicit_openness(schema: Any) -> Any:
                 and node.get("unevaluatedProperties") is not False:
             node["additionalProperties"] = True
     return schema
+
+
+def _items_left_to_schema(node: dict[str, Any]) -> None:
+    """``unevaluatedItems`` judges the items nothing else evaluated (``prefixItems``, ``items``,
+    ``contains``, the applicators' own): which those are depends on the value, and no list type can
+    say it. The generator read it as every item's type and refused valid arrays (``["foo", 42]``
+    under ``prefixItems: [string], items: true, unevaluatedItems: false``). Alone on an array it is
+    ``items``; beside anything that evaluates items the model leaves the items to the schema, which the
+    guard checks first."""
+    rest = node.pop("unevaluatedItems")
+    if node.get("type") == "array" and not any(key in node for key in (*_EVALUATING, "prefixItems", "items",
+                                                                        "contains")):
+        node["items"] = rest  # on another type (or several) the generator would constrain a non-array
 
 
 def _describes_object(node: dict[str, Any]) -> bool:

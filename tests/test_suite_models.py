@@ -66,18 +66,22 @@ def _suite_input_schemas() -> list[tuple[str, dict[str, Any], list[dict[str, Any
     return found
 
 
-def test_every_suite_instance_gets_the_suites_verdict_through_guard_and_model() -> None:
+def _verdicts(groups: list[tuple[str, dict[str, Any], list[dict[str, Any]]]], arguments: Any,
+              module_prefix: str) -> tuple[int, int, list[str]]:
+    """(schemas guarded, instances sent, problems): each group's instances, made into arguments by
+    ``arguments``, sent to a guard over its schema and generated model; a valid one must come back
+    ok and reach the implementation unchanged, an invalid one INVALID_ARGUMENT."""
     received: list[Any] = []
 
-    def implementation(arguments: Any) -> dict[str, Any]:
-        received.append(arguments)
+    def implementation(sent: Any) -> dict[str, Any]:
+        received.append(sent)
         return {}
 
     schemas = instances = 0
     problems = []
-    for label, schema, tests in _suite_input_schemas():
+    for label, schema, tests in groups:
         try:
-            model = _input_model(schema, "suite_" + label.replace("#", "_").replace("-", "_"))
+            model = _input_model(schema, module_prefix + label.replace("#", "_").replace("-", "_"))
         except ModelsError:
             continue  # the build refuses these with a diagnostic: no guard to call
         contract = Contract(name="suite", version="1.0.0", summary="s", description="d",
@@ -87,7 +91,7 @@ def test_every_suite_instance_gets_the_suites_verdict_through_guard_and_model() 
         for test in tests:
             instances += 1
             received.clear()
-            envelope = tool(test["data"])
+            envelope = tool(arguments(test["data"]))
             data = json.dumps(test["data"])[:120]
             if not test["valid"]:
                 if envelope["status"] != "error" or envelope["error"]["code"] != "INVALID_ARGUMENT":
@@ -98,9 +102,14 @@ def test_every_suite_instance_gets_the_suites_verdict_through_guard_and_model() 
                                 f"{envelope['error']['message']}\n  schema {json.dumps(schema)[:200]}")
                 continue
             sent = received[0].model_dump(mode="json", by_alias=True, exclude_unset=True)
-            if sent != test["data"]:
+            if sent != arguments(test["data"]):
                 problems.append(f"{label} {test['description']!r}: {data} reached the implementation as "
                                 f"{json.dumps(sent)[:120]}")
+    return schemas, instances, problems
+
+
+def test_every_suite_instance_gets_the_suites_verdict_through_guard_and_model() -> None:
+    schemas, instances, problems = _verdicts(_suite_input_schemas(), lambda data: data, "suite_")
     print(f"\nsuite input schemas guarded: {schemas}, instances: {instances}")
     assert schemas >= 60 and instances >= 250
     assert not problems, "\n".join(problems)
@@ -135,40 +144,7 @@ def test_every_suite_instance_gets_the_suites_verdict_as_an_argument() -> None:
     """The model of an argument is never narrower than its schema: an untyped schema's object or
     array keywords, an untyped ``allOf``, ``unevaluatedItems`` beside what evaluates items each made
     the generated model refuse valid values, and the caller was told "'v' must be valid"."""
-    received: list[Any] = []
-
-    def implementation(arguments: Any) -> dict[str, Any]:
-        received.append(arguments)
-        return {}
-
-    schemas = instances = 0
-    problems = []
-    for label, schema, tests in _suite_argument_schemas():
-        try:
-            model = _input_model(schema, "suite_v_" + label.replace("#", "_").replace("-", "_"))
-        except ModelsError:
-            continue  # the build refuses these with a diagnostic: no guard to call
-        contract = Contract(name="suite", version="1.0.0", summary="s", description="d",
-                            input_schema=schema, output_schema={"type": "object"})
-        tool = guard(contract, implementation, input_model=model)
-        schemas += 1
-        for test in tests:
-            instances += 1
-            received.clear()
-            envelope = tool({"v": test["data"]})
-            data = json.dumps(test["data"])[:120]
-            if not test["valid"]:
-                if envelope["status"] != "error" or envelope["error"]["code"] != "INVALID_ARGUMENT":
-                    problems.append(f"{label} {test['description']!r}: invalid {data} came back {envelope}")
-                continue
-            if envelope["status"] != "ok":
-                problems.append(f"{label} {test['description']!r}: valid {data} came back "
-                                f"{envelope['error']['message']}\n  schema {json.dumps(schema)[:200]}")
-                continue
-            sent = received[0].model_dump(mode="json", by_alias=True, exclude_unset=True)
-            if sent != {"v": test["data"]}:
-                problems.append(f"{label} {test['description']!r}: {data} reached the implementation as "
-                                f"{json.dumps(sent)[:120]}")
+    schemas, instances, problems = _verdicts(_suite_argument_schemas(), lambda data: {"v": data}, "suite_v_")
     print(f"\nsuite argument schemas guarded: {schemas}, instances: {instances}")
     assert schemas >= 250 and instances >= 1000
     assert not problems, "\n".join(problems)

@@ -148,17 +148,19 @@ _PLAIN = re.compile(r"[A-Za-z0-9_.~-]+")
 
 
 def _spellings(secret: str) -> set[str]:
-    """The secret as text may carry it: as is, whitespace collapsed, JSON-, repr- and HTML-escaped,
-    percent-encoded, and each of those escaped once more (a KeyError of a tool's JSON text); and
-    base64-encoded, alone or inside a longer encoded text (``Basic <base64 of user:password>`` in an
-    upstream's echo of its request)."""
-    encoded = _base64_spellings(secret)
+    """The secret as text may carry it: as is, whitespace collapsed, JSON- (also with ``\\/``, as
+    PHP writes it), repr- and HTML-escaped, percent-encoded (``/`` kept or not), and each of those
+    escaped once more (a KeyError of a tool's JSON text); hex-encoded; and base64-encoded, alone or
+    inside a longer encoded text (``Basic <base64 of user:password>`` in an upstream's echo of its
+    request)."""
+    encoded = _base64_spellings(secret) | {secret.encode("utf-8", "surrogatepass").hex()}
     if _PLAIN.fullmatch(secret):  # every escape leaves it as it is
         return {secret} | encoded
     once = {secret, " ".join(secret.split()), json.dumps(secret)[1:-1],
-            json.dumps(secret, ensure_ascii=False)[1:-1], repr(secret)[1:-1], html.escape(secret),
-            html.escape(secret, quote=False),
-            quote(secret, safe="", errors="surrogatepass"), quote_plus(secret, errors="surrogatepass")}
+            json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1].replace("/", "\\/"),
+            repr(secret)[1:-1], html.escape(secret), html.escape(secret, quote=False),
+            quote(secret, safe="", errors="surrogatepass"), quote(secret, errors="surrogatepass"),
+            quote_plus(secret, errors="surrogatepass")}
     return once | {repr(s)[1:-1] for s in once} | {json.dumps(s)[1:-1] for s in once} | encoded
 
 

@@ -39,6 +39,7 @@ from .secrets_shown import (
     check_sensitive_headers,
     check_sensitive_output,
     check_sensitive_samples,
+    check_unread_marks,
     samples,
 )
 
@@ -109,6 +110,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
                 "invalid-sensitive-flag",
                 hint=f"write `{SENSITIVE_KEYWORD}: true`",
             )
+    check_unread_marks(report, base, walk)
     if usable:
         _check_instances(report, base, schema, walk)
         check_sensitive_samples(report, base, schema, walk)

@@ -9,20 +9,31 @@ reported: ``max_tokens: 1024`` is no secret.
 
 A header: ``x-mcp-header`` on a marked property asks MCP clients to copy its value into an
 ``Mcp-Param-*`` HTTP header on every call, where proxies and access logs read it.
+
+A mark the guard does not read: ``x-sensitve: true``, ``x-Sensitive``, ``x-secret``, ``x-pii``. The
+author meant the value to stay hidden, validators accept any ``x-`` key, and the guard reads only
+``writeOnly`` and ``x-sensitive``: the value was echoed to the model with no diagnostic at all.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..runtime.pointer import escape_token, unescape_token
 from ..runtime.pointer import pointer as json_pointer
-from ..runtime.pointer import unescape_token
 from ..runtime.redaction import REDACTED, redact
 from ..runtime.schema_resolve import applicable, children, marked_on_the_way
 from ..runtime.schema_walk import is_marked
+from ..runtime.wording import one_edit_apart
 from .report import Reporter
 
+SENSITIVE_KEY = "x-sensitive"
+#: words of an ``x-`` key that say its value is a secret (split at separators and case changes)
+_SECRET_WORDS = frozenset({"sensitive", "secret", "secrets", "redact", "redacted", "confidential", "pii",
+                           "password", "credential", "credentials", "writeonly", "masked"})
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 HEADER_KEY = "x-mcp-header"
 HEADER_HINT = ("remove `x-mcp-header` here: a header is for routing on plain values; keep the "
                "secret in the arguments only")
@@ -94,6 +105,26 @@ def check_sensitive_headers(report: Reporter, base: str, schema: Any,
             report.error(base + pointer + "/" + HEADER_KEY, "a sensitive property is copied into an HTTP "
                          "header (Mcp-Param-*) by MCP clients on every call (expected no x-mcp-header on a "
                          "writeOnly / x-sensitive property)", "sensitive-header", hint=HEADER_HINT)
+
+
+def check_unread_marks(report: Reporter, base: str, walk: list[tuple[str, dict[str, Any]]]) -> None:
+    """Report each ``x-`` key that means "sensitive" in a spelling the guard does not read."""
+    for pointer, sub in walk:
+        for key in sub:
+            if isinstance(key, str) and key.lower().startswith("x-") and key != SENSITIVE_KEY \
+                    and sub[key] is not False and _means_sensitive(key):  # `x-secret: false` promises nothing
+                report.error(f"{base}{pointer}/{escape_token(key)}",
+                             f"expected the sensitivity mark `{SENSITIVE_KEY}` (got {key!r}, which the guard does "
+                             "not read: the value would be echoed to the model, logs and hooks)",
+                             "unread-sensitive-mark", hint=f"write `{SENSITIVE_KEY}: true` (or `writeOnly: true`)",
+                             key=True)
+
+
+def _means_sensitive(key: str) -> bool:
+    joined = re.sub(r"[-_\s.]", "", key[2:]).lower()
+    words = [word.lower() for word in _WORD.findall(key[2:])]
+    return (joined == "sensitive" or one_edit_apart(joined, "sensitive")
+            or any(word in _SECRET_WORDS for word in words) or joined in _SECRET_WORDS)
 
 
 def _hidden_parts(sent: Any, shown: Any, path: tuple[Any, ...] = ()) -> Iterator[list[Any]]:

@@ -23,7 +23,7 @@ import pytest
 from mcp_support import connected
 
 from contractgen.adapters._guarded import call_guarded, call_guarded_sync
-from contractgen.runtime import Contract, GuardedTool, Timeout, guard
+from contractgen.runtime import Contract, GuardedTool, Timeout, ToolError, guard
 from contractgen.runtime.hooks import CallHooks
 from contractgen.runtime.mcp_server import build_server
 from contractgen.runtime.progress import progress_listener, report_progress
@@ -210,3 +210,35 @@ def test_a_progress_listener_never_reads_a_secret(path: str, padding: int) -> No
     assert envelope["status"] == "ok"
     assert heard and all(SECRET[:4] not in (message or "") for message in heard)
     assert "checking [redacted]" in (heard[0] or "") or padding
+
+
+def test_a_wrongly_typed_secret_in_a_result_model_is_never_quoted_by_a_warning() -> None:
+    """pydantic warns on serialising a value its field does not type ('input_value=...'), on stderr
+    or in the log (logging.captureWarnings): the guard dumps result models without that warning."""
+    import warnings
+
+    import pydantic
+
+    class Out(pydantic.BaseModel):
+        n: int
+        msg: str
+
+    class Partial(ToolError):
+        code = "UNAVAILABLE"
+
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=SCHEMA,
+                        output_schema={"type": "object", "properties": {"n": {"type": "integer"}}},
+                        timeout=Timeout(None))
+
+    def result(arguments: Any) -> Any:
+        return Out.model_construct(n=arguments["pw"], msg="x")
+
+    def partial(arguments: Any) -> Any:
+        raise Partial("half done", partial_results=Out.model_construct(n=arguments["pw"], msg="x"))
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for implementation in (result, partial):
+            envelope = guard(contract, implementation, output_model=Out, errors=[Partial])(dict(ARGUMENTS))
+            assert envelope["status"] == "error" and SECRET not in json.dumps(envelope)
+    assert not [w for w in caught if SECRET in str(w.message)]

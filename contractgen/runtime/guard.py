@@ -761,7 +761,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 where = cap_pointer(pointer(endless)) or "/"
                 return self._invalid_output([f"{where}: an iterator, which JSON cannot carry"], None)
             try:
-                output = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                # warnings=False: pydantic's serializer warning quotes a wrongly typed value (the
+                # call's secret, say) on stderr or in the log; the output check reports it instead
+                output = result.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
             except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result
                 return self._invalid_output(["the result model could not be serialised"], exc)
         walked = not self._output_plain or not encodes(output)  # a lone surrogate: the Rust encoder finds it
@@ -786,7 +788,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             # defaults (a required field with a default), then without its None defaults
             for options in ({}, {"exclude_none": True}):
                 try:
-                    candidate = result.model_dump(mode="json", by_alias=True, **options)
+                    candidate = result.model_dump(mode="json", by_alias=True, warnings=False, **options)
                     if self._output_is_valid(candidate):
                         output, valid = candidate, True
                         break
@@ -1237,6 +1239,8 @@ def _jsonable(value: Any) -> Any:
             return MISSING
         from pydantic_core import to_jsonable_python
 
+        if hasattr(value, "model_dump") and not isinstance(value, type):  # without the quoting warning
+            value = value.model_dump(mode="json", by_alias=True, warnings=False)
         plain = to_jsonable_python(value)
         json.dumps(plain, allow_nan=False)
         return plain

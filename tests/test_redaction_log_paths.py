@@ -62,6 +62,20 @@ def test_every_logged_exception_goes_through_loggable() -> None:
     assert raw == []
 
 
+def test_no_log_line_formats_an_exception_or_an_argument_in() -> None:
+    """What a log line formats in is the tool's name and version, refs, counts and the call's own
+    scrubbed text: an exception's text goes only through ``exc_info=loggable(...)``. The one
+    exception formatted in is ``StateUnavailable``, which the runtime's own stores raise about a
+    store they cannot reach (it names no argument)."""
+    formatted = sorted({ast.unparse(argument) for _, call in _logging_calls() for argument in call.args[1:]
+                        if isinstance(argument, ast.Name) and argument.id in {"exc", "e", "err", "error", "failure",
+                                                                              "arguments", "args", "message"}})
+    assert formatted == ["exc"]
+    for where, call in _logging_calls():
+        if any(isinstance(a, ast.Name) and a.id == "exc" for a in call.args[1:]):
+            assert "store unreachable" in ast.unparse(call.args[0]), where
+
+
 def _contract() -> Contract:
     return Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=SCHEMA,
                     output_schema={"type": "object"}, timeout=Timeout(None))

@@ -200,13 +200,26 @@ def _object(schema: Mapping[str, Any], depth: int) -> Any:
             return NOTHING
         out[name] = value
     low = schema.get("minProperties", 0)
+    if not isinstance(low, int) or isinstance(low, bool):
+        return out
     for name, sub in properties.items():
-        if not isinstance(low, int) or len(out) >= low:
+        if len(out) >= low:
             break
         if name not in out:
             value = generate(sub, depth + 1)
             if value is not NOTHING:
                 out[name] = value
+    # more members than it declares: names of its own, valued as additionalProperties says
+    extra = schema.get("additionalProperties", {})
+    extra = extra if isinstance(extra, Mapping) else {} if extra is not False else None
+    index = 0
+    while extra is not None and len(out) < low and index < low + 8:
+        name, index = f"p{index}", index + 1
+        if name not in out and name not in properties:
+            value = generate(extra, depth + 1)
+            if value is NOTHING:
+                break
+            out[name] = value
     return out
 
 

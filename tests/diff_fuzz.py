@@ -51,8 +51,9 @@ def accepts(check: Any, value: Any) -> bool | None:
 
 # --- the schemas ------------------------------------------------------------------------------------
 
-def seed_schemas(corpus: Path | None = CORPUS) -> list[tuple[str, dict[str, Any]]]:
-    """Real input schemas: the repo's own contracts, then the shared corpus's MCP tools (when present)."""
+def seed_schemas(corpus: Path | None = CORPUS, with_function_calling: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """Real input schemas: the repo's own contracts, then the shared corpus's MCP tools (when present),
+    and its function-calling tools when asked (the fuzzing's example counts were tuned without them)."""
     found: list[tuple[str, dict[str, Any]]] = []
     loaded = load_contracts([ROOT / "contracts"])
     for tool in loaded.contracts.tools:
@@ -61,6 +62,11 @@ def seed_schemas(corpus: Path | None = CORPUS) -> list[tuple[str, dict[str, Any]
     if corpus is not None and (corpus / "mcp_tools").is_dir():
         for path in sorted((corpus / "mcp_tools").glob("*/*.json")):
             schema = json.loads(path.read_text("utf-8")).get("inputSchema")
+            if isinstance(schema, dict):
+                found.append((f"{path.parent.name}/{path.stem}", schema))
+    if with_function_calling and corpus is not None and (corpus / "function_calling").is_dir():
+        for path in sorted((corpus / "function_calling").glob("*/*/*.json")):
+            schema = (json.loads(path.read_text("utf-8")).get("function") or {}).get("parameters")
             if isinstance(schema, dict):
                 found.append((f"{path.parent.name}/{path.stem}", schema))
     usable = []

@@ -84,7 +84,7 @@ class Normalizer:
             else:
                 out[key] = _plain(value)
         _with_source(out, source)
-        return _fold_nullable(out)
+        return _fold_nullable(_flatten_all_of(out))
 
     def _reference(self, schema: Mapping[str, Any], source: str) -> Node:
         # followed as the guard follows it (schema_walk.local_ref_pointer): a percent-encoded pointer
@@ -129,6 +129,55 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
+
+
+#: keywords that read their siblings: split over several allOf parts they mean something else
+_SIBLING_GROUPS = (frozenset({"properties", "patternProperties", "additionalProperties"}),
+                   frozenset({"prefixItems", "items"}), frozenset({"contains", "minContains", "maxContains"}),
+                   frozenset({"if", "then", "else"}))
+
+
+def _flatten_all_of(node: Node) -> Node:
+    """``allOf`` parts merged into their parent when that is the same schema: keywords spread over the
+    parts (``{type: object, allOf: [{properties: ...}, {required: [...]}]}``) are one schema, so a
+    history that split or joined them compares like for like instead of reporting every property
+    removed. Shared ``properties`` merge when no part constrains other names; ``required`` is the
+    union; any other keyword held twice must be equal. Anything ``unevaluated*`` could see, or a
+    sibling group split across parts, stays an ``allOf``."""
+    parts = node.get("allOf")
+    if not isinstance(parts, list) or not parts or not all(isinstance(p, dict) for p in parts):
+        return node
+    holders: list[dict[str, Any]] = [{k: v for k, v in node.items() if k != "allOf"}, *parts]
+    if any(k.startswith("unevaluated") or k in ("$ref", "$dynamicRef") for h in holders for k in h):
+        return node
+    for group in _SIBLING_GROUPS:
+        holding = [h for h in holders if group.intersection(h)]
+        if len(holding) > 1 and not (group is _SIBLING_GROUPS[0]
+                                     and all(group.intersection(h) == {"properties"} for h in holding)):
+            return node
+    merged = Node()
+    for holder in holders:
+        for key, value in holder.items():
+            if key not in merged:
+                merged[key] = value
+            elif key == "required":
+                merged[key] = sorted(set(merged[key]) | set(value))
+            elif key == "properties" and isinstance(value, Mapping) and isinstance(merged[key], Mapping):
+                merged[key] = _joined_properties(merged[key], value)
+            elif comparable(merged[key]) != comparable(value):
+                return node
+    return _with_source(merged, node.source)
+
+
+def _joined_properties(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """Two ``properties`` maps applying to one object: a name in both must satisfy both schemas."""
+    joined = dict(first)
+    for name, sub in second.items():
+        if name in joined and comparable(joined[name]) != comparable(sub):
+            joined[name] = _with_source(Node({"allOf": [joined[name], sub]}), getattr(sub, "source", ""))
+        else:
+            joined[name] = sub
+    return joined
 
 
 def _fold_nullable(node: Node) -> Node:

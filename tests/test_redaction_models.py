@@ -113,3 +113,25 @@ def test_the_bundled_refund_model_hides_its_codes() -> None:
     with pytest.raises(Exception) as caught:
         RefundPaymentV1Input.model_validate({**arguments, "currency": "XXX"})
     assert "493817" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("schema", "arguments"), [
+    ({"type": "object", "properties": {"u": {"type": "string"}}}, {"u": "ann", "api_key": MARKER}),
+    ({"type": "object", "properties": {"u": {"type": "string"}}, "additionalProperties": {**SECRET, "writeOnly": True}},
+     {"u": "ann", "other": MARKER}),
+    ({"type": "object", "properties": {"u": {"type": "string"}},
+      "patternProperties": {"^s_": {**SECRET, "x-sensitive": True}}}, {"u": "ann", "s_1": MARKER}),
+    ({"type": "object", "properties": {"inner": {"type": "object", "properties": {"u": {"type": "string"}}}}},
+     {"inner": {"u": "ann", "password": MARKER}}),
+], ids=["named-extra", "marked-additional", "marked-pattern", "nested-named-extra"])
+def test_an_undeclared_member_of_an_open_model_never_shows_a_secret(schema: dict[str, Any], arguments: Any) -> None:
+    """pydantic keeps undeclared members (extra="allow") and its repr lists them: one named like a
+    secret, or any where the schema marks undeclared members, shows as [redacted]."""
+    prefix = f"OpenV{next(_names)}"
+    models = generate_models([ModelRequest("login", prefix, schema, {"type": "object"})])["login"]
+    namespace = model_module(models, f"redaction_models_{prefix.lower()}", models.body)
+    built = namespace[models.input_class].model_validate(arguments)
+    assert MARKER in built.model_dump_json()
+    assert MARKER not in repr(built) + str(built)
+    if "additionalProperties" not in schema:  # which, as redaction reads it, applies to every member
+        assert "ann" in repr(built) + str(built)

@@ -136,6 +136,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
     bundle: dict[str, Any] = {}
     wire_bundle: dict[str, Any] = {}
     marked_bundle: dict[str, Any] = {}  # as written: the generator's copy has no x-sensitive
+    input_keys: set[str] = set()
     key_owner: dict[str, str] = {}
     roots: dict[str, tuple[str, ...]] = {}
     for request in requests:
@@ -148,6 +149,8 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 clean = values_kept_exact(every_type_named(generator_input(sub)))
                 bundle[key] = explicit_openness(patterns_left_to_schema(clean))
                 marked_bundle[key] = sub
+                if root_key == in_key:
+                    input_keys.add(key)
                 key_owner[key] = request.owner
                 if root_key == out_key:
                     wire_bundle[key] = wire_schema(clean)
@@ -155,7 +158,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
     aliases = _normalized_aliases({"$defs": bundle})
     code, metadata = _run_generator({"$defs": bundle}, {**GENERATE_OPTIONS, "aliases": aliases} if aliases
                                     else GENERATE_OPTIONS)
-    code = hide_sensitive_fields(escape_string_literals(code), metadata, marked_bundle)
+    code = hide_sensitive_fields(escape_string_literals(code), metadata, marked_bundle, input_keys)
     models = _split(type_defaults(code), metadata, key_owner, roots)
     wire_code, wire_metadata = _run_generator({"$defs": wire_bundle}, WIRE_OPTIONS)
     wires = _split(empty_objects_as_maps(escape_string_literals(wire_code)), wire_metadata, key_owner,

@@ -26,20 +26,31 @@ from .defaults import import_aliases, imported_name, with_import
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def hide_sensitive_fields(code: str, metadata: Iterable[Mapping[str, Any]], bundle: Mapping[str, Any]) -> str:
+def hide_sensitive_fields(code: str, metadata: Iterable[Mapping[str, Any]], bundle: Mapping[str, Any],
+                          inputs: Iterable[str] = ()) -> str:
     """``code`` (the generator's module for ``{"$defs": bundle}``, described by its ``metadata``)
     with sensitive fields out of ``repr`` and the models holding them hiding their input in errors.
-    ``bundle`` holds the schemas as the author wrote them (the generator's copy lost ``x-sensitive``)."""
+    ``bundle`` holds the schemas as the author wrote them (the generator's copy lost ``x-sensitive``);
+    ``inputs`` names its keys that come from input schemas, whose open models (``extra="allow"``)
+    also keep an undeclared member named like a secret out of ``repr`` (all of them where the
+    schema marks undeclared members)."""
     root = {"$defs": dict(bundle)}
-    hidden, holding = _sensitive_fields(list(metadata), root)
-    if not hidden and not holding:
-        return code
+    metadata = list(metadata)
+    hidden, holding = _sensitive_fields(metadata, root)
+    inputs = set(inputs)
+    input_classes = {m.get("class_name") for m in metadata if _bundle_key(m) in inputs}
     tree = ast.parse(code)
     aliases = import_aliases(tree)
+    open_inputs = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name in input_classes
+                   and _extra_allowed(node, aliases)]
+    if not hidden and not holding and not open_inputs:
+        return code
     names = {"Field": imported_name(tree, aliases, "pydantic", "Field"),
              "ConfigDict": imported_name(tree, aliases, "pydantic", "ConfigDict"),
              "Annotated": next((local for local, imported in aliases.items() if imported[1] == "Annotated"),
-                               None) or imported_name(tree, aliases, "typing", "Annotated")}
+                               None) or imported_name(tree, aliases, "typing", "Annotated"),
+             "Any": imported_name(tree, aliases, "typing", "Any"),
+             "repr_args": imported_name(tree, aliases, "contractgen.runtime.redaction", "repr_args")}
     encoded = code.encode("utf-8")
     starts = [0]
     for line in encoded.splitlines(keepends=True):
@@ -58,12 +69,15 @@ def hide_sensitive_fields(code: str, metadata: Iterable[Mapping[str, Any]], bund
                 inserts += _hidden_from_repr(statement.annotation, aliases, names, encoded, at)
         if node.name in holding:
             inserts += _hiding_input(node, aliases, names, encoded, at)
+        if node in open_inputs:
+            inserts.append(_hiding_extras(node, node.name in holding, names, at))
     for offset, text in sorted(inserts, reverse=True):
         encoded = encoded[:offset] + text.encode("utf-8") + encoded[offset:]
     text = encoded.decode("utf-8")
     used = "".join(insert for _, insert in inserts)
-    for module, name in (("pydantic", "Field"), ("pydantic", "ConfigDict"), ("typing", "Annotated")):
-        if f"{names[name]}(" in used or f"{names[name]}[" in used:
+    for module, name in (("pydantic", "Field"), ("pydantic", "ConfigDict"), ("typing", "Annotated"),
+                         ("typing", "Any"), ("contractgen.runtime.redaction", "repr_args")):
+        if any(f"{names[name]}{after}" in used for after in ("(", "[", ":")):
             text = with_import(text, tree, aliases, module, name, names[name])
     return text
 
@@ -158,3 +172,31 @@ def _hiding_input(node: ast.ClassDef, aliases: Mapping[str, tuple[str, str]], na
         getattr(body[0], "value", None), ast.Constant) else body[0]
     indent = " " * first.col_offset
     return [(at(first.lineno, 0), f"{indent}model_config = {names['ConfigDict']}(hide_input_in_errors=True)\n\n")]
+
+
+def _bundle_key(model: Mapping[str, Any]) -> str | None:
+    """The bundle key (``$defs`` entry) a generated class comes from."""
+    source = model.get("source_ref")
+    parts = source.split("/") if isinstance(source, str) else []
+    return parts[2] if len(parts) > 2 and parts[:2] == ["#", "$defs"] else None
+
+
+def _extra_allowed(node: ast.ClassDef, aliases: Mapping[str, tuple[str, str]]) -> bool:
+    """Whether the class keeps undeclared members (``model_config = ConfigDict(extra="allow")``)."""
+    return any(isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)
+               and _resolves_to(statement.value.func, aliases, "ConfigDict")
+               and any(k.arg == "extra" and isinstance(k.value, ast.Constant) and k.value.value == "allow"
+                       for k in statement.value.keywords)
+               for statement in node.body)
+
+
+def _hiding_extras(node: ast.ClassDef, all_extra: bool, names: Mapping[str, str], at: Any) -> tuple[int, str]:
+    """A ``__repr_args__`` at the end of the class that keeps its undeclared members' values out of
+    ``repr``: those named like a secret, or all where the schema marks some (``all_extra``)."""
+    last = node.body[-1]
+    assert last.end_lineno is not None
+    indent = " " * last.col_offset
+    method = (f"\n{indent}def __repr_args__(self) -> {names['Any']}:\n"
+              f"{indent}    # an undeclared member may be a secret sent under its own name\n"
+              f"{indent}    return {names['repr_args']}(self, super().__repr_args__(), all_extra={all_extra})\n")
+    return at(last.end_lineno + 1, 0), method

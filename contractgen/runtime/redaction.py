@@ -188,3 +188,14 @@ def cap_value(value: Any, limit: int = ATTEMPTED_CAP, *, known_long: bool = Fals
             return f"an object with {len(value)} keys ({keys}{', …' if len(value) > 5 else ''})"
         return f"an array of {len(value)} items"
     return f"a non-JSON value of type {type(value).__name__}"
+
+
+def repr_args(model: Any, args: Iterable[tuple[str | None, Any]], *, all_extra: bool) -> list[tuple[str | None, Any]]:
+    """A generated input model's ``__repr_args__``: an extra member (one its schema does not
+    declare, kept by ``extra="allow"``) shows as ``[redacted]`` when its name looks like a secret,
+    or always where ``all_extra`` says the schema marks undeclared members sensitive (a marked
+    ``additionalProperties`` / ``patternProperties``). Declared fields already hide themselves
+    (``Field(repr=False)``)."""
+    fields = type(model).model_fields
+    return [(name, value if name is None or name in fields or not (all_extra or sensitive_name(name)) else REDACTED)
+            for name, value in args]

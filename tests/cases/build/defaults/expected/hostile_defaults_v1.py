@@ -13,6 +13,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
+from contractgen.runtime.redaction import repr_args
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from typing_extensions import NotRequired
 
@@ -57,6 +58,10 @@ class HostileDefaultsV1InputOptions(BaseModel):
     verbose: Annotated[StrictBool | None, Field(description="The verbose argument.")] = None
     level: Annotated[int | None, Field(description="The level argument.")] = None
 
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
+
 
 class HostileDefaultsV1InputFilled(BaseModel):
     model_config = ConfigDict(
@@ -65,12 +70,20 @@ class HostileDefaultsV1InputFilled(BaseModel):
     verbose: Annotated[StrictBool | None, Field(description="The verbose argument.")] = None
     tags: Annotated[list[str] | None, Field(description="The tags argument.")] = None
 
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
+
 
 class HostileDefaultsV1InputNestedInner(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     a: Annotated[str | None, Field(description="The a argument.")] = None
+
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
 
 
 class HostileDefaultsV1InputNested(BaseModel):
@@ -82,12 +95,20 @@ class HostileDefaultsV1InputNested(BaseModel):
         Field(description="The inner argument.", validate_default=True),
     ] = Field({"a": "z"}, validate_default=True)
 
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
+
 
 class HostileDefaultsV1InputUnion(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     a: int | None = None
+
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
 
 
 class HostileDefaultsV1InputNullableObj(BaseModel):
@@ -96,6 +117,10 @@ class HostileDefaultsV1InputNullableObj(BaseModel):
     )
     a: Annotated[int | None, Field(description="The a argument.")] = None
 
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
+
 
 class HostileDefaultsV1InputMatrixItem(BaseModel):
     model_config = ConfigDict(
@@ -103,12 +128,20 @@ class HostileDefaultsV1InputMatrixItem(BaseModel):
     )
     v: Annotated[int | float | None, Field(description="The v argument.")] = None
 
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
+
 
 class HostileDefaultsV1InputReqWithDefault(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     q: Annotated[int | None, Field(description="The q argument.")] = None
+
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
 
 
 class HostileDefaultsV1InputAliased(BaseModel):
@@ -118,6 +151,10 @@ class HostileDefaultsV1InputAliased(BaseModel):
     class_: Annotated[int | None, Field(alias="class", description="The class argument.")] = None
     a_b: Annotated[str | None, Field(alias="a-b", description="The a-b argument.")] = None
 
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
+
 
 class HostileDefaultsV1InputPoint(BaseModel):
     model_config = ConfigDict(
@@ -125,6 +162,10 @@ class HostileDefaultsV1InputPoint(BaseModel):
     )
     x: Annotated[int, Field(description="The x argument.")]
     y: Annotated[int | None, Field(description="The y argument.")] = 0
+
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
 
 
 class HostileDefaultsV1OutputResult(BaseModel):
@@ -228,6 +269,10 @@ class HostileDefaultsV1Input(BaseModel):
         },
         validate_default=True,
     )
+
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
 
 
 # The output's JSON form: what envelope["output"] of an ok call holds (wire names, dates as strings).

@@ -13,6 +13,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
+from contractgen.runtime.redaction import repr_args
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from typing_extensions import NotRequired
 
@@ -45,6 +46,10 @@ class OddNamesV1InputNested(BaseModel):
     )
     status: Literal["x", "y"] | None = None
 
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
+
 
 class OddNamesV1InputNode(BaseModel):
     model_config = ConfigDict(
@@ -53,12 +58,20 @@ class OddNamesV1InputNode(BaseModel):
     value: int | None = None
     children: list[OddNamesV1InputNode] | None = None
 
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
+
 
 class OddNamesV1InputLegacy(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     import_: Annotated[str | None, Field(alias="import")] = None
+
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
 
 
 class OddNamesV1Output(BaseModel):

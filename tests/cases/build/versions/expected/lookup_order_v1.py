@@ -12,6 +12,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
+from contractgen.runtime.redaction import repr_args
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import NotRequired
 
@@ -40,6 +41,10 @@ class LookupOrderV1Input(BaseModel):
         extra="allow",
     )
     order: Annotated[str, Field(description="Six-digit order number.")]
+
+    def __repr_args__(self) -> Any:
+        # an undeclared member may be a secret sent under its own name
+        return repr_args(self, super().__repr_args__(), all_extra=False)
 
 
 class LookupOrderV1Output(BaseModel):

@@ -3,7 +3,8 @@
 Run: .venv/bin/python bench/guard_overhead.py  (add --quick for a fast smoke run)
 Prints microseconds per call (CPU and wall time, best of interleaved rounds) and the ratios the runtime issue targets:
 guarded happy path / pydantic model_validate <= 1.5, bad-argument path < 20 us (both for a mistake
-repeated, whose explanation is kept, and for a new mistake on every call).
+repeated, whose explanation is kept, for a new mistake of four problems on every call, and for one
+new wrong value on every call).
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ def main() -> None:
     # explained before can be reused, as for the first bad call a model makes
     fresh = iter([{f"qeury{i}": "quarterly budget", "limit": str(i), "order": f"random{i}",
                    "include_archived": False} for i in range((n // 10) * (2 * r + 1))])  # CPU and wall rounds
+    # the commonest first mistake: one argument of the wrong type, with a value never sent before
+    typo = iter([{"query": "quarterly budget", "limit": str(i)} for i in range((n // 10) * (2 * r + 1))])
     cases: list[tuple[str, Callable[[], Any], int, int]] = [  # name, fn, number, calls per fn()
         ("bare call of the implementation", lambda: trivial(GOOD), n, 1),
         ("pydantic Model.model_validate", lambda: Query.model_validate(GOOD), n, 1),
@@ -107,6 +110,7 @@ def main() -> None:
         ("guarded call, happy path (no deadline, in-thread)", lambda: inline(GOOD), n, 1),
         ("guarded call, bad arguments", lambda: inline(BAD), n // 10, 1),
         ("guarded call, bad arguments, a new mistake each call", lambda: inline(next(fresh)), n // 10, 1),
+        ("guarded call, one new wrong value each call", lambda: inline(next(typo)), n // 10, 1),
         ("guarded call, happy path, sync with deadline (worker thread)", lambda: threaded(GOOD), n // 10, 1),
         ("guarded acall, happy path, async with deadline", async_batch, max(n // 1000, 2), 100),
         ("without jsonschema-rs: guarded call, happy path", lambda: pure(GOOD), n // 10, 1),
@@ -138,7 +142,8 @@ def main() -> None:
     print(f"guarded happy (in-thread) / model_validate: {values['guarded call, happy path (no deadline, in-thread)'] / base:.2f}x  (target <= 1.5x)")
     print(f"guarded async happy / model_validate:       {values['guarded acall, happy path, async with deadline'] / base:.2f}x")
     print(f"bad-argument path: {values['guarded call, bad arguments']:.1f} us the same mistake again, "
-          f"{values['guarded call, bad arguments, a new mistake each call']:.1f} us a new one  (target < 20 us)")
+          f"{values['guarded call, bad arguments, a new mistake each call']:.1f} us a new one (four problems), "
+          f"{values['guarded call, one new wrong value each call']:.1f} us one new wrong value  (target < 20 us)")
 
 
 if __name__ == "__main__":

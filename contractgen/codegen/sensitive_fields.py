@@ -33,7 +33,7 @@ def hide_sensitive_fields(code: str, metadata: Iterable[Mapping[str, Any]], bund
     ``bundle`` holds the schemas as the author wrote them (the generator's copy lost ``x-sensitive``);
     ``inputs`` names its keys that come from input schemas, whose open models (``extra="allow"``)
     also keep an undeclared member named like a secret out of ``repr`` (all of them where the
-    schema marks undeclared members)."""
+    schema marks undeclared members) and hide their input in errors."""
     root = {"$defs": dict(bundle)}
     metadata = list(metadata)
     hidden, holding = _sensitive_fields(metadata, root)
@@ -67,7 +67,7 @@ def hide_sensitive_fields(code: str, metadata: Iterable[Mapping[str, Any]], bund
             if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
                     and statement.target.id in hidden.get(node.name, ()):
                 inserts += _hidden_from_repr(statement.annotation, aliases, names, encoded, at)
-        if node.name in holding:
+        if node.name in holding or node in open_inputs:  # an open one's extras may be secrets too
             inserts += _hiding_input(node, aliases, names, encoded, at)
         if node in open_inputs:
             inserts.append(_hiding_extras(node, node.name in holding, names, at))

@@ -52,9 +52,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class HostileDefaultsV1InputOptions(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     verbose: Annotated[StrictBool | None, Field(description="The verbose argument.")] = None
     level: Annotated[int | None, Field(description="The level argument.")] = None
 
@@ -64,9 +62,7 @@ class HostileDefaultsV1InputOptions(BaseModel):
 
 
 class HostileDefaultsV1InputFilled(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     verbose: Annotated[StrictBool | None, Field(description="The verbose argument.")] = None
     tags: Annotated[list[str] | None, Field(description="The tags argument.")] = None
 
@@ -76,9 +72,7 @@ class HostileDefaultsV1InputFilled(BaseModel):
 
 
 class HostileDefaultsV1InputNestedInner(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     a: Annotated[str | None, Field(description="The a argument.")] = None
 
     def __repr_args__(self) -> Any:
@@ -87,9 +81,7 @@ class HostileDefaultsV1InputNestedInner(BaseModel):
 
 
 class HostileDefaultsV1InputNested(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     inner: Annotated[
         HostileDefaultsV1InputNestedInner | None,
         Field(description="The inner argument.", validate_default=True),
@@ -101,9 +93,7 @@ class HostileDefaultsV1InputNested(BaseModel):
 
 
 class HostileDefaultsV1InputUnion(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     a: int | None = None
 
     def __repr_args__(self) -> Any:
@@ -112,9 +102,7 @@ class HostileDefaultsV1InputUnion(BaseModel):
 
 
 class HostileDefaultsV1InputNullableObj(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     a: Annotated[int | None, Field(description="The a argument.")] = None
 
     def __repr_args__(self) -> Any:
@@ -123,9 +111,7 @@ class HostileDefaultsV1InputNullableObj(BaseModel):
 
 
 class HostileDefaultsV1InputMatrixItem(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     v: Annotated[int | float | None, Field(description="The v argument.")] = None
 
     def __repr_args__(self) -> Any:
@@ -134,9 +120,7 @@ class HostileDefaultsV1InputMatrixItem(BaseModel):
 
 
 class HostileDefaultsV1InputReqWithDefault(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     q: Annotated[int | None, Field(description="The q argument.")] = None
 
     def __repr_args__(self) -> Any:
@@ -145,9 +129,7 @@ class HostileDefaultsV1InputReqWithDefault(BaseModel):
 
 
 class HostileDefaultsV1InputAliased(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     class_: Annotated[int | None, Field(alias="class", description="The class argument.")] = None
     a_b: Annotated[str | None, Field(alias="a-b", description="The a-b argument.")] = None
 
@@ -157,9 +139,7 @@ class HostileDefaultsV1InputAliased(BaseModel):
 
 
 class HostileDefaultsV1InputPoint(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     x: Annotated[int, Field(description="The x argument.")]
     y: Annotated[int | None, Field(description="The y argument.")] = 0
 
@@ -197,9 +177,7 @@ class HostileDefaultsV1Output(BaseModel):
 
 
 class HostileDefaultsV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     options: Annotated[
         HostileDefaultsV1InputOptions | None,
         Field(description="The options argument.", validate_default=True),

@@ -41,9 +41,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class OddNamesV1InputNested(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     status: Literal["x", "y"] | None = None
 
     def __repr_args__(self) -> Any:
@@ -52,9 +50,7 @@ class OddNamesV1InputNested(BaseModel):
 
 
 class OddNamesV1InputNode(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     value: int | None = None
     children: list[OddNamesV1InputNode] | None = None
 
@@ -64,9 +60,7 @@ class OddNamesV1InputNode(BaseModel):
 
 
 class OddNamesV1InputLegacy(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     import_: Annotated[str | None, Field(alias="import")] = None
 
     def __repr_args__(self) -> Any:

@@ -37,9 +37,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class LookupOrderV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     order: Annotated[str, Field(description="Six-digit order number.")]
 
     def __repr_args__(self) -> Any:

@@ -103,6 +103,12 @@ __all__ = [
 ]
 
 _UNKNOWN_KEY_KEYWORDS = frozenset({"additionalProperties", "unevaluatedProperties"})
+#: why a key the schema declares somewhere is still refused by each of them
+_NOT_APPLYING = {
+    "unevaluatedProperties": "a shape it belongs to does not match: see that shape's problem",
+    "additionalProperties": "additionalProperties reads only the properties beside it, not those "
+                            "inside allOf/anyOf/oneOf or a $ref",
+}
 _DETAILED = frozenset({"required", "additionalProperties", "unevaluatedProperties", "anyOf", "oneOf"})
 _MEMO_LIMIT = 4096
 #: Raw errors enumerated per value at most, and violations explained in detail at most.
@@ -379,7 +385,14 @@ class SchemaCheck:
                         details = kind.as_dict()
                     except Exception:  # noqa: BLE001
                         details = {}
-                yield name, list(e.instance_path), self._node_at(e.schema_path), details
+                path = list(e.instance_path)
+                if name == "falseSchema" and e.schema_path and e.schema_path[-1] in _UNKNOWN_KEY_KEYWORDS:
+                    # jsonschema-rs names `additionalProperties: false` beside no `properties` a false
+                    # schema at the object: it is an unknown key ("the arguments are not allowed here")
+                    name = e.schema_path[-1]
+                    if path and not isinstance(_at(value, path), Mapping):  # reported at the member
+                        details, path = {"unexpected": [path[-1]]}, path[:-1]
+                yield name, path, self._node_at(e.schema_path), details
             return
         for e in self._py.iter_errors(value):
             yield from self._python_error(e)
@@ -501,17 +514,27 @@ class SchemaCheck:
             unexpected = list(unexpected or [])
             for key in unexpected[:room]:
                 key_text = str(key)
-                guess = self._cached_key("guess", node, key_text,
-                                         functools.partial(did_you_mean, key_text, known))
-                hint = f"; did you mean '{guess}'?" if guess else ""
                 where = "" if not path else f" in {field_label(here, self.subject)}"
                 allowed = self._cached("allowed", node, lambda: listed(known, cap=12, quoted=False)) \
                     if len(known) <= 12 else listed(known, key_text, cap=12, quoted=False)
+                expected = f"only these keys: {allowed}" if known else "no other keys"
+                if key_text in known:
+                    # declared, but only by a part of the schema that does not count here: a shape
+                    # the value fails (unevaluatedProperties), or one additionalProperties does not
+                    # read. "unknown 'a'; did you mean 'a'?" told the caller to drop a right key.
+                    out.append(Violation(
+                        here + pointer([key]), keyword,
+                        f"{self.subject.noun} '{clip(key_text)}'{where} is declared only by a part of the "
+                        f"schema that does not apply here ({_NOT_APPLYING[keyword]})", expected=expected,
+                        secondary=True))
+                    continue
+                guess = self._cached_key("guess", node, key_text,
+                                         functools.partial(did_you_mean, key_text, known))
+                hint = f"; did you mean '{guess}'?" if guess else ""
                 out.append(Violation(
                     here + pointer([key]), keyword,
                     f"unknown {self.subject.noun} '{clip(str(key))}'{where}{hint}",
-                    expected=f"only these keys: {allowed}" if known else "no other keys",
-                    did_you_mean=guess))
+                    expected=expected, did_you_mean=guess))
             return out, max(len(unexpected) - room, 0)
         if keyword == "required":
             name = details.get("property") if isinstance(details, Mapping) else None
@@ -697,7 +720,7 @@ class SchemaCheck:
             return violation
         return Violation(where, violation.constraint,
                          f"{field_label(where, self.subject)} does not match the schema ({HIDDEN_DETAILS})",
-                         attempted=REDACTED)
+                         attempted=REDACTED, secondary=violation.secondary)
 
     def _masked_at(self, field: str) -> str | None:
         """The sensitive position a violation at ``field`` is shown at instead, or None to show it."""
@@ -904,6 +927,16 @@ def value_key(value: Any) -> tuple[Any, ...] | None:
             member = member.hex()
         parts.append((name, kind, member))
     return ("value", *parts)
+
+
+def _at(value: Any, path: list[Any]) -> Any:
+    """The member of ``value`` at an instance path the validator gave (MISSING if it is not there)."""
+    for part in path:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return MISSING
+    return value
 
 
 def _flat_keyword(location: list[str], holder: Any) -> str:

@@ -138,7 +138,8 @@ class Scrubber:
                          expected=None if violation.expected is None else self.text(violation.expected),
                          attempted=violation.attempted if violation.attempted is MISSING
                          else self.value(violation.attempted),
-                         did_you_mean=None if violation.did_you_mean is None else self.text(violation.did_you_mean))
+                         did_you_mean=None if violation.did_you_mean is None else self.text(violation.did_you_mean),
+                         secondary=violation.secondary)
 
 
 NO_SECRETS = Scrubber(())

@@ -81,10 +81,12 @@ class Violation:
     expected: str | None = None
     attempted: Any = MISSING  # already redacted and capped; MISSING when nothing was sent
     did_you_mean: str | None = None
+    #: a consequence of another violation (a key only a failing shape declares): listed after the rest
+    secondary: bool = False
 
     @property
     def rank(self) -> int:
-        return RANK.get(self.constraint, 4)
+        return rank_of(self)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"field": cap_pointer(self.field), "constraint": self.constraint,
@@ -99,7 +101,7 @@ class Violation:
 
 
 def rank_of(violation: Violation) -> int:
-    return RANK.get(violation.constraint, 4)
+    return RANK.get(violation.constraint, 4) + (10 if violation.secondary else 0)
 
 
 def _norm(name: str) -> str:
@@ -316,19 +318,22 @@ def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any,
         return f"{label} must be {bounds[keyword].format(shown)}"
     if keyword == "uniqueItems":
         return f"{label} must not contain duplicate items"
+    # "the arguments" is plural: "the arguments are not allowed here", never "the arguments is"
+    plural = not here and subject is ARGUMENTS
     if keyword == "anyOf":
-        return f"{label} matches none of the allowed shapes (anyOf)"
+        return f"{label} {'match' if plural else 'matches'} none of the allowed shapes (anyOf)"
     if keyword == "oneOf":
         return f"{label} must match exactly one of the allowed shapes (oneOf)"
     if keyword == "not":
-        return f"{label} has a value that is explicitly not allowed (not)"
+        return f"{label} {'have' if plural else 'has'} a value that is explicitly not allowed (not)"
     if keyword == "contains":
         return f"{label} must contain at least one matching item"
     if keyword == "dependentRequired":
-        return f"{label} is missing a key required together with another key (dependentRequired)"
+        return f"{label} {'are' if plural else 'is'} missing a key required together with another key " \
+               "(dependentRequired)"
     if keyword == "false" or keyword == "falseSchema":
-        return f"{label} is not allowed here"
-    return f"{label} violates the '{keyword}' constraint"
+        return f"{label} {'are' if plural else 'is'} not allowed here"
+    return f"{label} {'violate' if plural else 'violates'} the '{keyword}' constraint"
 
 
 def describe(node: Any, root: Any = None, sent: Any = MISSING, *, hidden: bool = False) -> str | None:

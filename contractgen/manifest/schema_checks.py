@@ -20,6 +20,7 @@ from ..runtime.patterns import SEMANTICS, pattern_problem
 from ..runtime.pointer import escape_token
 from ..runtime.pointer import pointer as json_pointer
 from ..runtime.reference_validator import PatternUndecided
+from .closed_objects import check_closed_object
 from .describe import (
     TYPE_NAMES,
     TYPE_SYNONYMS,
@@ -102,6 +103,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
         if key == "output":
             _check_client_patterns(report, base + pointer, sub)
         _check_required_listed(report, base + pointer, sub)
+        check_closed_object(report, base, pointer, sub, schema)
         if SENSITIVE_KEYWORD in sub and not isinstance(sub[SENSITIVE_KEYWORD], bool):
             report.error(
                 f"{base}{pointer}/{SENSITIVE_KEYWORD}",

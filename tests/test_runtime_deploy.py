@@ -22,7 +22,7 @@ from wheel_support import ROOT, fresh_venv, install, run
 
 #: distributions only the compiler extra brings (with their own dependencies that nothing else needs)
 COMPILER_ONLY = {"datamodel-code-generator", "jinja2", "typer", "ruff", "pyyaml", "black", "isort",
-                 "genson", "inflect", "markupsafe"}  # not click: the MCP SDK's uvicorn needs it
+                 "genson", "inflect", "markupsafe", "greenery"}  # not click: the MCP SDK's uvicorn needs it
 #: the compiler also needs these; the mcp extra brings jsonschema itself (the MCP SDK depends on it)
 COMPILER_SHARED = {"jsonschema", "referencing", "jsonschema-specifications"}
 

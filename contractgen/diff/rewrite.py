@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from .generate import shortest_match
+from .regex_inclusion import pattern_includes
 
 _SUB_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
 _SUB_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -166,6 +167,9 @@ def _keyword_holds(key: str, value: Any, outer: dict[str, Any], inner: dict[str,
         return _bound_holds(inner, key, value, lower=False)
     if key == "required":
         return isinstance(value, list) and set(value) <= set(inner.get("required", []))
+    if key == "pattern":  # every string inner accepts matches its own pattern, hence this one
+        own = inner.get("pattern")
+        return isinstance(value, str) and isinstance(own, str) and pattern_includes(value, own) is True
     if key == "properties" and isinstance(value, dict):
         inner_props = inner.get("properties", {})
         return all(structurally_covers(sub, inner_props.get(name, _unconstrained(inner, name)), depth + 1)

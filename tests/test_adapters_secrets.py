@@ -131,3 +131,36 @@ def test_openai_agents_traces_never_record_a_secret(raw: Any, kept_spans: _KeptS
     assert SECRET not in json.dumps(kept_spans.spans, default=str)
     assert functions[0]["span_data"]["input"] in ('{"n": 1, "pw": "[redacted]"}', '{"n": "x", "pw": "[redacted]"}',
                                                   '{"n": 1, "password": "[redacted]"}', "[not a JSON object]")
+
+
+@pytest.mark.parametrize("how", ["invoke", "ainvoke"])
+@pytest.mark.parametrize("call", [True, False])
+def test_langchain_callbacks_never_see_a_secret(how: str, call: bool) -> None:
+    """LangChain hands every callback (tracers, LangSmith) the tool's input on on_tool_start; the
+    tool itself still gets the real arguments."""
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    from contractgen.adapters.langchain import langchain_tool
+
+    class Recorded(BaseCallbackHandler):
+        def __init__(self) -> None:
+            self.seen: list[Any] = []
+
+        def on_tool_start(self, serialized: Any, input_str: str, **kwargs: Any) -> None:
+            self.seen.append((input_str, kwargs.get("inputs")))
+
+    received: list[Any] = []
+    contract = Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=SCHEMA,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    tool = langchain_tool(guard(contract, lambda arguments: received.append(arguments) or {"ok": True}))
+    arguments = {"pw": "1234567890", "n": 1}
+    given_input: Any = {"type": "tool_call", "name": "login", "args": arguments, "id": "c1"} if call else arguments
+    recorded = Recorded()
+    config: Any = {"callbacks": [recorded]}
+    if how == "invoke":
+        tool.invoke(given_input, config=config)
+    else:
+        anyio.run(lambda: tool.ainvoke(given_input, config=config))
+    assert received and received[0]["pw"] == "1234567890"
+    assert recorded.seen and "1234567890" not in repr(recorded.seen)
+    assert recorded.seen[0][1] == {"pw": "[redacted]", "n": 1}

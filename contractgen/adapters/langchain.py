@@ -5,7 +5,8 @@ guard is the only gate. Arguments go to the guard positionally: a ``StructuredTo
 drop model arguments named ``config`` or ``run_manager``. Called with a tool call, the tool answers
 a ``ToolMessage`` whose content is the envelope as JSON (``status="error"`` for error envelopes); with
 plain arguments, the envelope dict. The budget session is ``config["configurable"]["session_id"]``
-(or LangGraph's ``thread_id``). The tool never raises into LangChain (``invoke`` would).
+(or LangGraph's ``thread_id``). The tool never raises into LangChain (``invoke`` would). LangChain's
+callbacks (``on_tool_start``: tracers, LangSmith) see the arguments redacted.
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
                       "pip install 'contractgen[langchain]'") from exc
 
 from contractgen.runtime import GuardedTool
+from contractgen.runtime.scrub import shown_arguments
 
 from ._guarded import call_guarded, call_guarded_sync, envelope_text, plain_schema, session_from
 
 __all__ = ["GuardedLangChainTool", "langchain_tool"]
+
+#: characters of the arguments LangChain's callbacks are shown
+CALLBACK_CAP = 2000
 
 
 class GuardedLangChainTool(BaseTool):
@@ -48,6 +53,12 @@ class GuardedLangChainTool(BaseTool):
                     **_: Any) -> Any:
         envelope = await call_guarded(self.guarded, arguments, session=_session(config), call_id=call_id)
         return _answer(envelope, call_id)
+
+    def _filter_injected_args(self, tool_input: dict[str, Any]) -> dict[str, Any]:
+        """What LangChain hands the callbacks (``on_tool_start``: tracers, LangSmith) of the call's
+        arguments, which the call itself never reads: redacted, as the guard's telemetry records them."""
+        shown = shown_arguments(self.guarded, tool_input, CALLBACK_CAP)
+        return shown if isinstance(shown, dict) else {"arguments": shown}
 
 
 def langchain_tool(tool: GuardedTool[Any, Any]) -> GuardedLangChainTool:

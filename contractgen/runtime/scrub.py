@@ -432,16 +432,21 @@ def _closed(schema: Any) -> bool:
 
 
 def arguments_shown(tool: Any, arguments: Any, limit: int) -> str:
-    """The arguments of a call of ``tool`` as JSON, for a trace or a span: what the input schema
-    marks sensitive (and every sensitively named key) replaced, long values capped; arguments too
-    long to show whole are summarised (size and key names) before any redaction walks them (walking
-    100,000 members took seconds). A secret also sent where it is not one (as a key, in another
-    field) is taken out there too."""
+    """The arguments of a call of ``tool`` as JSON, for a trace or a span (``shown_arguments``)."""
+    shown = shown_arguments(tool, arguments, limit)
+    return shown if isinstance(shown, str) else json.dumps(shown, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def shown_arguments(tool: Any, arguments: Any, limit: int) -> Any:
+    """The arguments of a call of ``tool`` as a trace or a framework's callbacks may see them: what
+    the input schema marks sensitive (and every sensitively named key) replaced, long values capped;
+    arguments too long to show whole are summarised (size and key names) before any redaction walks
+    them (walking 100,000 members took seconds). A secret also sent where it is not one (as a key,
+    in another field) is taken out there too. ``"[unrecordable]"`` for arguments that cannot be read."""
     check = getattr(getattr(tool, "_compiled", None), "input", None)
     try:
         shown = check.echo(arguments, (), limit=limit) if check is not None else \
             echo_at(arguments, (), tool.input_schema, limit=limit)
-        text = json.dumps(shown, sort_keys=True, default=str, ensure_ascii=False)
-        return secrets_between(arguments, shown).text(text) if not isinstance(shown, str) else text
+        return shown if isinstance(shown, str) else secrets_between(arguments, shown).value(shown)
     except Exception:  # noqa: BLE001 - never let an odd argument break the trace
         return "[unrecordable]"

@@ -49,6 +49,9 @@ ENRICHMENT: dict[str, Any] = {
     "choice": {"enum": ["x"]},
     "code": {"allOf": [{"type": "string"}, {"minLength": 1}]},
     "place": {"$ref": "#/$defs/place"},
+    "zip": {"type": "string", "pattern": "^\\d{5}$"},
+    "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 10},
+    "size": {"enum": ["s", "m", "l"]},
 }
 ENRICHMENT_DEFS: dict[str, Any] = {
     "place": {"type": "object", "required": ["city"], "additionalProperties": False,
@@ -236,9 +239,54 @@ def r_true_schemas(root: dict[str, Any], sub: dict[str, Any], ptr: tuple[str, ..
     return changed
 
 
+def r_enum_as_consts(root: dict[str, Any], sub: dict[str, Any], ptr: tuple[str, ...]) -> bool:
+    """``enum: [a, b]`` is ``anyOf: [{const: a}, {const: b}]``."""
+    enum = sub.get("enum")
+    if not isinstance(enum, list) or len(enum) < 2 or "anyOf" in sub:
+        return False
+    sub["anyOf"] = [{"const": value} for value in sub.pop("enum")]
+    return True
+
+
+def r_enum_typed(root: dict[str, Any], sub: dict[str, Any], ptr: tuple[str, ...]) -> bool:
+    """An enum of strings (or integers) says so with a ``type`` its members all have."""
+    enum = sub.get("enum")
+    if not isinstance(enum, list) or not enum or "type" in sub:
+        return False
+    if all(isinstance(v, str) for v in enum):
+        sub["type"] = "string"
+    elif all(isinstance(v, int) and not isinstance(v, bool) for v in enum):
+        sub["type"] = "integer"
+    else:
+        return False
+    return True
+
+
+def r_trivial_bounds(root: dict[str, Any], sub: dict[str, Any], ptr: tuple[str, ...]) -> bool:
+    """``minLength: 0``, ``minItems: 0``, ``minProperties: 0`` and an integer bound written as a float."""
+    before = json.dumps(sub)
+    for json_type, key in (("string", "minLength"), ("array", "minItems"), ("object", "minProperties")):
+        if json_type in types_of(sub) and key not in sub:
+            sub[key] = 0
+    for key in ("minimum", "maximum"):
+        if isinstance(sub.get(key), int) and not isinstance(sub.get(key), bool):
+            sub[key] = float(sub[key])
+    return json.dumps(sub) != before
+
+
+def r_digit_class(root: dict[str, Any], sub: dict[str, Any], ptr: tuple[str, ...]) -> bool:
+    """In ECMA-262 ``\\d`` is ``[0-9]`` (the guard reads patterns so)."""
+    pattern = sub.get("pattern")
+    if not isinstance(pattern, str) or "\\d" not in pattern or "[" in pattern:
+        return False
+    sub["pattern"] = pattern.replace("\\d", "[0-9]")
+    return True
+
+
 REFACTORS: dict[str, Edit] = {f.__name__[2:]: f for f in (
     r_extract_to_defs, r_inline_refs, r_reorder, r_const_enum, r_type_list_any_of, r_nullable_spelling,
-    r_integer_bounds, r_split_all_of, r_flatten_all_of, r_reword, r_true_schemas)}
+    r_integer_bounds, r_split_all_of, r_flatten_all_of, r_reword, r_true_schemas, r_enum_as_consts,
+    r_enum_typed, r_trivial_bounds, r_digit_class)}
 
 
 # --- narrowings: a value the old schema accepts is refused -------------------------------------------
@@ -343,6 +391,39 @@ def n_type_narrowed(root: dict[str, Any], sub: dict[str, Any], ptr: tuple[str, .
     return False
 
 
+def n_const_added(root: dict[str, Any], sub: dict[str, Any], ptr: tuple[str, ...]) -> bool:
+    if not _plain_string(sub) or sub.get("minLength", 0) > 1 or sub.get("maxLength", 1) < 1:
+        return False
+    sub["const"] = "x"  # every other string is lost
+    return True
+
+
+def n_multiple_of_added(root: dict[str, Any], sub: dict[str, Any], ptr: tuple[str, ...]) -> bool:
+    if not _plain_number(sub) or any(k in sub for k in ("exclusiveMinimum", "exclusiveMaximum")):
+        return False
+    low, high = sub.get("minimum"), sub.get("maximum")
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)) and high - low < 8:
+        return False
+    sub["multipleOf"] = 7
+    return True
+
+
+def n_array_tightened(root: dict[str, Any], sub: dict[str, Any], ptr: tuple[str, ...]) -> bool:
+    """An array gets uniqueItems (when two equal items were allowed) or a raised minItems."""
+    if types_of(sub) != ["array"] or not isinstance(sub.get("items"), dict) or any(
+            k in sub for k in ("contains", "prefixItems", "anyOf", "oneOf", "allOf", "not")):
+        return False
+    items, high = sub["items"], sub.get("maxItems")
+    if not sub.get("uniqueItems") and (high is None or high >= 2) and not any(k in items for k in ("not", "$ref")):
+        sub["uniqueItems"] = True
+        return True
+    low = sub.get("minItems", 0)
+    if high is None or high > low:
+        sub["minItems"] = low + 1
+        return True
+    return False
+
+
 NARROWINGS: dict[str, Edit] = {f.__name__[2:]: f for f in (
     n_new_required, n_enum_member_removed, n_tighter_bound, n_pattern_added, n_format_added,
-    n_closed_property_removed, n_type_narrowed)}
+    n_closed_property_removed, n_type_narrowed, n_const_added, n_multiple_of_added, n_array_tightened)}

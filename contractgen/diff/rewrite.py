@@ -143,6 +143,12 @@ def _keys(branches: Any) -> set[str]:
 
 
 def _keyword_holds(key: str, value: Any, outer: dict[str, Any], inner: dict[str, Any], depth: int) -> bool:
+    if key == "additionalProperties":
+        # it applies to the names properties and patternProperties leave out: only those names matter
+        # (the property schemas are judged on their own under "properties")
+        if any(_names(outer.get(k)) != _names(inner.get(k)) for k in ("properties", "patternProperties")):
+            return False
+        return inner.get(key) == value or key in inner and structurally_covers(value, inner[key], depth + 1)
     if key in _DEPENDS:
         needs = _DEPENDS[key]
         if needs is None or any(outer.get(n) != inner.get(n) for n in needs):
@@ -185,6 +191,10 @@ def _keyword_holds(key: str, value: Any, outer: dict[str, Any], inner: dict[str,
     if key == "anyOf" and isinstance(value, list):
         return any(structurally_covers(branch, inner, depth + 1) for branch in value)
     return False
+
+
+def _names(mapping: Any) -> frozenset[str] | None:
+    return frozenset(mapping) if isinstance(mapping, dict) else None if mapping is None else frozenset({"?"})
 
 
 def _unconstrained(inner: dict[str, Any], name: str) -> Any:

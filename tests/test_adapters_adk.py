@@ -4,6 +4,8 @@ with a scripted model sees retry_later then stop_and_tell_user, and fix_argument
 
 from __future__ import annotations
 
+import asyncio
+
 from typing import Any
 
 import anyio
@@ -133,6 +135,40 @@ def test_concurrent_same_turn_failures_are_all_counted() -> None:
     llm, session = anyio.run(go)
     counts = sorted(r["error"]["budget"]["consecutive_failures"] for r in function_responses(llm.seen[-1]))
     assert counts == [1, 2, 3]
+    assert session.state["contractgen.budget:s:get_exchange_rate"] == 3
+
+
+def test_the_persisted_count_holds_every_failure_when_calls_finish_out_of_order() -> None:
+    """ADK merges the state changes of one turn's calls in call order: the last call's change wins.
+    Here the calls finish in reverse order (the first waits longest), so the last call counts the
+    first failure; the session must still hold 3 (it held 1: each call wrote only its own count)."""
+    waits = {"USD": 0.4, "GBP": 0.2, "JPY": 0.0}
+
+    async def lookup(args: Any) -> dict[str, Any]:
+        await asyncio.sleep(waits[args.quote.root])
+        raise get_exchange_rate_v1.ProviderUnavailable()
+
+    class ThreeAtOnce(ScriptedLlm):
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            self.seen.append(llm_request)
+            parts = ([types.Part(function_call=types.FunctionCall(
+                id=f"p{i}", name="get_exchange_rate", args={"base": "EUR", "quote": quote}))
+                for i, quote in enumerate(waits)] if len(self.seen) == 1 else [types.Part(text="done")])
+            yield LlmResponse(content=types.Content(role="model", parts=parts))
+
+    async def go() -> Any:
+        llm = ThreeAtOnce(seen=[])
+        tool = GuardedAdkTool(get_exchange_rate_v1.get_exchange_rate.implement(lookup))
+        runner = InMemoryRunner(agent=Agent(name="fx", model=llm, tools=[tool]), app_name="app")
+        await runner.session_service.create_session(app_name="app", user_id="u", session_id="s")
+        message = types.Content(role="user", parts=[types.Part(text="hi")])
+        async for _ in runner.run_async(user_id="u", session_id="s", new_message=message):
+            pass
+        return llm, await runner.session_service.get_session(app_name="app", user_id="u", session_id="s")
+
+    llm, session = anyio.run(go)
+    by_quote = {r["error"]["budget"]["consecutive_failures"] for r in function_responses(llm.seen[-1])}
+    assert by_quote == {1, 2, 3}
     assert session.state["contractgen.budget:s:get_exchange_rate"] == 3
 
 

@@ -10,6 +10,7 @@ import copy
 import json
 import logging
 import threading
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Protocol, cast
@@ -38,6 +39,22 @@ _CALL_STATE: contextvars.ContextVar[StateLike | None] = contextvars.ContextVar(
     "contractgen_adapter_state", default=None)
 # one lock for every framework state: a read-modify-write never awaits, so it is short
 _STATE_LOCK = threading.Lock()
+#: the states bound to the calls of one turn, by the session state they share (ADK's ``State._value``).
+#: ADK gives each concurrent call of a turn its own ``State`` whose writes also go to a per-call delta,
+#: and merges the deltas in call order once all are done: the last call's delta wins, so a count
+#: written by a call that finished before one placed earlier in the turn was lost (2 of 3 failures
+#: persisted). Every count is written to each sibling's delta as well, so whichever delta wins holds
+#: the latest. A turn is a run of calls that overlap: it ends when none of them is in flight, and its
+#: states are then left alone (their deltas are merged or, for a lone call, are its stored event).
+_TURNS: dict[int, _Turn] = {}
+
+
+class _Turn:
+    __slots__ = ("in_flight", "states")
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.states: weakref.WeakSet[Any] = weakref.WeakSet()
 _NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
 
 
@@ -56,7 +73,7 @@ class StateBudgetStore:
             return self.fallback.record_failure(key)
         with _STATE_LOCK:
             count = int(state.get(key) or 0) + 1
-            state[key] = count
+            _write(state, key, count)
             return count
 
     def reset(self, key: str) -> None:
@@ -66,7 +83,7 @@ class StateBudgetStore:
             return
         with _STATE_LOCK:
             if state.get(key):
-                state[key] = 0
+                _write(state, key, 0)
 
     def failures(self, key: str) -> int:
         state = _CALL_STATE.get()
@@ -86,13 +103,41 @@ def with_state_budget(tool: GuardedTool[Any, Any]) -> GuardedTool[Any, Any]:
     return tool.with_implementation(tool.implementation, state=StateBudgetStore(tool.budget))
 
 
+def _write(state: StateLike, key: str, value: int) -> None:
+    """``state[key] = value``, and the same in every state bound to a call of the same turn."""
+    state[key] = value
+    turn = _TURNS.get(id(getattr(state, "_value", None)))
+    for sibling in list(turn.states) if turn is not None and state in turn.states else ():
+        if sibling is not state:
+            sibling[key] = value
+
+
+def _enter_turn(state: StateLike | None) -> _Turn | None:
+    shared = getattr(state, "_value", None)
+    if shared is None:
+        return None
+    with _STATE_LOCK:
+        turn = _TURNS.get(id(shared))
+        if turn is None or turn.in_flight == 0:  # none in flight: a new turn (the old one is merged)
+            for ended in [k for k, t in _TURNS.items() if t.in_flight == 0]:
+                del _TURNS[ended]
+            turn = _TURNS[id(shared)] = _Turn()
+        turn.in_flight += 1
+        turn.states.add(state)
+    return turn
+
+
 @contextmanager
 def _bound(state: StateLike | None) -> Iterator[None]:
+    turn = _enter_turn(state)
     token = _CALL_STATE.set(state)
     try:
         yield
     finally:
         _CALL_STATE.reset(token)
+        if turn is not None:
+            with _STATE_LOCK:
+                turn.in_flight -= 1
 
 
 async def call_guarded(tool: GuardedTool[Any, Any], arguments: Any, *, session: str,

@@ -5,7 +5,6 @@ with a scripted model sees retry_later then stop_and_tell_user, and fix_argument
 from __future__ import annotations
 
 import asyncio
-
 from typing import Any
 
 import anyio
@@ -110,29 +109,35 @@ def test_bad_argument_fix_arguments_with_the_field_then_fixed() -> None:
     assert events[-1].content.parts[0].text == "rate: 1.08"
 
 
-def test_concurrent_same_turn_failures_are_all_counted() -> None:
-    """ADK runs the calls of one model turn concurrently; none of their budget updates is lost."""
+class OneTurnOfCalls(ScriptedLlm):
+    """A model that asks for all ``calls`` in its first turn (ADK runs them concurrently), then ends."""
 
-    class ThreeAtOnce(ScriptedLlm):
-        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
-            self.seen.append(llm_request)
-            call = {"base": "EUR", "quote": "USD"}
-            parts = ([types.Part(function_call=types.FunctionCall(id=f"p{i}", name="get_exchange_rate",
-                                                                  args=call)) for i in range(3)]
-                     if len(self.seen) == 1 else [types.Part(text="done")])
-            yield LlmResponse(content=types.Content(role="model", parts=parts))
+    calls: list[dict[str, Any]] = Field(default_factory=list)
 
+    async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+        self.seen.append(llm_request)
+        parts = ([types.Part(function_call=types.FunctionCall(id=f"p{i}", name="get_exchange_rate", args=call))
+                  for i, call in enumerate(self.calls)] if len(self.seen) == 1 else [types.Part(text="done")])
+        yield LlmResponse(content=types.Content(role="model", parts=parts))
+
+
+def one_turn(tool: Any, calls: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """(the model, the session) after one turn of ``calls`` to ``tool`` through ADK's runner."""
     async def go() -> Any:
-        llm = ThreeAtOnce(seen=[])
-        runner = InMemoryRunner(agent=Agent(name="fx", model=llm, tools=[GuardedAdkTool(rates_tool("down"))]),
-                                app_name="app")
+        llm = OneTurnOfCalls(seen=[], calls=calls)
+        runner = InMemoryRunner(agent=Agent(name="fx", model=llm, tools=[GuardedAdkTool(tool)]), app_name="app")
         await runner.session_service.create_session(app_name="app", user_id="u", session_id="s")
         message = types.Content(role="user", parts=[types.Part(text="hi")])
         async for _ in runner.run_async(user_id="u", session_id="s", new_message=message):
             pass
         return llm, await runner.session_service.get_session(app_name="app", user_id="u", session_id="s")
 
-    llm, session = anyio.run(go)
+    return anyio.run(go)  # type: ignore[no-any-return]
+
+
+def test_concurrent_same_turn_failures_are_all_counted() -> None:
+    """ADK runs the calls of one model turn concurrently; none of their budget updates is lost."""
+    llm, session = one_turn(rates_tool("down"), [{"base": "EUR", "quote": "USD"}] * 3)
     counts = sorted(r["error"]["budget"]["consecutive_failures"] for r in function_responses(llm.seen[-1]))
     assert counts == [1, 2, 3]
     assert session.state["contractgen.budget:s:get_exchange_rate"] == 3
@@ -148,27 +153,10 @@ def test_the_persisted_count_holds_every_failure_when_calls_finish_out_of_order(
         await asyncio.sleep(waits[args.quote.root])
         raise get_exchange_rate_v1.ProviderUnavailable()
 
-    class ThreeAtOnce(ScriptedLlm):
-        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
-            self.seen.append(llm_request)
-            parts = ([types.Part(function_call=types.FunctionCall(
-                id=f"p{i}", name="get_exchange_rate", args={"base": "EUR", "quote": quote}))
-                for i, quote in enumerate(waits)] if len(self.seen) == 1 else [types.Part(text="done")])
-            yield LlmResponse(content=types.Content(role="model", parts=parts))
-
-    async def go() -> Any:
-        llm = ThreeAtOnce(seen=[])
-        tool = GuardedAdkTool(get_exchange_rate_v1.get_exchange_rate.implement(lookup))
-        runner = InMemoryRunner(agent=Agent(name="fx", model=llm, tools=[tool]), app_name="app")
-        await runner.session_service.create_session(app_name="app", user_id="u", session_id="s")
-        message = types.Content(role="user", parts=[types.Part(text="hi")])
-        async for _ in runner.run_async(user_id="u", session_id="s", new_message=message):
-            pass
-        return llm, await runner.session_service.get_session(app_name="app", user_id="u", session_id="s")
-
-    llm, session = anyio.run(go)
-    by_quote = {r["error"]["budget"]["consecutive_failures"] for r in function_responses(llm.seen[-1])}
-    assert by_quote == {1, 2, 3}
+    llm, session = one_turn(get_exchange_rate_v1.get_exchange_rate.implement(lookup),
+                            [{"base": "EUR", "quote": quote} for quote in waits])
+    counts = sorted(r["error"]["budget"]["consecutive_failures"] for r in function_responses(llm.seen[-1]))
+    assert counts == [1, 2, 3]
     assert session.state["contractgen.budget:s:get_exchange_rate"] == 3
 
 

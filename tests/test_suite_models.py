@@ -148,3 +148,17 @@ def test_every_suite_instance_gets_the_suites_verdict_as_an_argument() -> None:
     print(f"\nsuite argument schemas guarded: {schemas}, instances: {instances}")
     assert schemas >= 250 and instances >= 1000
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", ["if", "not", "allOf", "dependentSchemas", "then"])
+def test_an_untyped_argument_named_like_a_keyword_accepts_every_type(name: str) -> None:
+    """A property named ``if`` or ``allOf`` is an argument, not a branch of its parent: its untyped
+    schema accepts a string as any other does."""
+    schema = {"type": "object", "properties": {name: {"properties": {"a": {"type": "integer"}}}}}
+    model = _input_model(schema, f"keyword_named_{name}")
+    contract = Contract(name="suite", version="1.0.0", summary="s", description="d",
+                        input_schema=schema, output_schema={"type": "object"})
+    tool = guard(contract, lambda arguments: {}, input_model=model)
+    for value in ("x", 3, [1], None, {"a": 1}):
+        assert tool({name: value})["status"] == "ok", value
+    assert tool({name: {"a": "x"}})["error"]["code"] == "INVALID_ARGUMENT"

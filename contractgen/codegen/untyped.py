@@ -28,8 +28,6 @@ _SHAPE_KEYWORDS = frozenset({
 })
 #: keywords that say the value's type in other ways: the generator reads them, not the shape keywords
 _TYPED_OTHERWISE = ("type", "enum", "const", "$ref", "$dynamicRef")
-#: a schema under these judges the same value as the schema holding it, which decides its type
-_SAME_VALUE = frozenset({"allOf", "anyOf", "oneOf", "if", "then", "else", "not", "dependentSchemas"})
 
 
 def every_type_named(schema: Any) -> Any:
@@ -61,6 +59,20 @@ def _names_a_type(node: Any) -> bool:
         _names_a_type(member) for member in members)
 
 
+#: keywords whose members are named by the author: a token right after one is a name, not a keyword
+_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
 def _same_value_branch(pointer: str) -> bool:
-    parts = pointer.split("/")
-    return len(parts) >= 2 and (parts[-1] in _SAME_VALUE or parts[-2] in _SAME_VALUE)
+    """Whether the schema at ``pointer`` sits directly under ``allOf``/``anyOf``/``oneOf`` (with its
+    index), ``if``/``then``/``else``/``not`` or ``dependentSchemas`` of the schema holding it: a
+    property named ``if`` is not a branch."""
+    tokens = pointer.split("/")[1:]
+
+    def keyword_at(index: int) -> bool:  # the token at ``index`` (from the end) is a keyword, not a name
+        return len(tokens) <= index or tokens[-index - 1] not in _NAMED
+
+    if tokens and tokens[-1] in ("if", "then", "else", "not") and keyword_at(1):
+        return True
+    return len(tokens) >= 2 and keyword_at(2) and (
+        tokens[-2] == "dependentSchemas" or tokens[-2] in ("allOf", "anyOf", "oneOf") and tokens[-1].isdigit())

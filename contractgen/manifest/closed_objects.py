@@ -14,6 +14,7 @@ from typing import Any
 
 from ..runtime.patterns import matches_any
 from ..runtime.pointer import escape_token
+from .describe import show
 from .report import Reporter
 from .schema_walk import resolve_local_ref
 
@@ -38,7 +39,7 @@ def check_closed_object(report: Reporter, base: str, pointer: str, node: dict[st
         refused[name] = where
     for name, where in refused.items():
         report.error(f"{base}{pointer}/additionalProperties",
-                     f"expected every declared member to be accepted (got '{name}', declared at {where}, "
+                     f"expected every declared member to be accepted (got {show(name)}, declared at {where}, "
                      "which `additionalProperties: false` here refuses: every call sending it fails)",
                      "closed-object-hides-member", hint=HINT)
 

@@ -25,7 +25,7 @@ from contractgen.diff import RULES_BY_ID, Context, DiffSettings, Direction, Leve
 from contractgen.diff.structure import ToolPair
 
 SEEDS = seed_schemas(CORPUS if CORPUS.is_dir() else None, with_function_calling=True)
-EXAMPLES = settings(max_examples=250, derandomize=True, database=None, deadline=None,
+EXAMPLES = settings(max_examples=150, derandomize=True, database=None, deadline=None,
                     suppress_health_check=list(HealthCheck))
 #: the default reading calls a property added to an output object safe (consumers ignore it)
 SAFE_OUTPUT_WIDENINGS_BY_DEFAULT = frozenset({"closed_property_removed"})

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contractgen.diff import Direction
+from contractgen.diff.witness import WitnessFinder
 
 #: map-valued objects: the case the default reading once called safe (an added property the old
 #: additionalProperties schema already described)
@@ -77,3 +78,15 @@ def test_the_independent_search_draws_whole_objects_and_leaves_the_schema_alone(
     assert values, "hypothesis-jsonschema drew no object (is hypothesis in the range pyproject pins?)"
     assert all(jsonschema.Draft202012Validator(OBJECT_WITH_REF).is_valid(v) for v in values), values
     assert schema == OBJECT_WITH_REF  # later examples (and hypothesis's replays) see the same seed
+
+
+def test_a_witness_note_names_what_was_searched_for() -> None:
+    """An output search looks for a result the new output schema allows: when none can be built its
+    note says so, not "no argument object valid under the old input schema" (which sent an author to
+    the input schema and its examples)."""
+    nothing = {"type": "object", "required": ["a"], "properties": {"a": False}}
+    result = WitnessFinder(nothing, {"type": "object"}, nothing, [], results=True).find([], None)
+    assert not result.found and result.note is not None
+    assert "result" in result.note and "argument" not in result.note and "input" not in result.note
+    arguments = WitnessFinder(nothing, {"type": "object"}, nothing, []).find([], None)
+    assert arguments.note is not None and "argument object" in arguments.note

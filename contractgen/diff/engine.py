@@ -166,7 +166,7 @@ def _witness_finder(pair: ToolPair, direction: Direction) -> WitnessFinder:
         return WitnessFinder(thaw(pair.old.contract.input_schema), thaw(pair.new.contract.input_schema),
                              pair.old_input, [e.arguments for e in pair.old.contract.examples], pair.new_input)
     return WitnessFinder(thaw(pair.new.contract.output_schema), thaw(pair.old.contract.output_schema),
-                         pair.new_output, [], pair.old_output)
+                         pair.new_output, [], pair.old_output, results=True)
 
 
 PROVEN_SAFE = {Direction.INPUT: " (proven harmless: the new schema accepts every value the old one accepted here)",

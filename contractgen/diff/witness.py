@@ -34,9 +34,12 @@ class WitnessFinder:
     """Witness search for one tool pair: the two full input schemas and the bases to mutate."""
 
     def __init__(self, old_schema: Mapping[str, Any], new_schema: Mapping[str, Any], old_normalized: Any,
-                 examples: Sequence[Mapping[str, Any]], new_normalized: Any = None) -> None:
+                 examples: Sequence[Mapping[str, Any]], new_normalized: Any = None, *, results: bool = False) -> None:
+        # ``results``: the search is for a result the new output schema allows and the old one
+        # excluded (``old_schema`` is then the new output schema): its notes must say so
         self.old_schema = old_schema
         self.new_schema = new_schema
+        self.results = results
         pool = [thaw(e) for e in examples]
         pool.append(generate(old_normalized))
         if new_normalized is not None:  # values both versions accept make the clearest witnesses
@@ -77,6 +80,11 @@ class WitnessFinder:
                 return WitnessResult(value=min(found, key=self.error_count), found=True)
             if attempts > MAX_ATTEMPTS:
                 break
+        if self.results:
+            if not self.bases:
+                return WitnessResult(note="no witness: no result valid under the new output schema could be built")
+            return WitnessResult(note="no witness found: no result built from the new output schema is "
+                                      "accepted by it and excluded by the old one")
         if not self.bases:
             return WitnessResult(note="no witness: no argument object valid under the old input schema "
                                       "could be built (add an example to the old manifest)")

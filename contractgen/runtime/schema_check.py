@@ -386,13 +386,15 @@ class SchemaCheck:
                     except Exception:  # noqa: BLE001
                         details = {}
                 path = list(e.instance_path)
-                if name == "falseSchema" and e.schema_path and e.schema_path[-1] in _UNKNOWN_KEY_KEYWORDS:
+                holder = self._node_at(e.schema_path)
+                if name == "falseSchema" and _flat_keyword(list(e.schema_path), holder) == "additionalProperties":
                     # jsonschema-rs names `additionalProperties: false` beside no `properties` a false
-                    # schema at the object: it is an unknown key ("the arguments are not allowed here")
-                    name = e.schema_path[-1]
+                    # schema at the object: it is an unknown key ("the arguments are not allowed here");
+                    # read as evaluate() is read, so a property *named* additionalProperties stays one
+                    name = "additionalProperties"
                     if path and not isinstance(_at(value, path), Mapping):  # reported at the member
                         details, path = {"unexpected": [path[-1]]}, path[:-1]
-                yield name, path, self._node_at(e.schema_path), details
+                yield name, path, holder, details
             return
         for e in self._py.iter_errors(value):
             yield from self._python_error(e)

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..runtime.pointer import escape_token, unescape_token
 from ..runtime.pointer import pointer as json_pointer
-from ..runtime.redaction import REDACTED, redact
+from ..runtime.redaction import NAME_WORD, REDACTED, redact
 from ..runtime.schema_resolve import applicable, children, marked_on_the_way
 from ..runtime.schema_walk import is_marked
 from ..runtime.wording import one_edit_apart
@@ -33,7 +33,6 @@ SENSITIVE_KEY = "x-sensitive"
 #: words of an ``x-`` key that say its value is a secret (split at separators and case changes)
 _SECRET_WORDS = frozenset({"sensitive", "secret", "secrets", "redact", "redacted", "confidential", "pii",
                            "password", "credential", "credentials", "writeonly", "masked"})
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 HEADER_KEY = "x-mcp-header"
 HEADER_HINT = ("remove `x-mcp-header` here: a header is for routing on plain values; keep the "
                "secret in the arguments only")
@@ -122,7 +121,7 @@ def check_unread_marks(report: Reporter, base: str, walk: list[tuple[str, dict[s
 
 def _means_sensitive(key: str) -> bool:
     joined = re.sub(r"[-_\s.]", "", key[2:]).lower()
-    words = [word.lower() for word in _WORD.findall(key[2:])]
+    words = [word.lower() for word in NAME_WORD.findall(key[2:])]
     return (joined == "sensitive" or one_edit_apart(joined, "sensitive")
             or any(word in _SECRET_WORDS for word in words) or joined in _SECRET_WORDS)
 

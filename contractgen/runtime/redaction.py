@@ -35,7 +35,8 @@ SENSITIVE_WORDS = frozenset({"auth", "pin", "otp", "totp", "mfa", "ssn", "cvv", 
 #: edit or swap away from one of these counts as it.
 _MISSPELT = ("password", "secret", "token", "credential", "credentials", "passphrase", "passcode",
              "cookie", "apikey")
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+#: a name split into words at separators and case changes (shared with check's reading of x- keys)
+NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 REDACTED = "[redacted]"
 
@@ -56,7 +57,7 @@ _SENSITIVE_NAME_LOWER = re.compile(SENSITIVE_NAME.pattern)
 def _sensitive_text(text: str) -> bool:
     if _SENSITIVE_NAME_LOWER.search(text.lower()) if text.isascii() else SENSITIVE_NAME.search(text):
         return True
-    words = [word.lower() for word in _WORD.findall(text[:200])]
+    words = [word.lower() for word in NAME_WORD.findall(text[:200])]
     return any(word in SENSITIVE_WORDS or len(word) >= 6 and any(one_edit_apart(word, secret) for secret in _MISSPELT)
                for word in words)
 

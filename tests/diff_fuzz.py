@@ -483,13 +483,28 @@ def without(base: Any, path: Path_) -> Any:
     return out
 
 
-def source_values(old: dict[str, Any], new: dict[str, Any], path: Path_, draw: Draw, strict: bool) -> Iterator[Any]:
-    """Candidate values of ``old`` around the mutated position (not yet checked against it). For the
-    output direction the caller passes the new schema as ``old`` (values it may now return)."""
+#: the values a search builds its candidates from: whole objects of the old schema, and leaves for the
+#: mutated position
+Ingredients = tuple[list[Any], list[Any]]
+
+
+def ingredients(old: dict[str, Any], new: dict[str, Any], path: Path_, draw: Draw) -> Ingredients:
+    """Whole objects ``old`` accepts and values for the position at ``path`` (drawn, and named by either
+    schema). Drawing is most of a trial's time: both readings of one pair search the same ingredients."""
     old_sub = _sub_at_path(old, path)
     new_sub = _sub_at_path(new, path)
     bases = base_objects(old, draw)
     leaves = [*drawn_candidates(old_sub, draw, root=old), *literal_candidates(old_sub), *literal_candidates(new_sub)]
+    return bases, leaves
+
+
+def source_values(old: dict[str, Any], new: dict[str, Any], path: Path_, draw: Draw, strict: bool,
+                  drawn: Ingredients | None = None) -> Iterator[Any]:
+    """Candidate values of ``old`` around the mutated position (not yet checked against it), from
+    ``drawn`` (or from ingredients drawn here). For the output direction the caller passes the new
+    schema as ``old`` (values it may now return)."""
+    bases, leaves = drawn if drawn is not None else ingredients(old, new, path, draw)
+    new_sub = _sub_at_path(new, path)
     for base in bases:
         yield base
         for leaf in leaves:
@@ -573,6 +588,7 @@ def trial(name: str, old: dict[str, Any], new: dict[str, Any], path: Path_, muta
     # input: a call old accepts and new refuses; output: a result new may return and old excluded
     src, dst = (old, new) if direction is Direction.INPUT else (new, old)
     src_check, dst_check = validator(src), validator(dst)
+    drawn = ingredients(src, dst, path, draw)
     for strict in (False, True):
         reading = "strict" if strict else "default"
         report = run_diff([ToolPair(tool(old, "1.0.0", direction), tool(new, "2.0.0", direction))], [], DiffSettings(),
@@ -590,7 +606,7 @@ def trial(name: str, old: dict[str, Any], new: dict[str, Any], path: Path_, muta
         verdict = "ERR" if Level.BREAKING in levels else "WARN" if Level.DANGEROUS in levels else "quiet"
         tally.trials += 1
         tally.verdicts[f"{reading}:{verdict}"] += 1
-        value = counterexample(src, dst, path, draw, strict, direction)
+        value = counterexample(src, dst, path, draw, strict, direction, drawn)
         if verdict == "ERR":
             tally.err_confirmed += value is not NOTHING
             continue
@@ -605,13 +621,13 @@ NOTHING = object()
 
 
 def counterexample(src: dict[str, Any], dst: dict[str, Any], path: Path_, draw: Draw, strict: bool,
-                   direction: Direction = Direction.INPUT) -> Any:
+                   direction: Direction = Direction.INPUT, drawn: Ingredients | None = None) -> Any:
     """A value ``src`` accepts and ``dst`` refuses, judged by python jsonschema (or NOTHING). Under the
     default reading, members the old schema does not describe are dropped first: a caller never sent
-    them (input), a consumer never reads them (output)."""
+    them (input), a consumer never reads them (output). Candidates come from ``drawn`` when given."""
     src_check, dst_check = validator(src), validator(dst)
     described_by = None if strict else src if direction is Direction.INPUT else dst
-    for value in source_values(src, dst, path, draw, strict):
+    for value in source_values(src, dst, path, draw, strict, drawn):
         value = value if described_by is None else pruned(value, described_by)
         if accepts(src_check, value) and accepts(dst_check, value) is False:
             return value

@@ -31,19 +31,24 @@ ONE_DRAW = settings(max_examples=3, derandomize=True, database=None, deadline=No
                     suppress_health_check=list(HealthCheck))
 
 
+#: mutated pairs per direction (each judged in both readings, from one set of drawn values); the
+#: classes the fuzz once found are golden cases under tests/cases/diff; this samples for new ones
+EXAMPLES = 350
+
+
 @pytest.mark.parametrize("direction", [Direction.INPUT, Direction.OUTPUT], ids=["input", "output"])
 def test_mutated_real_schemas_have_no_quiet_break(direction: Direction) -> None:
     """Input: no call the old schema accepted is refused by the new one unless an ERR says so. Output: no
     result the new schema allows that the old one excluded (a consumer's broken promise) without an ERR."""
-    tally = explore(600, CORPUS if CORPUS.is_dir() else None, direction)
+    tally = explore(EXAMPLES, CORPUS if CORPUS.is_dir() else None, direction)
     print(summary(tally))
-    assert tally.trials > 300  # most drawn mutations produce a valid, different schema
+    assert tally.trials > EXAMPLES // 2  # most drawn mutations produce a valid, different schema
     assert tally.false_negatives == [], "\n".join(tally.false_negatives[:5])
     assert tally.unproven == [], "\n".join(tally.unproven[:5])
     assert tally.bad_witnesses == [], "\n".join(tally.bad_witnesses[:5])
     # the search is not a formality: it finds a counterexample for most pairs the diff calls breaking
     err = sum(v for k, v in tally.verdicts.items() if k.endswith(":ERR"))
-    assert err > 100 and tally.err_confirmed > err // 2
+    assert err > EXAMPLES // 6 and tally.err_confirmed > err // 2
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])

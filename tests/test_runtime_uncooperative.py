@@ -361,3 +361,101 @@ def test_abandoned_work_that_fails_later_is_logged_once_under_its_ref(
     assert not [r for r in caplog.records if "secret-in-message" in r.getMessage()]
     about = [r.getMessage() for r in caplog.records if ref in r.getMessage() and r.name == "contractgen.runtime"]
     assert len(about) == 2 and "abandoned" in about[0] and "ended after its deadline (raised RuntimeError)" in about[1]
+
+
+# What a tool gives back may run the tool's code again when the guard reads it: an exception's
+# text, a typed error's message, partial results or upstream text, a mapping's items, a list's
+# iteration, a model's serializer. Each of these waits here (at most HOSTILE_WAIT seconds, so a
+# broken guard still answers and the test fails instead of hanging) while the deadline is DEADLINE.
+HOSTILE_WAIT = 3.0
+
+
+def hostile_outcomes(release: threading.Event) -> dict[str, Any]:
+    import pydantic
+
+    from contractgen.runtime import ToolError
+
+    def stall(*_: Any) -> Any:
+        release.wait(HOSTILE_WAIT)
+
+    class StallingText(str):
+        def __str__(self) -> str:
+            stall()
+            return "text"
+
+    class StallingError(Exception):
+        def __str__(self) -> str:
+            stall()
+            return "boom"
+
+    class StallingMapping(dict):  # type: ignore[type-arg]
+        def items(self) -> Any:
+            stall()
+            return super().items()
+
+        def __iter__(self) -> Any:
+            stall()
+            return super().__iter__()
+
+    class StallingList(list):  # type: ignore[type-arg]
+        def __iter__(self) -> Any:
+            stall()
+            return super().__iter__()
+
+    class StallingModel(pydantic.BaseModel):
+        x: int = 1
+
+        @pydantic.model_serializer
+        def dump(self) -> dict[str, Any]:
+            stall()
+            return {"x": 1}
+
+    def raising(make: Any) -> Any:
+        def tool(_: Any) -> Any:
+            raise make()
+        return tool
+
+    return {
+        "exception_text": raising(StallingError),
+        "typed_error_message": raising(lambda: ToolError(StallingText("gone"), code="NOT_FOUND")),
+        "partial_results": raising(lambda: ToolError("gone", code="NOT_FOUND",
+                                                     partial_results=StallingMapping(done=1))),
+        "upstream_text": raising(lambda: ToolError("down", code="UNAVAILABLE", upstream=StallingText("503"))),
+        "result_mapping": lambda _: StallingMapping(a=1),
+        "nested_mapping": lambda _: {"a": StallingMapping(b=1)},
+        "nested_list": lambda _: {"a": StallingList([1])},
+        "result_model": lambda _: StallingModel(),
+    }
+
+
+HOSTILE_KINDS = sorted(hostile_outcomes(threading.Event()))
+
+
+@pytest.mark.parametrize("shape", ["sync_call", "sync_acall", "async_acall", "async_call"])
+@pytest.mark.parametrize("kind", HOSTILE_KINDS)
+def test_the_deadline_holds_while_the_guard_reads_what_the_tool_gave(kind: str, shape: str) -> None:
+    release = threading.Event()
+    plain = hostile_outcomes(release)[kind]
+    if shape.startswith("async"):
+        async def implementation(arguments: Any) -> Any:
+            await asyncio.sleep(0)
+            return plain(arguments)
+    else:
+        implementation = plain
+    tool = guard(contract(f"reads_{kind}"), implementation)
+    healthy = guard(contract("healthy"), lambda a: {"fine": True})
+
+    async def beside() -> tuple[dict[str, Any], dict[str, Any]]:
+        # a healthy tool on the same event loop answers while the hostile outcome is read
+        return await asyncio.gather(tool.acall({}), healthy.acall({}))  # type: ignore[return-value]
+    try:
+        if shape.endswith("acall"):
+            envelope, other = asyncio.run(beside())
+            assert other["status"] == "ok"
+        else:
+            envelope = tool({})
+        error = envelope["error"]
+        assert error["code"] == "TIMEOUT", error  # not INTERNAL/ok once the reading let go
+        assert len(error["ref"]) == 8  # the abandoned reading is logged under it
+    finally:
+        release.set()

@@ -590,6 +590,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 if exc is not None:
                     raise exc
                 result = future.result()
+                if type(result) is _Settled:
+                    return result.envelope
                 if type(result) is Raised:  # raised on the worker: the tool's, whatever it is
                     return self._from_exception(result.exc)
                 if result is DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
@@ -650,6 +652,18 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
             return self._internal(exc, "guard")
 
+    def _settled_outcome(self, result: Any, raised: BaseException | None) -> dict[str, Any]:
+        """``_settled`` for an outcome whose awaitables were already awaited (a result that is
+        one is an invalid result, never run here)."""
+        if raised is not None:
+            return self._settled(None, raised)
+        try:
+            return self._complete(result)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
+            return self._internal(exc, "guard")
+
     def _run_in_worker(self, value: Any) -> Any:
         awaitable = self.implementation(value)
         if not self._is_async and not inspect.isawaitable(awaitable):
@@ -678,6 +692,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if early is not None:
             return early
         deadline = self._timeout
+        began = time.monotonic()
         try:
             if self._is_async and not self.blocks_event_loop:
                 if deadline is None:
@@ -726,6 +741,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                     result, expired = await with_deadline(future, deadline)
                     if expired:
                         return self._timed_out(thread_future, slot)
+                if type(result) is _Settled:
+                    return result.envelope
                 if type(result) is Raised:  # raised on the worker: the tool's, whatever it is
                     return self._from_exception(result.exc)
                 if result is DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
@@ -742,12 +759,16 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             self._held_the_loop(longest)
                         if expired:
                             return self._timed_out(left, self._hold(left))
-        except asyncio.CancelledError as exc:
-            return self._cancelled(exc)
-        except (KeyboardInterrupt, SystemExit) as exc:
-            return self._stopped(exc)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - the tool's outcome: its envelope (or re-raised there)
+            if deadline is not None:
+                return await self._settled_off_loop(MISSING, exc, deadline - (time.monotonic() - began))
+            if isinstance(exc, asyncio.CancelledError):
+                return self._cancelled(exc)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                return self._stopped(exc)
             return self._from_exception(exc)
+        if deadline is not None:
+            return await self._settled_off_loop(result, None, deadline - (time.monotonic() - began))
         if not self._output_plain and larger_than(result, BIG_VALUE):  # else the fast check is Rust
             return await _off_loop(self._complete, result)
         return self._complete(result)
@@ -1080,17 +1101,61 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._log_when_ended(task, ref, "after its caller cancelled it")
 
     def _submit(self, fn: Callable[..., Any], value: Any) -> tuple[Any, Slot] | dict[str, Any]:
-        """``fn(value)`` on a worker thread holding one of this tool's slots, or the refusal."""
+        """``fn(value)`` on a worker thread holding one of this tool's slots, settled there into its
+        envelope (see ``_worked``), or the refusal."""
         slot = self.capacity.acquire()
         if slot is None:
             return self._busy_envelope(own=True)
         try:
-            future = POOL.submit(boxed, fn, value, reserved=slot.first)
+            future = POOL.submit(boxed, self._worked, fn, value, slot, reserved=slot.first)
         except PoolBusy:
             slot.release()
             return self._busy_envelope(own=False)
         future.add_done_callback(slot.release)
         return future, slot
+
+    def _worked(self, run: Callable[[Any], Any], value: Any, slot: Slot) -> Any:
+        """On the worker: ``run(value)``, and what it returned or raised turned into its envelope
+        there (``_Settled``). Reading what a tool gave (an exception's text, a model's serializer, a
+        mapping's ``items``, a string's ``__str__``) runs the tool's code, which may hang: here the
+        caller's deadline covers it. Left as it came: an awaitable a plain function returned (the
+        caller's event loop awaits it), the worker loop's DEADLINE_PASSED, and the outcome of a
+        call whose caller already has its TIMEOUT (only how it ended is logged)."""
+        try:
+            result = run(value)
+        except BaseException as exc:  # settled below, or handed back as it came
+            if slot.abandoned:
+                raise
+            return _Settled(self._settled(None, exc))
+        if slot.abandoned or result is DEADLINE_PASSED \
+                or (type(result) is not dict and inspect.isawaitable(result)):
+            return result
+        return _Settled(self._settled(result, None))
+
+    async def _settled_off_loop(self, result: Any, raised: BaseException | None,
+                                remaining: float) -> dict[str, Any]:
+        """The envelope for what an async call gave, within what is left of its deadline: a result
+        that is not plain JSON or an exception is read on a worker thread (reading it runs the
+        tool's code, which may hang, and would hold the event loop). Which stop or cancellation is
+        real is decided here, in the caller's task and thread; ``_settled`` decides the rest."""
+        if raised is not None:
+            if isinstance(raised, asyncio.CancelledError) and cancelled_here():
+                raise raised
+            if isinstance(raised, (KeyboardInterrupt, SystemExit)) and owner_stop(raised):
+                raise raised
+        elif plain_json(result):
+            if not self._output_plain and larger_than(result, BIG_VALUE):  # else the fast check is Rust
+                return await _off_loop(self._complete, result)
+            return self._complete(result)
+        slot = self.capacity.hold()
+        thread_future = POOL.submit(boxed, self._settled_outcome, result, raised, reserved=True)
+        thread_future.add_done_callback(slot.release)
+        settled, expired = await with_deadline(asyncio.wrap_future(thread_future), max(remaining, 0.0))
+        if expired:
+            return self._timed_out(thread_future, slot)
+        if type(settled) is Raised:  # the guard's own defect (the tool's outcome is settled)
+            return self._internal(settled.exc, "guard")
+        return settled  # type: ignore[no-any-return]
 
     def _busy_envelope(self, own: bool) -> dict[str, Any]:
         if own:  # this tool's own share is used up: it is the stuck one
@@ -1193,6 +1258,16 @@ async def _off_loop(fn: Callable[..., _T], *args: Any) -> _T:
     asyncio's default executor: tools that park threads there (``asyncio.to_thread`` calls that
     never return) exhausted it, and healthy tools' big calls then waited forever."""
     return await asyncio.wrap_future(POOL.submit(fn, *args, reserved=True))
+
+
+class _Settled:
+    """An envelope a worker thread settled a call's outcome into (a tool's dict result may look
+    like an envelope, so the two are told apart by type)."""
+
+    __slots__ = ("envelope",)
+
+    def __init__(self, envelope: dict[str, Any]) -> None:
+        self.envelope = envelope
 
 
 def _model_builder(model: Any) -> Callable[[Any], Any]:

@@ -315,3 +315,68 @@ def test_the_stdio_server_stops_when_its_client_leaves_despite_abandoned_work(tm
         assert process.wait(60) == 0
     finally:
         process.kill()
+
+
+STOPPING_SERVER = '''
+import asyncio, sys
+from contractgen.runtime import Contract, RetryPolicy, Timeout, guard
+from contractgen.runtime.mcp_server import serve_stdio
+
+def contract(name, seconds):
+    return Contract(name=name, version="1.0.0", summary="s", description="d",
+                    input_schema={"type": "object"}, output_schema={"type": "object"},
+                    timeout=Timeout(seconds), retry=RetryPolicy(failure_budget=None))
+
+async def interrupts(_):
+    raise KeyboardInterrupt
+
+async def exits(_):
+    await asyncio.sleep(0)
+    sys.exit(3)
+
+async def fine(_):
+    return {"fine": True}
+
+serve_stdio([guard(contract("interrupts", 5), interrupts), guard(contract("interrupts_no_deadline", None), interrupts),
+             guard(contract("exits", 5), exits), guard(contract("fine", None), fine)])
+'''
+
+
+def test_the_stdio_server_outlives_a_tool_that_raises_keyboard_interrupt_yet_stops_on_ctrl_c(tmp_path: Any) -> None:
+    """serve_stdio ran its loop with Python's default SIGINT handler, under which a KeyboardInterrupt
+    in the main thread is the owner's Ctrl-C: an async tool raising one stopped the server."""
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "server.py"
+    script.write_text(STOPPING_SERVER, "utf-8")
+    process = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    tools = ["interrupts", "fine", "interrupts_no_deadline", "exits", "fine"]
+    try:
+        messages: list[dict[str, Any]] = [
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+             "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+        messages += [{"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": {}}}
+                     for n, name in enumerate(tools, 1)]
+        for message in messages:
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+        answers = {}
+        for _ in range(len(tools) + 1):
+            line = process.stdout.readline()
+            assert line, "the server stopped"
+            answer = json.loads(line)
+            answers[answer["id"]] = answer
+        codes = [json.loads(answers[n]["result"]["content"][0]["text"]).get("error", {}).get("code", "ok")
+                 for n in range(1, len(tools) + 1)]
+        assert codes == ["INTERNAL", "ok", "INTERNAL", "INTERNAL", "ok"]
+        # the owner's Ctrl-C still stops it (once the stdin reader thread lets go: the host closes it)
+        process.send_signal(signal.SIGINT)
+        process.stdin.close()
+        assert process.wait(30) != 0  # a client simply leaving exits 0
+    finally:
+        process.kill()

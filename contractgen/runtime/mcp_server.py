@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import signal
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -175,12 +176,56 @@ def serve_stdio(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contract
     _run_leaving_abandoned(main)
 
 
+class _CtrlCCancels:
+    """While the server runs in the main thread, Ctrl-C cancels its main task (a second one raises
+    KeyboardInterrupt), as ``asyncio.run`` does. With Python's default SIGINT handler a
+    ``KeyboardInterrupt`` a tool raised itself could not be told from the owner's Ctrl-C
+    (``interrupts.owner_stop``), so it went through and stopped the server."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.task: asyncio.Task[Any] | None = None
+        self.interrupts = 0
+        self.installed = False
+
+    def install(self) -> None:
+        if threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            try:
+                signal.signal(signal.SIGINT, self.on_sigint)
+                self.installed = True
+            except (ValueError, OSError):  # not allowed here (an embedded interpreter)
+                pass
+
+    def restore(self) -> None:
+        if self.installed and signal.getsignal(signal.SIGINT) == self.on_sigint:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def on_sigint(self, signum: int, frame: Any) -> None:
+        self.interrupts += 1
+        if self.interrupts == 1 and self.task is not None and not self.task.done():
+            self.task.cancel()
+            self.loop.call_soon_threadsafe(lambda: None)  # wake the loop to run the cancellation
+            return
+        raise KeyboardInterrupt()
+
+
 def _run_leaving_abandoned(main: Callable[[], Any], grace: float | None = None) -> None:
     """Run ``main()`` in a new event loop, then cancel what is still running and close the loop
-    after ``grace`` seconds, whether or not all of it ended."""
+    after ``grace`` seconds, whether or not all of it ended. Ctrl-C stops it (``_CtrlCCancels``)."""
     loop = asyncio.new_event_loop()
     try:
-        loop.run_until_complete(main())
+        ctrl_c = _CtrlCCancels(loop)
+        ctrl_c.install()
+        try:
+            ctrl_c.task = loop.create_task(main())
+            loop.run_until_complete(ctrl_c.task)
+        except asyncio.CancelledError:
+            if ctrl_c.interrupts:  # the owner's Ctrl-C: the server stops as it always did
+                raise KeyboardInterrupt() from None
+            raise
+        finally:
+            ctrl_c.restore()
     finally:
         try:
             pending = [task for task in asyncio.all_tasks(loop) if not task.done()]

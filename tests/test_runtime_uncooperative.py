@@ -459,3 +459,34 @@ def test_the_deadline_holds_while_the_guard_reads_what_the_tool_gave(kind: str, 
         assert len(error["ref"]) == 8  # the abandoned reading is logged under it
     finally:
         release.set()
+
+
+def test_only_results_whose_reading_runs_no_tool_code_are_read_on_the_event_loop() -> None:
+    """An async tool's model or plain JSON result is checked on the loop (no thread hop on the
+    common path); anything whose reading may run its author's code goes to a worker thread."""
+    import datetime
+    import uuid
+
+    import pydantic
+
+    from contractgen.runtime.settle_safety import reads_plainly
+
+    class Inner(pydantic.BaseModel):
+        at: datetime.datetime
+        tags: list[str] = []
+
+    class Out(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(extra="allow")
+        id: uuid.UUID
+        inner: Inner
+        note: Any = None
+
+    plain = Out(id=uuid.uuid4(), inner=Inner(at=datetime.datetime(2026, 1, 1)), note={"a": [1, 2.5, None]}, more=1)
+    assert reads_plainly({"a": [1, "x", {"b": None}]}) and reads_plainly(plain)
+    release = threading.Event()
+    release.set()  # nothing here is read; the stalls never wait
+    for kind, tool in hostile_outcomes(release).items():
+        if kind.startswith(("result", "nested")):
+            assert not reads_plainly(tool({})), kind
+    assert not reads_plainly(Out(id=uuid.uuid4(), inner=Inner(at=datetime.datetime(2026, 1, 1)), note=object()))
+    assert not reads_plainly({1: "non-string key"}) and not reads_plainly(type("S", (str,), {})("x"))

@@ -102,6 +102,7 @@ from .scrub import (
     quotes_arguments,
     secrets_sent,
 )
+from .settle_safety import reads_plainly
 from .versions import VersionCheck
 from .wording import RESULT, Violation, describe, field_label, first_lines
 from .workers import POOL, PoolBusy, Raised, boxed
@@ -1135,7 +1136,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
     async def _settled_off_loop(self, result: Any, raised: BaseException | None,
                                 remaining: float) -> dict[str, Any]:
         """The envelope for what an async call gave, within what is left of its deadline: a result
-        that is not plain JSON or an exception is read on a worker thread (reading it runs the
+        that may run its author's code when read (``settle_safety``) or an exception is read on a worker thread (reading it runs the
         tool's code, which may hang, and would hold the event loop). Which stop or cancellation is
         real is decided here, in the caller's task and thread; ``_settled`` decides the rest."""
         if raised is not None:
@@ -1143,7 +1144,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 raise raised
             if isinstance(raised, (KeyboardInterrupt, SystemExit)) and owner_stop(raised):
                 raise raised
-        elif plain_json(result):
+        elif reads_plainly(result):
             if not self._output_plain and larger_than(result, BIG_VALUE):  # else the fast check is Rust
                 return await _off_loop(self._complete, result)
             return self._complete(result)

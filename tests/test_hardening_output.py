@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +23,22 @@ from build_support import build, make_project, read_bytes_tree
 from conftest import run_cli
 
 CASES = Path(__file__).resolve().parent / "cases" / "build"
+
+
+@pytest.fixture(scope="module")
+def built_basic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The basic case built once (generated/, deep/generated/ and the build cache) for the tests that
+    only need a project some build already wrote: each takes a copy (``_copy_of``), never this one."""
+    root = make_project(tmp_path_factory.mktemp("built") / "p", CASES / "basic" / "contracts")
+    assert build(root).returncode == 0
+    assert build(root, "--output", "deep/generated").returncode == 0
+    return root
+
+
+def _copy_of(built: Path, dest: Path) -> Path:
+    """A copy of a built project at ``dest`` (links copied as links)."""
+    shutil.copytree(built, dest, symlinks=True)
+    return dest
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
@@ -44,13 +61,15 @@ def test_output_overlapping_the_sources_is_refused_and_nothing_is_touched(tmp_pa
 
 @pytest.mark.parametrize("output", [".contractgen-cache", ".contractgen-cache/tools", "sub/../.contractgen-cache/x"])
 @pytest.mark.parametrize("cached", [False, True], ids=["no-cache-yet", "cache-present"])
-def test_output_in_the_build_cache_is_refused(tmp_path: Path, output: str, cached: bool) -> None:
+def test_output_in_the_build_cache_is_refused(tmp_path: Path, output: str, cached: bool, built_basic: Path) -> None:
     """With no cache yet, --output .contractgen-cache was accepted: the build's cache then lived in the
     generated package and every build rewrote it (never up to date; --check always failed)."""
-    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    if cached:  # a project a build already wrote, its cache included
+        root = _copy_of(built_basic, tmp_path / "p")
+        assert any((root / ".contractgen-cache").iterdir())
+    else:
+        root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
     (root / "sub").mkdir()
-    if cached:
-        assert build(root).returncode == 0
     before = _snapshot(tmp_path)
     cache = sorted(p.relative_to(root).as_posix() for p in (root / ".contractgen-cache").rglob("*")) if cached else []
     result = build(root, "--output", output)
@@ -92,14 +111,13 @@ def test_a_symlinked_output_is_diagnosed_never_replaced(tmp_path: Path, target: 
 
 @pytest.mark.parametrize("output", ["vendor/generated", "vendor/deep/generated", "vendor/../generated2",
                                     "sub/vendor/generated"])
-def test_an_output_reached_through_a_symlinked_folder_is_refused(tmp_path: Path, output: str) -> None:
+def test_an_output_reached_through_a_symlinked_folder_is_refused(tmp_path: Path, output: str,
+                                                                 built_basic: Path) -> None:
     """Only the output's own name was checked for a link: with ``vendor -> ../other`` committed in a
     repository, ``output = "vendor/generated"`` replaced ``../other/generated`` (a tree contractgen
     generated there is accepted as its own) or wrote outside the project."""
     root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
-    other = make_project(tmp_path / "other", CASES / "basic" / "contracts")
-    assert build(other).returncode == 0
-    assert build(other, "--output", "deep/generated").returncode == 0
+    other = _copy_of(built_basic, tmp_path / "other")  # generated/ and deep/generated/ written by builds
     (root / "sub").mkdir()
     (root / "vendor").symlink_to(other, target_is_directory=True)
     (root / "sub" / "vendor").symlink_to(other, target_is_directory=True)
@@ -169,14 +187,39 @@ def _hooked_env(tmp_path: Path, **extra: str) -> dict[str, str]:
             **extra}
 
 
-def _two_trees(tmp_path: Path) -> tuple[Path, dict[str, bytes], dict[str, bytes]]:
-    """A project whose generated/ holds tree A, with manifests that build tree B."""
-    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
-    assert build(root, "--no-cache").returncode == 0
-    old = read_bytes_tree(root / "generated")
+def _edit_summary(root: Path) -> None:
     manifest = next((root / "contracts").rglob("*.yaml"))
     manifest.write_text(manifest.read_text().replace("Current weather for a city.", "Weather now, for a city."))
-    return root, old, {}
+
+
+@pytest.fixture(scope="module")
+def swap_trees(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """Tree A (the basic case built) and tree B (built after ``_edit_summary``), built once."""
+    root = make_project(tmp_path_factory.mktemp("trees") / "p", CASES / "basic" / "contracts")
+    assert build(root, "--no-cache").returncode == 0
+    old = read_bytes_tree(root / "generated")
+    _edit_summary(root)
+    assert build(root, "--no-cache").returncode == 0
+    new = read_bytes_tree(root / "generated")
+    assert new != old
+    return old, new
+
+
+def _put_tree(folder: Path, tree: dict[str, bytes]) -> None:
+    """``folder`` holding exactly ``tree`` (what a build wrote there before)."""
+    subprocess.run(["rm", "-rf", str(folder)], check=True)
+    for name, data in tree.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+
+
+def _two_trees(tmp_path: Path, trees: tuple[dict[str, bytes], dict[str, bytes]]) -> tuple[Path, dict[str, bytes], dict[str, bytes]]:
+    """A project whose generated/ holds tree A, with manifests that build tree B."""
+    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
+    old, new = trees
+    _put_tree(root / "generated", old)
+    _edit_summary(root)
+    return root, old, new
 
 
 def _kill_at(root: Path, env: dict[str, str], point: str | None, delay: float) -> None:
@@ -206,20 +249,14 @@ POINTS = ["before-exchange", "after-exchange", "before-rmtree", "before-rename",
 
 
 @pytest.mark.parametrize("no_exchange", [False, True], ids=["exchange", "two-renames"])
-def test_kill_at_every_point_of_the_swap_leaves_the_old_or_the_new_tree(tmp_path: Path, no_exchange: bool) -> None:
-    root, old, _ = _two_trees(tmp_path)
-    assert build(root, "--no-cache", "--output", "expected").returncode == 0
-    new = read_bytes_tree(root / "expected")
-    assert new != old
+def test_kill_at_every_point_of_the_swap_leaves_the_old_or_the_new_tree(
+        tmp_path: Path, no_exchange: bool, swap_trees: tuple[dict[str, bytes], dict[str, bytes]]) -> None:
+    root, old, new = _two_trees(tmp_path, swap_trees)
     flags = {"HOOK_NO_EXCHANGE": "1"} if no_exchange else {}
     env = _hooked_env(tmp_path, HOOK_SLEEP="30", **flags)
     points = [p for p in POINTS if ("exchange" in p) != no_exchange or p == "before-rmtree"]
     for point in points:
-        # start from the old tree each time
-        subprocess.run(["rm", "-rf", str(root / "generated")], check=True)
-        (root / "generated").mkdir()
-        for name, data in old.items():
-            (root / "generated" / name).write_bytes(data)
+        _put_tree(root / "generated", old)  # start from the old tree each time
         _kill_at(root, env, point, 0)
         seen = read_bytes_tree(root / "generated") if (root / "generated").is_dir() else None
         if seen is None and no_exchange and point.startswith("after-rename .generated.old"):
@@ -238,10 +275,9 @@ def test_kill_at_every_point_of_the_swap_leaves_the_old_or_the_new_tree(tmp_path
         assert not [p.name for p in root.iterdir() if p.name.startswith(".generated.")], point
 
 
-def test_kill_at_random_times_always_finds_the_old_or_the_new_tree(tmp_path: Path) -> None:
-    root, old, _ = _two_trees(tmp_path)
-    assert build(root, "--no-cache", "--output", "expected").returncode == 0
-    new = read_bytes_tree(root / "expected")
+def test_kill_at_random_times_always_finds_the_old_or_the_new_tree(
+        tmp_path: Path, swap_trees: tuple[dict[str, bytes], dict[str, bytes]]) -> None:
+    root, old, new = _two_trees(tmp_path, swap_trees)
     rng = random.Random(int(os.environ.get("KILL_SEED", "7")))
     env = {**os.environ}
     started = time.monotonic()
@@ -256,22 +292,18 @@ def test_kill_at_random_times_always_finds_the_old_or_the_new_tree(tmp_path: Pat
         assert seen in (old, new)
         outcomes["old" if seen == old else "new"] += 1
         if seen == new:  # go back to the old tree for the next round
-            subprocess.run(["rm", "-rf", str(root / "generated")], check=True)
-            (root / "generated").mkdir()
-            for name, data in old.items():
-                (root / "generated" / name).write_bytes(data)
+            _put_tree(root / "generated", old)
     assert outcomes["old"] + outcomes["new"] == 6
     assert build(root, "--no-cache").returncode == 0  # and a completed build cleans up after the kills
     assert read_bytes_tree(root / "generated") == new
     assert not [p.name for p in root.iterdir() if p.name.startswith(".generated.")]
 
 
-def test_links_and_odd_files_planted_in_the_output_are_never_followed(tmp_path: Path) -> None:
+def test_links_and_odd_files_planted_in_the_output_are_never_followed(tmp_path: Path, built_basic: Path) -> None:
     """--check read every file of the output to compare it, following links: ``leak.py -> a secret``
     printed the secret in the diff (a CI log), a link to /dev/zero read without end and a named pipe
     blocked for good. Each is now compared as what it is, and the build replaces it."""
-    root = make_project(tmp_path / "p", CASES / "basic" / "contracts")
-    assert build(root).returncode == 0
+    root = _copy_of(built_basic, tmp_path / "p")
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET-1234\n", "utf-8")
     generated = root / "generated"

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .defaults import add_import
-from .source_text import source_lines
+from .source_text import name_as_written, parser_lines, source_lines
 
 #: Only restrict which keys or items may appear: dropping them widens, and the generator would
 #: otherwise read some of them as types (a map of the unevaluated schema).
@@ -75,9 +75,10 @@ def empty_objects_as_maps(code: str) -> str:
     tree = ast.parse(code)
     bases = {base.id for node in tree.body if isinstance(node, ast.ClassDef)
              for base in node.bases if isinstance(base, ast.Name)}
+    ast_lines = parser_lines(code)
     empty = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name not in bases
              and (all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-                      for s in node.body) or _respelt_key(node, code))]
+                      for s in node.body) or _respelt_key(node, ast_lines))]
     if not empty:
         return code
     lines = source_lines(code)
@@ -87,7 +88,7 @@ def empty_objects_as_maps(code: str) -> str:
     return add_import("".join(lines), tree, "from typing import Any, TypeAlias")
 
 
-def _respelt_key(node: ast.ClassDef, code: str) -> bool:
+def _respelt_key(node: ast.ClassDef, ast_lines: list[str]) -> bool:
     """Whether a key of the class-syntax TypedDict ``node`` is written other than Python reads it."""
     return any(isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-               and ast.get_source_segment(code, s.target) != s.target.id for s in node.body)
+               and name_as_written(ast_lines, s.target) != s.target.id for s in node.body)

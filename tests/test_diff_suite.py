@@ -81,12 +81,13 @@ def test_suite_pairs_never_crash_and_witnesses_hold(corpus: Path, strict: bool) 
             if finding.has_witness:
                 assert old_validator.is_valid(finding.witness), (label, finding)
                 assert not new_validator.is_valid(finding.witness), (label, finding)
+        if not strict:
+            continue  # the default reading may stay quiet on a narrowing only --strict reports
         narrowed = [d for d in data if _decides(old_validator, d) is True and _decides(new_validator, d) is False]
         flagged = [f for f in report.findings if f.level is not Level.SAFE and f.pointer.startswith("/input")]
         if narrowed and not flagged:
             silent.append(f"{label}: {narrowed[0]!r}")
-    if strict:
-        assert silent == [], "\n".join(silent[:20])
+    assert silent == [], "\n".join(silent[:20])
 
 
 def _reordered_and_redescribed(value: Any) -> Any:

@@ -7,6 +7,7 @@ import collections
 import itertools
 import math
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -352,35 +353,52 @@ def _structure_problem(value: Any, limit: int) -> JsonProblem | None:
 _STR_ONLY = frozenset({str})
 
 
-def shortened(value: Any, limit: int) -> tuple[Any, frozenset[tuple[Any, ...]]]:
+def shortened(value: Any, limit: int, total: int | None = None) -> tuple[Any, frozenset[tuple[Any, ...]]]:
     """``value`` with every array and object past ``limit`` members cut to its first ``limit`` (a
-    copy only where something was cut), and the paths of what was cut."""
+    copy only where something was cut), and the paths of what was cut. With ``total``, at most that
+    many members are kept in the whole value: a per-container cap alone let nesting multiply it
+    (1,000 arrays of 1,000 kept a million members). A container holding containers keeps at most
+    half of its budget for its own members, and each member's nested value may use a fair share of
+    the rest (what it leaves goes to the members after it), so a wrong value is still reached
+    beside a big one, and deep in a big nested one."""
+    if type(value) is dict and len(value) <= limit and _PLAIN_SCALARS.issuperset(map(type, value.values())):
+        return value, frozenset()  # the usual arguments: nothing to cut
     cut: set[tuple[Any, ...]] = set()
 
-    def walk(node: Any, path: tuple[Any, ...]) -> Any:
-        if len(path) > MAX_DEPTH:
-            return node
+    def walk(node: Any, path: tuple[Any, ...], budget: int) -> tuple[Any, int]:
+        if len(path) > MAX_DEPTH or not isinstance(node, (dict, list)):
+            return node, 0  # a scalar, or past MAX_DEPTH (too_deep reports it)
+        size = len(node)
+        count = min(size, limit, budget)
+        nested = not _PLAIN_SCALARS.issuperset(map(type, itertools.islice(
+            node.values() if isinstance(node, dict) else node, count)))
+        if nested:  # half of the budget for what the members hold: nesting never starves the leaves
+            count = min(count, max(1, budget // 2))
+        if count < size:
+            cut.add(path)
+        left = budget - count
         if isinstance(node, dict):
-            members = node
-            if len(node) > limit:
-                cut.add(path)
-                members = dict(itertools.islice(node.items(), limit))
-            if _PLAIN_SCALARS.issuperset(map(type, members.values())):
-                return members
-            copy = {k: walk(v, path + (k,)) for k, v in members.items()}
-            return node if members is node and all(copy[k] is v for k, v in node.items()) else copy
-        if isinstance(node, list):
-            items = node
-            if len(node) > limit:
-                cut.add(path)
-                items = node[:limit]
-            if _PLAIN_SCALARS.issuperset(map(type, items)):
-                return items
-            copy_items = [walk(v, path + (i,)) for i, v in enumerate(items)]
-            return node if items is node and all(a is b for a, b in zip(copy_items, node)) else copy_items
-        return node
+            members = node if count == size else dict(itertools.islice(node.items(), count))
+            if not nested:
+                return members, count
+            copy = {}
+            for i, (k, v) in enumerate(members.items()):
+                copy[k], used = walk(v, path + (k,), left // (count - i))
+                left -= used
+            same = members is node and all(copy[k] is v for k, v in node.items())
+            return (node if same else copy), budget - left
+        items = node if count == size else node[:count]
+        if not nested:
+            return items, count
+        copy_items = []
+        for i, v in enumerate(items):
+            shown, used = walk(v, path + (i,), left // (count - i))
+            copy_items.append(shown)
+            left -= used
+        same = items is node and all(a is b for a, b in zip(copy_items, node))
+        return (node if same else copy_items), budget - left
 
-    return walk(value, ()), frozenset(cut)
+    return walk(value, (), sys.maxsize if total is None else total)[0], frozenset(cut)
 
 
 def larger_than(value: Any, limit: int) -> bool:

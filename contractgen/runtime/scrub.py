@@ -202,7 +202,7 @@ def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | Non
 
 def _secrets_in(arguments: Any, schema: Any, resources: Mapping[str, Any] | None) -> Scrubber:
     try:
-        shown = redact(shortened(arguments, _MEMBER_CAP)[0], schema, schema, resources=resources)
+        shown = redact(shortened(arguments, _MEMBER_CAP, _WALK_CAP)[0], schema, schema, resources=resources)
     except Exception:  # noqa: BLE001
         return NO_SECRETS
     return secrets_between(arguments, shown)
@@ -220,10 +220,12 @@ def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] 
         if seen > _WALK_CAP:
             return True  # too big to look through: redact it
         if isinstance(node, Mapping):
+            seen += len(node)  # members are what costs: 1,000 lists of 1,000 took seconds
             if any(sensitive_name(key) for key in node):
                 return True
             todo.extend(value for value in node.values() if isinstance(value, (Mapping, list, tuple)))
         elif isinstance(node, (list, tuple)):
+            seen += len(node)
             todo.extend(value for value in node if isinstance(value, (Mapping, list, tuple)))
     return False
 

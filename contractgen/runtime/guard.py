@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
 from typing import Any, Generic, TypeVar, cast
 
+from .argument_errors import ShapedErrors, argument_error
 from .budget import (
     COUNT_HERE,
     BudgetStore,
@@ -45,7 +46,7 @@ from .deadlines import (
     with_deadline,
     within_deadline,
 )
-from .envelope import MESSAGE_CAP, error_envelope, new_ref, ok_envelope, untrusted
+from .envelope import error_envelope, new_ref, ok_envelope, untrusted
 from .envelope_types import (
     Arguments,
     AsyncImplementation,
@@ -104,7 +105,7 @@ from .scrub import (
 )
 from .settle_safety import reads_plainly
 from .versions import VersionCheck
-from .wording import RESULT, Violation, describe, field_label, first_lines
+from .wording import RESULT, Violation, describe, field_label
 from .workers import POOL, PoolBusy, Raised, boxed
 
 #: An exception mapper turns a foreign exception into a ToolError, or returns None to pass.
@@ -253,6 +254,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._keys: dict[str, str] = {}
         #: INVALID_ARGUMENT envelopes by the call or the explanation they were built from (see _invalid_arguments)
         self._argument_errors: dict[Any, tuple[list[Violation], int, dict[str, Any]]] = {}
+        self._shaped_errors = ShapedErrors(contract)
         # bound once: the happy path calls these directly
         self._input_is_valid = self._compiled.input.bare_is_valid
         self._output_is_valid = self._compiled.output_reading_text or self._compiled.output.bare_is_valid
@@ -857,7 +859,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         scrub = NO_SECRETS if arguments is MISSING else echoed_secrets(
             arguments, violations, self._compiled.input.schema, self._resources)
         if scrub:
-            envelope = self._argument_error([scrub.violation(v) for v in violations], omitted)
+            envelope = argument_error(self.contract, [scrub.violation(v) for v in violations], omitted)
             if key is None:
                 return envelope
         else:
@@ -866,7 +868,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 kept = self._kept_argument_error(key, violations, omitted)
                 if kept is not None:
                     return kept
-            envelope = self._argument_error(violations, omitted)
+            envelope = self._shaped_errors.envelope(violations, omitted)
         if len(self._argument_errors) >= 256:
             self._argument_errors.clear()
         # holding the list keeps its id from being reused while it is a key here
@@ -879,19 +881,6 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if kept is not None and kept[0] is violations and kept[1] == omitted:
             return _fresh_copy(kept[2])
         return None
-
-    def _argument_error(self, violations: list[Violation], omitted: int) -> dict[str, Any]:
-        first = violations[0] if violations else None
-        optional: dict[str, Any] = {}
-        if first is not None:
-            optional = {"field": cap_pointer(first.field), "constraint": first.constraint,
-                        "expected": first.expected, "attempted": first.attempted,
-                        "violations": [v.as_dict() for v in violations],
-                        "violations_omitted": omitted or None}
-        if optional.get("attempted") is MISSING:
-            del optional["attempted"]
-        return error_envelope(self.contract, "INVALID_ARGUMENT", first_lines(violations, MESSAGE_CAP),
-                              **optional)
 
     def _model_violations(self, exc: BaseException, arguments: Any) -> list[Violation] | None:
         errors = getattr(exc, "errors", None)

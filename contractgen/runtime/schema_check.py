@@ -176,6 +176,9 @@ class SchemaCheck:
         self._located: dict[str, tuple[str, Any]] = {}  # evaluate()'s schema locations, read once
         #: per (keyword, instance path, node, JSON type sent): a violation to reword for a new value
         self._templates: dict[tuple[Any, ...], tuple[Violation, bool]] = {}
+        #: per places of a flat call's errors (see _by_recipe): how to explain a new call of that shape,
+        #: or None where the templates do not reproduce the full explanation
+        self._recipes: dict[tuple[Any, ...], tuple[tuple[int, Violation, Any], ...] | None] = {}
         #: top-level names of an open object schema (unknown keys pass it), for near-miss notices;
         #: None when the root is closed or declares nothing
         self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
@@ -302,19 +305,119 @@ class SchemaCheck:
         a kept one: read it, do not change it.
         """
         key = value_key(value)
+        raw: list[tuple[str, list[Any], Any, Any]] | None = None
         if key is not None:
             kept = self._explained.get(key)
             if kept is not None:
                 return kept
+            raw = self._flat_call_errors(value)
+            if raw is not None:
+                quick = self._by_recipe(value, raw)
+                if quick is not None:
+                    self._keep(key, (quick, 0))
+                    return quick, 0
         with similarity_budget():
             token = _closest_work.set([CLOSEST_WORK])
             try:
-                explanation = self._explain_value(value)
+                explanation = self._explain_value(value) if raw is None else self._explain_raw(value, raw, ())
             finally:
                 _closest_work.reset(token)
         if key is not None:
             self._keep(key, explanation)
+            if raw is not None and not explanation[1]:
+                self._learn_recipe(value, raw, explanation[0])
         return explanation
+
+    # -- a new call of a known shape --------------------------------------------------------------
+    # A flat call (an object of short scalars) whose every error is templated (``_from_template``) is
+    # explained by templates alone: which ones, in which order, masked or not, is a function of the
+    # places of its errors (keyword, name, schema node, type sent). That recipe is learnt from a full
+    # explanation, and kept only when following it gives that very explanation; a new value at known
+    # places then skips the ranking, masking and de-duplication of the full path
+    # (tests/test_guard_fast_path.py checks the two agree over random calls).
+
+    def _flat_call_errors(self, value: dict[str, Any]) -> list[tuple[str, list[Any], Any, Any]] | None:
+        """The raw errors of a flat call, ranked as ``_explain_value`` ranks them; None where the full
+        path would read the call otherwise (cut to ``member_cap``, or an integer too long to read)."""
+        if len(value) > self.member_cap:
+            return None
+        for member in value.values():
+            if type(member) is int and not INT_FLOOR < member < INT_CEILING:
+                return None
+        try:
+            raw = _bounded(self._raw_errors(value))
+        except ValueError:  # a lone surrogate: the full path says where
+            return None
+        raw.sort(key=lambda item: RANK.get(item[0], 4))
+        return raw
+
+    def _by_recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]]) -> list[Violation] | None:
+        places = self._places(value, raw)
+        recipe = None if places is None else self._recipes.get(places)
+        if recipe is None:
+            return None
+        return self._follow(recipe, value, raw)
+
+    def _follow(self, recipe: tuple[tuple[int, Violation, Any], ...], value: dict[str, Any],
+                raw: list[tuple[str, list[Any], Any, Any]]) -> list[Violation]:
+        if any(node is not None for _, _, node in recipe):  # an enum's did-you-mean, bounded as always
+            with similarity_budget():
+                return self._follow_within_budget(recipe, value, raw)
+        return self._follow_within_budget(recipe, value, raw)
+
+    def _follow_within_budget(self, recipe: tuple[tuple[int, Violation, Any], ...], value: dict[str, Any],
+                              raw: list[tuple[str, list[Any], Any, Any]]) -> list[Violation]:
+        return [shown if index < 0 else self._filled(shown, value[raw[index][1][0]], node)
+                for index, shown, node in recipe]
+
+    def _filled(self, shown: Violation, sent: Any, node: Any) -> Violation:
+        """``shown`` (a template) echoing ``sent``, as ``_from_template`` words it."""
+        guess = None
+        if node is not None and isinstance(sent, str):
+            guess = self._cached_key("enum-guess", node, sent, lambda: did_you_mean(
+                sent, [o for o in node["enum"] if isinstance(o, str)], None))
+        return Violation(shown.field, shown.constraint, shown.message, expected=shown.expected,
+                         attempted=cap_value(sent), did_you_mean=guess)
+
+    def _learn_recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]],
+                      explained: list[Violation]) -> None:
+        """Keep the recipe of ``value``'s places when following it gives ``explained``: each violation
+        a templated error shows is filled in afresh, every other one (a missing or unknown name, a
+        masked value) is the same for every call of these places."""
+        places = self._places(value, raw)
+        if places is None or places in self._recipes:
+            return
+        fills: dict[tuple[str, str, str], tuple[int, Violation, Any]] = {}
+        for index, (keyword, path, node, _) in enumerate(raw):
+            if keyword not in _TEMPLATED:
+                continue
+            template = self._templates.get((keyword, tuple(path), id(node), json_type(value[path[0]])))
+            if template is None:
+                return  # explained afresh (a long enum...): no recipe for these places
+            shown, sensitive = template
+            if not sensitive and self.masked(shown) is shown:  # else nothing of the value is shown
+                fills.setdefault((shown.field, shown.constraint, shown.message),
+                                 (index, shown, node if keyword == "enum" else None))
+        recipe = tuple(fills.get((v.field, v.constraint, v.message), (-1, v, None)) for v in explained)
+        follows = self._follow(recipe, value, raw) == explained
+        if len(self._recipes) >= _MEMO_LIMIT:
+            self._recipes.clear()
+        self._recipes[places] = recipe if follows else None
+
+    def _places(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]]) -> tuple[Any, ...] | None:
+        """What a flat call's explanation depends on besides the values it echoes: its names, and each
+        error's keyword, name, schema node and the JSON type sent there (1.0 is an integer). None unless every error is a
+        templated one at a name or, where no combinator can make a name's schema depend on a value
+        (``_flat``), a missing or unknown name of the call."""
+        places: list[Any] = [tuple(value)]
+        for keyword, path, node, _ in raw:
+            if len(path) == 1 and keyword in _TEMPLATED:
+                places.append((keyword, path[0], id(node), json_type(value[path[0]])))  # as templates are kept
+            elif not path and self._flat and keyword in _KEY_NAMING:
+                places.append((keyword, None, id(node), dict))
+            else:
+                return None
+        return tuple(places)
 
     def _explain_value(self, value: Any) -> tuple[list[Violation], int]:
         whole_value = value
@@ -343,6 +446,11 @@ class SchemaCheck:
         if cut:  # what only the cut tail could settle is not claimed about the whole container
             raw = [item for item in raw if item[0] not in _NEEDS_ALL_MEMBERS or tuple(item[1]) not in cut]
         raw.sort(key=lambda item: RANK.get(item[0], 4))  # explain the most useful ones first
+        return self._explain_raw(value, raw, cut)
+
+    def _explain_raw(self, value: Any, raw: list[tuple[str, list[Any], Any, Any]],
+                     cut: Any) -> tuple[list[Violation], int]:
+        """The explanation of ``value`` from its ranked raw errors (``cut``: the paths shortened)."""
         keys = [_explanation_key(value, *item) for item in raw]
         whole = tuple(keys) if raw and not cut and None not in keys else None
         if whole is not None:  # the same mistakes as an earlier call: the same explanation

@@ -36,6 +36,7 @@ CUT_WINDOW = 300
 MIN_CUT = 3
 #: Members looked at when collecting them (bounded work on a huge call).
 _WALK_CAP = 100_000
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 #: Texts of a call compared with each other for one sent twice (a bigger call has its secrets found).
 _COMPARED = 64
 #: Members of each array or object looked at: as many as an explanation examines (schema_check).
@@ -221,12 +222,18 @@ def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] 
             return True  # too big to look through: redact it
         if isinstance(node, Mapping):
             seen += len(node)  # members are what costs: 1,000 lists of 1,000 took seconds
-            if any(sensitive_name(key) for key in node):
-                return True
-            todo.extend(value for value in node.values() if isinstance(value, (Mapping, list, tuple)))
+            for key in node:
+                if sensitive_name(key):
+                    return True
+            members: Iterable[Any] = node.values()
         elif isinstance(node, (list, tuple)):
             seen += len(node)
-            todo.extend(value for value in node if isinstance(value, (Mapping, list, tuple)))
+            members = node
+        else:
+            continue
+        # a scalar member (the usual one) is told apart by its exact type: an ABC check costs more
+        todo.extend(value for value in members
+                    if type(value) not in _SCALARS and isinstance(value, (Mapping, list, tuple)))
     return False
 
 

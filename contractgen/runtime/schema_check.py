@@ -613,6 +613,7 @@ class SchemaCheck:
             unexpected = details.get("unexpected") if isinstance(details, Mapping) else None
             return [], len(unexpected) if isinstance(unexpected, (list, tuple)) and unexpected else 1
         here = pointer(path)
+        expected: str | None  # what the violation says the place takes, where anything can be said
         sent = value
         for part in path:  # the instance path comes from the validator: it exists in the value
             try:

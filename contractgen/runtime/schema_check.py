@@ -179,6 +179,7 @@ class SchemaCheck:
         #: per places of a flat call's errors (see _by_recipe): how to explain a new call of that shape,
         #: or None where the templates do not reproduce the full explanation
         self._recipes: dict[tuple[Any, ...], tuple[tuple[int, Violation, Any], ...] | None] = {}
+        self._places_seen: set[tuple[Any, ...]] = set()  # learnt from the second call of its places
         #: top-level names of an open object schema (unknown keys pass it), for near-miss notices;
         #: None when the root is closed or declares nothing
         self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
@@ -386,6 +387,11 @@ class SchemaCheck:
         masked value) is the same for every call of these places."""
         places = self._places(value, raw)
         if places is None or places in self._recipes:
+            return
+        if places not in self._places_seen:  # most places never come back (a new unknown name is one)
+            if len(self._places_seen) >= _MEMO_LIMIT:
+                self._places_seen.clear()
+            self._places_seen.add(places)
             return
         fills: dict[tuple[str, str, str], tuple[int, Violation, Any]] = {}
         for index, (keyword, path, node, _) in enumerate(raw):

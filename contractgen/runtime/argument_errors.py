@@ -4,8 +4,9 @@ A model's new mistakes mostly repeat an old shape with a new value: ``limit`` se
 "7", then as "8". Their explanations differ only in what each echoes (``attempted``, an enum's
 ``did_you_mean``); field, constraint, message and expectation come from the place and the value's
 JSON type alone. Wording an envelope (capped texts, the summary message, the size fit) is most of
-the cost of answering such a call, so the envelope made for the first mistake of a shape is kept,
-and a later one of the same shape is a copy with the echoed values put in. The copy is kept only
+the cost of answering such a call, so the envelope made for a shape's second mistake is kept (most
+shapes never come back: a new unknown name is in its message), and a later one of the same shape is
+a copy with the echoed values put in. The copy is kept only
 when it is what the full build gives: anything the size fit would cut, or a value UTF-8 JSON cannot
 carry, goes the full way (tests/test_argument_errors.py checks the two agree).
 """

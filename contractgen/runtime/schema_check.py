@@ -330,12 +330,13 @@ class SchemaCheck:
         return explanation
 
     # -- a new call of a known shape --------------------------------------------------------------
-    # A flat call (an object of short scalars) whose every error is templated (``_from_template``) is
-    # explained by templates alone: which ones, in which order, masked or not, is a function of the
-    # places of its errors (keyword, name, schema node, type sent). That recipe is learnt from a full
-    # explanation, and kept only when following it gives that very explanation; a new value at known
-    # places then skips the ranking, masking and de-duplication of the full path
-    # (tests/test_guard_fast_path.py checks the two agree over random calls).
+    # A flat call (an object of short scalars) whose errors are templated values (``_from_template``)
+    # or, on a flat schema, missing and unknown names, is explained by templates alone: which ones, in
+    # which order, masked or not, is a function of its names and the places of its errors (keyword,
+    # name, schema node, JSON type sent). That recipe is learnt from the full explanation of the
+    # second call of those places, and kept only when following it gives that very explanation; a
+    # new value at known places then skips the ranking, masking and de-duplication of the full path
+    # (tests/test_argument_errors.py checks a warm guard against fresh ones over runs of such calls).
 
     def _flat_call_errors(self, value: dict[str, Any]) -> list[tuple[str, list[Any], Any, Any]] | None:
         """The raw errors of a flat call, ranked as ``_explain_value`` ranks them; None where the full
@@ -412,9 +413,9 @@ class SchemaCheck:
 
     def _places(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]]) -> tuple[Any, ...] | None:
         """What a flat call's explanation depends on besides the values it echoes: its names, and each
-        error's keyword, name, schema node and the JSON type sent there (1.0 is an integer). None unless every error is a
-        templated one at a name or, where no combinator can make a name's schema depend on a value
-        (``_flat``), a missing or unknown name of the call."""
+        error's keyword, name, schema node and the JSON type sent there (1.0 is an integer). None
+        unless every error is a templated one at a name or, where no combinator can make a name's
+        schema depend on a value (``_flat``), a missing or unknown name of the call."""
         places: list[Any] = [tuple(value)]
         for keyword, path, node, _ in raw:
             if len(path) == 1 and keyword in _TEMPLATED:

@@ -19,14 +19,12 @@ from typing import Any
 
 from .contract import Contract
 from .envelope import ERROR_SIZE_CAP, MESSAGE_CAP, _json_bytes, error_envelope, error_size
-from .jsonvalue import MISSING
+from .jsonvalue import JSON_SCALARS, MISSING
 from .pointer import cap_pointer
 from .wording import Violation, first_lines
 
 #: shapes kept per tool; odd input cannot grow it forever
 _SHAPE_LIMIT = 256
-#: echoed values a copy may carry as they are (a container would be shared with the kept explanation)
-_ECHOED_SCALARS = (str, int, float, bool, type(None))
 
 
 def argument_error(contract: Contract, violations: Sequence[Violation], omitted: int) -> dict[str, Any]:
@@ -48,8 +46,8 @@ def _shape(violations: Sequence[Violation], omitted: int) -> tuple[Any, ...] | N
     parts: list[Any] = [omitted]
     for v in violations:
         attempted = v.attempted
-        if attempted is not MISSING and type(attempted) not in _ECHOED_SCALARS:
-            return None
+        if attempted is not MISSING and type(attempted) not in JSON_SCALARS:
+            return None  # a container would be shared with the kept explanation
         parts.append((v.field, v.constraint, v.message, v.expected, v.secondary,
                       attempted is MISSING, not v.did_you_mean))
     return tuple(parts)

@@ -772,6 +772,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return self._from_exception(exc)
         if deadline is not None:
             return await self._settled_off_loop(result, None, deadline - (time.monotonic() - began))
+        return await self._completed_here(result)
+
+    async def _completed_here(self, result: Any) -> dict[str, Any]:
+        """The envelope for a result read on the caller's loop (a big one not pinned to plain JSON
+        is checked on a worker thread, the loop left free)."""
         if not self._output_plain and larger_than(result, BIG_VALUE):  # else the fast check is Rust
             return await _off_loop(self._complete, result)
         return self._complete(result)
@@ -1124,19 +1129,18 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     async def _settled_off_loop(self, result: Any, raised: BaseException | None,
                                 remaining: float) -> dict[str, Any]:
-        """The envelope for what an async call gave, within what is left of its deadline: a result
-        that may run its author's code when read (``settle_safety``) or an exception is read on a worker thread (reading it runs the
-        tool's code, which may hang, and would hold the event loop). Which stop or cancellation is
-        real is decided here, in the caller's task and thread; ``_settled`` decides the rest."""
+        """The envelope for what an async call gave, within what is left of its deadline: an
+        exception, or a result that may run its author's code when read (``settle_safety``), is read
+        on a worker thread (that code may hang, and would hold the event loop). Which stop or
+        cancellation is real is decided here, in the caller's task and thread; ``_settled`` decides
+        the rest."""
         if raised is not None:
             if isinstance(raised, asyncio.CancelledError) and cancelled_here():
                 raise raised
             if isinstance(raised, (KeyboardInterrupt, SystemExit)) and owner_stop(raised):
                 raise raised
         elif reads_plainly(result):
-            if not self._output_plain and larger_than(result, BIG_VALUE):  # else the fast check is Rust
-                return await _off_loop(self._complete, result)
-            return self._complete(result)
+            return await self._completed_here(result)
         slot = self.capacity.hold()
         thread_future = POOL.submit(boxed, self._settled_outcome, result, raised, reserved=True)
         thread_future.add_done_callback(slot.release)

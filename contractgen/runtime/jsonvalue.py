@@ -115,7 +115,8 @@ def json_type(value: Any) -> str:
 MAX_DEPTH = 256
 _CONTAINERS = frozenset({dict, list, tuple})
 _PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
-_SCALARS = _PLAIN_SCALARS | {float}
+#: the exact types of JSON scalars as Python reads them (no subclass)
+JSON_SCALARS = _PLAIN_SCALARS | {float}
 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
@@ -165,7 +166,7 @@ def oversized_int(value: Any) -> tuple[Any, ...] | None:
                     return path + (key,)
             elif kind is dict or kind is list:  # exact types first: isinstance on an ABC is slow
                 stack.append((member, path + (key,)))
-            elif kind in _SCALARS:
+            elif kind in JSON_SCALARS:
                 continue
             elif isinstance(member, int) and not isinstance(member, bool):
                 if not INT_FLOOR < member < INT_CEILING:
@@ -287,12 +288,12 @@ def plain_json(value: Any) -> bool:
                 if depth >= MAX_DEPTH:
                     return False
                 members = node
-            elif kind not in _SCALARS:
+            elif kind not in JSON_SCALARS:
                 return False
             else:
                 continue
-            if not _SCALARS.issuperset(map(type, members)):  # scalars are judged in C, in bulk
-                stack.extend((v, depth + 1) for v in members if type(v) not in _SCALARS)
+            if not JSON_SCALARS.issuperset(map(type, members)):  # scalars are judged in C, in bulk
+                stack.extend((v, depth + 1) for v in members if type(v) not in JSON_SCALARS)
         return True
     except Exception:  # noqa: BLE001 - a value that cannot be read is not plain
         return False

@@ -9,6 +9,7 @@ asked for). Violations are computed only when a value is invalid, so the happy p
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import itertools
@@ -362,15 +363,10 @@ class SchemaCheck:
 
     def _follow(self, recipe: tuple[tuple[int, Violation, Any], ...], value: dict[str, Any],
                 raw: list[tuple[str, list[Any], Any, Any]]) -> list[Violation]:
-        if any(node is not None for _, _, node in recipe):  # an enum's did-you-mean, bounded as always
-            with similarity_budget():
-                return self._follow_within_budget(recipe, value, raw)
-        return self._follow_within_budget(recipe, value, raw)
-
-    def _follow_within_budget(self, recipe: tuple[tuple[int, Violation, Any], ...], value: dict[str, Any],
-                              raw: list[tuple[str, list[Any], Any, Any]]) -> list[Violation]:
-        return [shown if index < 0 else self._filled(shown, value[raw[index][1][0]], node)
-                for index, shown, node in recipe]
+        guesses = any(node is not None for _, _, node in recipe)  # an enum's did-you-mean, bounded as always
+        with similarity_budget() if guesses else contextlib.nullcontext():
+            return [shown if index < 0 else self._filled(shown, value[raw[index][1][0]], node)
+                    for index, shown, node in recipe]
 
     def _filled(self, shown: Violation, sent: Any, node: Any) -> Violation:
         """``shown`` (a template) echoing ``sent``, as ``_from_template`` words it."""

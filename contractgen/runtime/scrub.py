@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from .jsonvalue import MISSING, shortened
+from .jsonvalue import JSON_SCALARS, MISSING, shortened
 from .redaction import REDACTED, echo_at, redact, sensitive_name
 from .schema_resolve import marks_anything
 from .wording import Violation, one_edit_apart
@@ -36,7 +36,6 @@ CUT_WINDOW = 300
 MIN_CUT = 3
 #: Members looked at when collecting them (bounded work on a huge call).
 _WALK_CAP = 100_000
-_SCALARS = frozenset({str, int, float, bool, type(None)})
 #: Texts of a call compared with each other for one sent twice (a bigger call has its secrets found).
 _COMPARED = 64
 #: Members of each array or object looked at: as many as an explanation examines (schema_check).
@@ -233,7 +232,7 @@ def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] 
             continue
         # a scalar member (the usual one) is told apart by its exact type: an ABC check costs more
         todo.extend(value for value in members
-                    if type(value) not in _SCALARS and isinstance(value, (Mapping, list, tuple)))
+                    if type(value) not in JSON_SCALARS and isinstance(value, (Mapping, list, tuple)))
     return False
 
 

@@ -731,6 +731,20 @@ _RECURSIVE_ANY_OF = {"$defs": {"n": {"anyOf": [{"type": "integer"}, {"type": "ar
                      "type": "object", "properties": {"p": {"$ref": "#/$defs/n"}}}
 
 
+def _explained_with(tool: Any, arguments: Any, measure: Callable[[Any], int]) -> tuple[Any, list[int]]:
+    """The envelope of ``tool(arguments)``, and ``measure`` of each value the validator was asked to
+    list the errors of."""
+    seen: list[int] = []
+    raw_errors = SchemaCheck._raw_errors
+
+    def spy(self: SchemaCheck, value: Any) -> Any:
+        seen.append(measure(value))
+        return raw_errors(self, value)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SchemaCheck, "_raw_errors", spy)
+        return strict_json(tool(arguments)), seen
+
+
 def _nested_items(depth: int) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "integer"}
     for _ in range(depth):
@@ -768,15 +782,8 @@ def test_nested_containers_are_explained_within_one_bound_for_the_whole_value(
     tool = guard(Contract(name="nested", version="1.0.0", summary="s", description="d",
                           input_schema=_RECURSIVE_ANY_OF if recursive else _nested_items(len(widths)),
                           output_schema={}, timeout=Timeout(None)), lambda a: {})
-    seen: list[int] = []
-    raw_errors = SchemaCheck._raw_errors
-
-    def spy(self: SchemaCheck, value: Any) -> Any:
-        seen.append(_members(value))
-        return raw_errors(self, value)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(SchemaCheck, "_raw_errors", spy)
-        error = strict_json(tool(arguments))["error"]
+    envelope, seen = _explained_with(tool, arguments, _members)
+    error = envelope["error"]
     check = tool._compiled.input
     assert seen and max(seen) <= schema_check.DETAIL_MEMBERS * check.member_cap + 1 <= 2 * check.member_cap + 1
     assert error["code"] == "INVALID_ARGUMENT" and error_size(error) <= ERROR_SIZE_CAP
@@ -797,3 +804,98 @@ def test_nested_closest_branch_explanations_share_one_bound(monkeypatch: pytest.
     assert error["code"] == "INVALID_ARGUMENT" and error["field"] == "/p"
     assert "closest is shape 2 of 2 (array)" in error["message"]  # still explained where it can be
     assert counts["raw"] <= schema_check.CLOSEST_WORK + EXPLAIN_CAP
+
+
+# -- what the validator renders: long scalars and long name lists are weighed before it sees them ------
+
+def _weighed(value: Any) -> int:
+    """What ``shortened(weigh=True)`` counts of ``value``: 1 per member, and what a long string or
+    integer weighs beyond that (``scalar_weight``)."""
+    from contractgen.runtime.jsonvalue import scalar_weight
+
+    members = value if isinstance(value, list) else value.values() if isinstance(value, dict) else None
+    if members is None:
+        return scalar_weight(value) - 1
+    return sum(1 + _weighed(member) for member in members)
+
+
+LONG_SCALARS = {  # (the value, the leaf schema it breaks)
+    "digits": lambda size: (10 ** (300 + size % 3990), {"type": "integer", "maximum": 5}),
+    "text": lambda size: ("x" * (1000 + size * 60), {"type": "string", "maxLength": 5}),
+}
+
+
+def _holding(shape: str, leaf: Any, leaf_schema: dict[str, Any], count: int) -> tuple[Any, dict[str, Any], str]:
+    """(arguments holding ``count`` copies of ``leaf`` in ``shape``, their schema, where the first sits)."""
+    array = {"type": "array", "items": leaf_schema}
+    if shape == "array":
+        return {"p": [leaf] * count}, {"type": "object", "properties": {"p": array}}, "/p/0"
+    if shape == "object":
+        return ({"p": {f"k{i}": leaf for i in range(count)}},
+                {"type": "object", "properties": {"p": {"type": "object", "additionalProperties": leaf_schema}}}, "/p/k0")
+    if shape == "arguments":
+        return {f"k{i}": leaf for i in range(count)}, {"type": "object", "additionalProperties": leaf_schema}, "/k0"
+    if shape == "nested":
+        return {"p": [[leaf] * count] * 3}, {"type": "object", "properties": {"p": {"type": "array", "items": array}}}, "/p/0/0"
+    # beside a float, which makes the array one whose members are walked one by one
+    return ({"p": [leaf, 0.5, *[leaf] * count]},
+            {"type": "object", "properties": {"p": {"type": "array", "items": {"anyOf": [leaf_schema, {"type": "number", "maximum": 1}]}}}},
+            "/p/0")
+
+
+@settings(max_examples=30, deadline=None)
+@given(kind=st.sampled_from(sorted(LONG_SCALARS)), size=st.integers(0, 5000), count=st.integers(1, 1500),
+       shape=st.sampled_from(["array", "object", "arguments", "nested", "mixed"]))
+def test_long_scalars_are_weighed_before_the_validator_renders_them(kind: str, size: int, count: int, shape: str) -> None:
+    """jsonschema-rs renders a value into every error it makes, all of them before the first reaches
+    us: 1,000 integers of 4,000 digits took 2.5 s to list (a 100,000-character string: 0.6 ms per
+    error). What the validator is given weighs at most the detail budget, plus one member's weight
+    per level a heavy scalar can overrun it at; and the first wrong member is still named."""
+    from contractgen.runtime import schema_check
+    from contractgen.runtime.jsonvalue import scalar_weight
+
+    leaf, leaf_schema = LONG_SCALARS[kind](size)
+    arguments, schema, first = _holding(shape, leaf, leaf_schema, count)
+    tool = guard(Contract(name="long", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={}, timeout=Timeout(None)), lambda a: {})
+    envelope, seen = _explained_with(tool, arguments, _weighed)
+    error = envelope["error"]
+    check = tool._compiled.input
+    assert seen and max(seen) <= schema_check.DETAIL_MEMBERS * check.member_cap + 2 * scalar_weight(leaf)
+    assert error["code"] == "INVALID_ARGUMENT" and error["field"] == first, error
+    assert error_size(error) <= ERROR_SIZE_CAP
+
+
+@settings(max_examples=25, deadline=None)
+@given(required=st.integers(0, 20_000), triggers=st.integers(0, 250), per_trigger=st.integers(1, 250),
+       junk=st.integers(0, 3000), tail_holds=st.integers(0, 3))
+def test_long_name_lists_keep_the_validators_errors_bounded_and_every_missing_name_claimed_is_missing(
+        required: int, triggers: int, per_trigger: int, junk: int, tail_holds: int) -> None:
+    """Each name a ``required`` or ``dependentRequired`` finds missing is an error carrying a copy of
+    the whole object, all built at once: 200 names requiring 200 others each, sent with those 200
+    names, took 4 s. Now (members the validator is given) x (names the schema lists) is bounded,
+    the object may be cut to fewer members, and a name missing from the cut copy is claimed missing
+    only if the whole object lacks it too (the tail may hold it)."""
+    from contractgen.runtime import schema_check
+
+    dependent = {f"t{i}": [f"d{i}_{j}" for j in range(per_trigger)] for i in range(triggers)}
+    schema = {"type": "object", "required": [f"n{i}" for i in range(required)], "dependentRequired": dependent}
+    listed = required + triggers * per_trigger
+    arguments: dict[str, Any] = {name: 1 for name in dependent}
+    arguments.update((f"j{i}", 1) for i in range(junk))
+    arguments.update((f"n{i}", 1) for i in range(0, required, 1 + tail_holds))  # sent last: maybe cut
+    arguments.update((name, 1) for names in dependent.values() for name in names[::1 + tail_holds])
+    tool = guard(Contract(name="names", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={}, timeout=Timeout(None)), lambda a: {})
+    envelope, seen = _explained_with(tool, arguments, len)
+    missing = {f"n{i}" for i in range(required)} | {name for names in dependent.values() for name in names}
+    missing -= set(arguments)
+    if not missing:
+        assert envelope["status"] == "ok"
+        return
+    error = envelope["error"]
+    assert error["code"] == "INVALID_ARGUMENT" and error_size(error) <= ERROR_SIZE_CAP
+    assert seen and max(seen) * listed <= max(schema_check.DETAIL_WORK * schema_check._NAMES_PER_UNIT, 2 * listed)
+    claimed = [v["field"][1:] for v in error.get("violations", [error]) if v.get("constraint") == "required"]
+    assert claimed, error  # the missing names are still named, cut or not
+    assert set(claimed) <= missing, error

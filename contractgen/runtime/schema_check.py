@@ -424,7 +424,7 @@ class SchemaCheck:
 
     def _explain_value(self, value: Any) -> tuple[list[Violation], int]:
         whole_value = value
-        value, cut = shortened(value, self.member_cap, DETAIL_MEMBERS * self.member_cap)
+        value, cut = shortened(value, self.member_cap, DETAIL_MEMBERS * self.member_cap, weigh=True)
         deep = too_deep(value)
         if deep is not None:  # a validator walking it could overflow its stack
             return [nested_too_deep(deep)], 0
@@ -446,8 +446,8 @@ class SchemaCheck:
                                   expected="a JSON value")], 0
             value = thaw(value)
             raw = _bounded(self._raw_errors(value))
-        if cut:  # what only the cut tail could settle is not claimed about the whole container
-            raw = [item for item in raw if item[0] not in _NEEDS_ALL_MEMBERS or tuple(item[1]) not in cut]
+        if cut:
+            raw = list(itertools.islice(_claimable(raw, cut, whole_value), COUNT_CAP))
         raw.sort(key=lambda item: RANK.get(item[0], 4))  # explain the most useful ones first
         return self._explain_raw(value, raw, cut)
 
@@ -904,6 +904,36 @@ def _bounded(errors: Iterator[tuple[str, list[Any], Any, Any]]) -> list[tuple[st
     return taken
 
 
+def _claimable(raw: list[tuple[str, list[Any], Any, Any]], cut: frozenset[tuple[Any, ...]],
+               whole_value: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
+    """The raw errors of a shortened copy that hold of the whole value. What only a cut container's
+    tail could settle is not claimed of it, except a missing name: the names the schema node requires
+    of the whole object are looked up in it, one raw error per name missing there."""
+    looked_up: set[tuple[tuple[Any, ...], int]] = set()
+    for item in raw:
+        keyword, path, node, _ = item
+        if keyword not in _NEEDS_ALL_MEMBERS or tuple(path) not in cut:
+            yield item
+        elif keyword == "required" and isinstance(node, Mapping) and (tuple(path), id(node)) not in looked_up:
+            looked_up.add((tuple(path), id(node)))  # jsonschema-rs: one error per name, dependentRequired's too
+            whole = _at(whole_value, path)
+            if isinstance(whole, Mapping):
+                yield from ((keyword, path, node, {"property": name}) for name in _required_of(node, whole)
+                            if name not in whole)
+
+
+def _required_of(node: Mapping[str, Any], whole: Mapping[str, Any]) -> Iterator[str]:
+    """The names ``node`` requires of the object ``whole``: its ``required``, and the
+    ``dependentRequired`` names of each member ``whole`` holds."""
+    required = node.get("required")
+    yield from (name for name in required if isinstance(name, str)) if isinstance(required, list) else ()
+    dependent = node.get("dependentRequired")
+    if isinstance(dependent, Mapping):
+        for trigger, names in dependent.items():
+            if trigger in whole and isinstance(names, list):
+                yield from (name for name in names if isinstance(name, str))
+
+
 def integer_too_long(path: Sequence[Any], subject: Subject = ARGUMENTS) -> Violation:
     """The violation for an integer of more than INT_DIGITS_CAP digits at ``path``."""
     where = cap_pointer(pointer(path))
@@ -943,9 +973,9 @@ _BRANCHING = frozenset({"anyOf", "oneOf", "dependentSchemas"})
 def _schema_weight(schema: Any) -> int:
     """About how many error objects the validator may make for one member beyond its own: the
     subschemas inside anyOf/oneOf branches (each failing branch's errors become Python objects) and
-    dependentSchemas,
-    plus one per 80 values of each enum (its messages list them). 1 for a schema with neither, whose
-    members keep the full ITEM_CAP."""
+    dependentSchemas, plus one per 80 values of each enum (its messages list them) and one per
+    ``_NAMES_PER_UNIT`` names a ``required`` or ``dependentRequired`` lists. 1 for a schema with none
+    of these, whose members keep the full ITEM_CAP."""
     weight = 1
     todo: list[tuple[Any, bool]] = [(schema, False)]
     while todo and weight < DETAIL_WORK:
@@ -955,11 +985,28 @@ def _schema_weight(schema: Any) -> int:
             enum = node.get("enum")
             if isinstance(enum, list):
                 weight += len(enum) // 80
+            weight += _names_listed(node) // _NAMES_PER_UNIT
             todo.extend((v, branched or k in _BRANCHING) for k, v in node.items()
                         if k not in ("enum", "const", "default", "examples"))
         elif isinstance(node, list):
             todo.extend((v, branched) for v in node)
     return weight
+
+
+#: Names a ``required``/``dependentRequired`` may list per unit of schema weight. Each name missing is
+#: an error carrying a copy of the whole object (jsonschema-rs builds them all at once): 200 names each
+#: requiring 200 others, sent with those 200 names, made 40,000 errors of a 200-member object (4 s).
+_NAMES_PER_UNIT = 40
+
+
+def _names_listed(node: Mapping[str, Any]) -> int:
+    """How many missing-name errors ``node``'s ``required`` and ``dependentRequired`` can make."""
+    required = node.get("required")
+    dependent = node.get("dependentRequired")
+    listed = len(required) if isinstance(required, list) else 0
+    if isinstance(dependent, Mapping):
+        listed += sum(len(names) for names in dependent.values() if isinstance(names, list))
+    return listed
 
 
 def _flat_schema(schema: Any) -> bool:
@@ -1001,6 +1048,8 @@ _KEY_NAMING = frozenset({"required", "additionalProperties", "unevaluatedPropert
 _SCALAR_KEYS = frozenset({str, int, float, bool, type(None)})
 #: Strings longer than this, and objects with more keys, are explained afresh every time.
 _KEPT_TEXT = 256
+#: Integers this long or longer are explained the full way, where their weight bounds the work.
+_KEPT_INT = 10 ** 240
 #: Objects with more members are not kept whole (their errors may still be, one by one).
 _KEPT_MEMBERS = 32
 
@@ -1043,7 +1092,8 @@ def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, detai
 
 def value_key(value: Any) -> tuple[Any, ...] | None:
     """``value`` as a memo key of its whole explanation: an object of at most ``_KEPT_MEMBERS`` members
-    with string names, each a scalar (strings of at most ``_KEPT_TEXT`` characters); None otherwise.
+    with string names, each a scalar (strings of at most ``_KEPT_TEXT`` characters, integers of at most
+    240 digits); None otherwise.
     Each member carries its type (``1``, ``1.0`` and ``True`` are equal keys otherwise) and a float
     its exact bits (``-0.0 == 0.0``), as explanations echo what was sent; so does the order of the
     names, in which unknown ones are listed."""
@@ -1056,6 +1106,9 @@ def value_key(value: Any) -> tuple[Any, ...] | None:
             return None
         if kind is str:
             if len(member) > _KEPT_TEXT:
+                return None
+        elif kind is int:
+            if not -_KEPT_INT < member < _KEPT_INT:  # weighed by shortened() instead (scalar_weight)
                 return None
         elif kind is float:
             member = member.hex()

@@ -383,12 +383,12 @@ def shortened(value: Any, limit: int, total: int | None = None,
     (1,000 arrays of 1,000 kept a million members). A container holding containers keeps at most
     half of its budget for its own members, and each member's nested value may use a fair share of
     the rest (what it leaves goes to the members after it), so a wrong value is still reached
-    beside a big one, and deep in a big nested one. With ``weigh``, a long string or integer counts
-    as its ``scalar_weight`` against ``total``: 1,000 integers of 4,000 digits took 2.5 s for the
+    beside a big one, and deep in a big nested one. With ``weigh``, a long string or integer (a
+    member, or a member's name) counts as its ``scalar_weight`` against ``total``: 1,000 integers of 4,000 digits took 2.5 s for the
     validator to list as errors (it renders every one before the first reaches us)."""
     if (type(value) is dict and len(value) <= limit and _PLAIN_SCALARS.issuperset(map(type, value.values()))
-            and (not weigh or max(map(sys.getsizeof, value.values()), default=0) <= _LIGHT_BYTES)):
-        return value, frozenset()  # the usual arguments: nothing to cut (exact types: no code of theirs runs)
+            and (not weigh or not _may_weigh_more(value, len(value)))):
+        return value, frozenset()  # the usual arguments: nothing to cut
     cut: set[tuple[Any, ...]] = set()
 
     def walk(node: Any, path: tuple[Any, ...], budget: int) -> tuple[Any, int]:
@@ -403,8 +403,8 @@ def shortened(value: Any, limit: int, total: int | None = None,
         used = count
         if nested:  # half of the budget for what the members hold: nesting never starves the leaves
             count = used = min(count, max(1, budget // 2))
-        elif weigh and count and max(map(sys.getsizeof, itertools.islice(members_of, count))) > _LIGHT_BYTES:
-            count, used = _weighed(itertools.islice(members_of, count), budget)
+        elif weigh and count and _may_weigh_more(node, count):
+            count, used = _weighed(node, count, budget)
         if count < size:
             cut.add(path)
         left = budget - used
@@ -418,7 +418,7 @@ def shortened(value: Any, limit: int, total: int | None = None,
                     cut.add(path)
                     break
                 copy[k], spent = walk(v, path + (k,), left // (count - i))
-                left -= spent
+                left -= spent + (scalar_weight(k) - 1 if weigh else 0)  # a long name is rendered too
             same = len(copy) == size and all(copy[k] is v for k, v in node.items())
             return (node if same else copy), budget - left
         items = node if count == size else node[:count]
@@ -438,12 +438,27 @@ def shortened(value: Any, limit: int, total: int | None = None,
     return walk(value, (), sys.maxsize if total is None else total)[0], frozenset(cut)
 
 
-def _weighed(members: Any, budget: int) -> tuple[int, int]:
-    """(how many of ``members``, exact scalars, fit in ``budget`` by ``scalar_weight``, at least one;
-    the weight of those)."""
+def _may_weigh_more(node: dict[Any, Any] | list[Any], count: int) -> bool:
+    """Whether one of the first ``count`` members of ``node`` (exact scalars), or of an object's
+    names, may weigh more than 1: one pass in C, ``sys.getsizeof`` only on exact types (a
+    subclass's own ``__sizeof__`` never runs)."""
+    if max(map(sys.getsizeof, itertools.islice(node.values() if isinstance(node, dict) else node, count)),
+           default=0) > _LIGHT_BYTES:
+        return True
+    if not isinstance(node, dict):
+        return False
+    return not _STR_ONLY.issuperset(map(type, itertools.islice(node, count))) or max(
+        map(sys.getsizeof, itertools.islice(node, count)), default=0) > _LIGHT_BYTES
+
+
+def _weighed(node: dict[Any, Any] | list[Any], count: int, budget: int) -> tuple[int, int]:
+    """(how many of the first ``count`` members of ``node`` (exact scalars) fit in ``budget``, at
+    least one; their weight): each weighs its ``scalar_weight``, plus what its name weighs beyond 1."""
+    pairs = itertools.islice(node.items(), count) if isinstance(node, dict) else zip(
+        itertools.repeat(None), itertools.islice(node, count))
     kept = spent = 0
-    for member in members:
-        weight = scalar_weight(member)
+    for name, member in pairs:
+        weight = scalar_weight(member) + scalar_weight(name) - 1
         if kept and spent + weight > budget:
             break
         kept += 1

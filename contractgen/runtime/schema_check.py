@@ -974,7 +974,8 @@ def _schema_weight(schema: Any) -> int:
     """About how many error objects the validator may make for one member beyond its own: the
     subschemas inside anyOf/oneOf branches (each failing branch's errors become Python objects) and
     dependentSchemas, plus one per 80 values of each enum (its messages list them) and one per
-    ``_NAMES_PER_UNIT`` names a ``required`` or ``dependentRequired`` lists. 1 for a schema with none
+    ``_NAMES_PER_UNIT`` names a ``required`` or ``dependentRequired`` lists, and
+    ``_PROPERTY_NAMES_WEIGHT`` per ``propertyNames``. 1 for a schema with none
     of these, whose members keep the full ITEM_CAP."""
     weight = 1
     todo: list[tuple[Any, bool]] = [(schema, False)]
@@ -986,6 +987,8 @@ def _schema_weight(schema: Any) -> int:
             if isinstance(enum, list):
                 weight += len(enum) // 80
             weight += _names_listed(node) // _NAMES_PER_UNIT
+            if "propertyNames" in node:  # one error per bad name, each carrying the whole object
+                weight += _PROPERTY_NAMES_WEIGHT
             todo.extend((v, branched or k in _BRANCHING) for k, v in node.items()
                         if k not in ("enum", "const", "default", "examples"))
         elif isinstance(node, list):
@@ -997,6 +1000,10 @@ def _schema_weight(schema: Any) -> int:
 #: an error carrying a copy of the whole object (jsonschema-rs builds them all at once): 200 names each
 #: requiring 200 others, sent with those 200 names, made 40,000 errors of a 200-member object (4 s).
 _NAMES_PER_UNIT = 40
+#: The weight of a ``propertyNames``: each name it refuses is an error carrying a copy of the object,
+#: so the work grows with the square of the members examined (1,000 short names: 0.6 s; of 5,000
+#: characters each: 14 s). This keeps about 60 members of an object.
+_PROPERTY_NAMES_WEIGHT = 64
 
 
 def _names_listed(node: Mapping[str, Any]) -> int:

@@ -339,12 +339,16 @@ def _near_misses(sent: Any, secrets: list[str]) -> list[str]:
 def _collect(sent: Any, shown: Any, found: list[str]) -> None:
     """The texts of ``sent`` where its redacted copy ``shown`` says it was hidden."""
     todo = [(sent, shown)]
-    while todo and len(found) < _WALK_CAP:
+    visited = 0
+    while todo and len(found) < _WALK_CAP and visited < _WALK_CAP:
         sent, shown = todo.pop()
+        visited += 1
         if isinstance(shown, str) and shown in (REDACTED, "…") and sent != shown:
             _texts(sent, found)
         elif isinstance(sent, Mapping) and isinstance(shown, Mapping):
-            todo.extend((value, shown.get(key)) for key, value in sent.items())
+            # the members the shortened copy kept: walking the sent ones it cut cost 1.7 s for
+            # 1,000 objects of 1,000 members, and nothing was hidden there to find
+            todo.extend((sent[key], value) for key, value in shown.items() if key in sent)
         elif isinstance(sent, (list, tuple)) and isinstance(shown, list):
             todo.extend(zip(sent, shown))
 

@@ -565,17 +565,20 @@ def _branchy(branches: int, nested: int) -> dict[str, Any]:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(branches=st.integers(2, 60), nested=st.integers(0, 2), items=st.integers(1, 3000),
-       enum=st.integers(0, 20_000))
+       enum=st.integers(0, 20_000), length=st.sampled_from([0, 0, 300, 3000]))
 def test_the_validator_is_asked_about_few_members_under_a_heavy_schema(
-        branches: int, nested: int, items: int, enum: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        branches: int, nested: int, items: int, enum: int, length: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The validator builds every error of what it is given at once (each branch's errors are Python
-    objects): members examined x the schema's weight stays within DETAIL_WORK, and at most COUNT_CAP
-    raw errors within RAW_WORK_CAP are taken."""
+    objects, each enum error renders the whole enum: 500 texts of 1,000 characters, 1,000 wrong
+    items, took 0.4 s): members examined x the schema's weight stays within DETAIL_WORK, members
+    examined x the enum's characters within a bound, and at most COUNT_CAP raw errors within
+    RAW_WORK_CAP are taken."""
     from contractgen.runtime import schema_check
 
     schema = _branchy(branches, nested)
-    if enum:
-        schema["properties"]["w"] = {"type": "array", "items": {"enum": [f"value-{i}" for i in range(enum)]}}
+    options = [f"value-{i}-" + "v" * length for i in range(enum if not length else enum // 20)]
+    if options:
+        schema["properties"]["w"] = {"type": "array", "items": {"enum": options}}
     seen: list[int] = []
     taken: list[int] = []
     raw_errors, bounded = SchemaCheck._raw_errors, schema_check._bounded
@@ -603,13 +606,15 @@ def test_the_validator_is_asked_about_few_members_under_a_heavy_schema(
     wrong: Any = {"z": 1}
     for _ in range(nested):
         wrong = [wrong]
-    arguments = {"v": [wrong] * items, **({"w": ["nope"] * items} if enum else {})}
+    arguments = {"v": [wrong] * items, **({"w": ["nope"] * items} if options else {})}
     envelope = strict_json(tool(arguments))
     assert envelope["error"]["code"] == "INVALID_ARGUMENT"
     check = tool._compiled.input
     weight = schema_check._schema_weight(check.schema)
     assert check.member_cap * weight <= max(schema_check.DETAIL_WORK, 2 * weight)
     assert seen and max(seen) <= check.member_cap
+    characters = sum(map(len, options))
+    assert check.member_cap * characters <= max(schema_check.DETAIL_WORK * 8_000, 2 * characters)
     assert taken and max(taken) <= schema_check.COUNT_CAP
 
 

@@ -973,7 +973,8 @@ _BRANCHING = frozenset({"anyOf", "oneOf", "dependentSchemas"})
 def _schema_weight(schema: Any) -> int:
     """About how many error objects the validator may make for one member beyond its own: the
     subschemas inside anyOf/oneOf branches (each failing branch's errors become Python objects) and
-    dependentSchemas, plus one per 80 values of each enum (its messages list them) and one per
+    dependentSchemas, plus one per 80 values of each enum (its messages list them; a text counts
+    once more per 100 characters) and one per
     ``_NAMES_PER_UNIT`` names a ``required`` or ``dependentRequired`` lists, and
     ``_PROPERTY_NAMES_WEIGHT`` per ``propertyNames``. 1 for a schema with none
     of these, whose members keep the full ITEM_CAP."""
@@ -984,8 +985,8 @@ def _schema_weight(schema: Any) -> int:
         if isinstance(node, Mapping):
             weight += branched
             enum = node.get("enum")
-            if isinstance(enum, list):
-                weight += len(enum) // 80
+            if isinstance(enum, list):  # a long text renders like many short ones
+                weight += sum(1 + len(option) // 100 if isinstance(option, str) else 1 for option in enum) // 80
             weight += _names_listed(node) // _NAMES_PER_UNIT
             if "propertyNames" in node:  # one error per bad name, each carrying the whole object
                 weight += _PROPERTY_NAMES_WEIGHT

@@ -319,9 +319,9 @@ def explaining_threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     threads: list[str] = []
     original = SchemaCheck.explain
 
-    def spy(self: SchemaCheck, value: Any) -> Any:
+    def spy(self: SchemaCheck, value: Any, **options: Any) -> Any:
         threads.append(threading.current_thread().name)
-        return original(self, value)
+        return original(self, value, **options)
     monkeypatch.setattr(SchemaCheck, "explain", spy)
     return threads
 

@@ -111,6 +111,8 @@ from .workers import POOL, PoolBusy, Raised, boxed
 #: An exception mapper turns a foreign exception into a ToolError, or returns None to pass.
 Mapper = Callable[[BaseException], "ToolError | None"]
 _NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
+#: what the fast path answers for invalid arguments: the full path explains them
+_INVALID: Any = object()
 _CHAIN_LIMIT = 32
 _INFO = logging.INFO
 #: bound once: the happy path asks it on every call (a level set later still counts)
@@ -328,7 +330,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if fast is not None and contract_version is None:
             envelope = fast(arguments, session)
             if envelope is not None:
-                return envelope
+                if envelope is not _INVALID:
+                    return envelope
+                # invalid arguments, unobserved (as the fast path requires): the full path explains
+                return self._finish(self.run_checked(arguments, None), session, 0.0, False)
         if self._hooks is not None:
             try:
                 return self._hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
@@ -416,7 +421,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 return None
             try:
                 if not input_is_valid(arguments):
-                    return None
+                    return _INVALID  # (not None: _inline_call would ask the validator again)
                 for key in input_numbers:  # oversized_int_in, inline: only these members can hide one
                     member = arguments.get(key)
                     if type(member) is int:
@@ -563,7 +568,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if huge is not None:
             return self._invalid_arguments([integer_too_long(huge)]), None
         if not valid:
-            return self._invalid_arguments(*self._compiled.input.explain(arguments)), None
+            exact = value_key(arguments)  # the explanation's memo key, and the envelope's
+            return self._invalid_arguments(*self._compiled.input.explain(arguments, key=exact), exact=exact), None
         try:
             return None, _built_exactly(self._build_input, arguments)
         except Exception as exc:  # noqa: BLE001 - the model is stricter than the schema (e.g. format)
@@ -849,14 +855,16 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return output
 
     # -- envelopes --------------------------------------------------------------------------
-    def _invalid_arguments(self, violations: list[Violation], omitted: int = 0) -> dict[str, Any]:
+    def _invalid_arguments(self, violations: list[Violation], omitted: int = 0, *,
+                           exact: Any = MISSING) -> dict[str, Any]:
         """INVALID_ARGUMENT naming the violations; a repeated mistake gets a copy of the envelope
         kept for it (``SchemaCheck.explain`` hands back the very list it kept). The envelope also
         depends on the call's secrets, scrubbed where they show up again, so it is kept under the
         arguments themselves when they make a memo key (small and flat: the same call again), else
         under the explanation, and then only when nothing needed scrubbing."""
         arguments = _CALL.get((None, MISSING))[1]
-        exact = None if arguments is MISSING else value_key(arguments)
+        if exact is MISSING:  # (``value_key(arguments)``, when the caller has it already)
+            exact = None if arguments is MISSING else value_key(arguments)
         key: Any = None if exact is None else ("call", exact)
         kept = self._kept_argument_error(key, violations, omitted)
         if kept is not None:

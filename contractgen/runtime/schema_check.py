@@ -293,7 +293,7 @@ class SchemaCheck:
         """The violations, most useful first (unknown keys, missing, type, then constraints)."""
         return self.explain(value)[0]
 
-    def explain(self, value: Any) -> tuple[list[Violation], int]:
+    def explain(self, value: Any, *, key: Any = MISSING) -> tuple[list[Violation], int]:
         """(the violations explained, how many more were found but not explained).
 
         The work is bounded whatever the value: only the first ``member_cap`` members of an array or
@@ -304,9 +304,10 @@ class SchemaCheck:
         The explanation is a function of the value alone, and a model often sends the same wrong
         call again: a small object of short scalars (what most arguments are) is its own memo key,
         so a repeated call is answered without asking the validator again. The list returned may be
-        a kept one: read it, do not change it.
+        a kept one: read it, do not change it. ``key``: ``value_key(value)``, when the caller has it.
         """
-        key = value_key(value)
+        if key is MISSING:
+            key = value_key(value)
         raw: list[tuple[str, list[Any], Any, Any]] | None = None
         if key is not None:
             kept = self._explained.get(key)

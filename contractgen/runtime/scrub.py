@@ -213,6 +213,9 @@ def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] 
     schema), or a key at any depth has a secret-looking name. Cheaper than redacting to find out."""
     if marks_anything(schema, resources):
         return True
+    if type(arguments) is dict and JSON_SCALARS.issuperset(map(type, arguments.values())):
+        # the usual call, flat: its names alone (the walk below would say the same, slower)
+        return any(map(sensitive_name, arguments))
     todo, seen = [arguments], 0
     while todo:
         node = todo.pop()

@@ -63,9 +63,13 @@ from .jsonvalue import (
     INT_CEILING,
     INT_DIGITS_CAP,
     INT_FLOOR,
+    JSON_SCALARS,
+    MEMBER_BY_MEMBER,
     MISSING,
+    TooDeep,
     big_integral_floats_as_ints,
     encodes,
+    exact_json,
     iterator_in,
     json_problem,
     larger_than,
@@ -411,6 +415,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return None
         log_enabled, info = _call_log_memo.get, _INFO  # closure cells: cheaper than module globals
         listening = progress_listening
+        plain, scalars, few = plain_json, JSON_SCALARS, MEMBER_BY_MEMBER
         # copying a finished dict is about half the work of building one from a literal
         ok: dict[str, Any] = {"status": "ok", "tool": name, "version": version, "output": None, "empty": False}
         new_ok = ok.copy
@@ -439,6 +444,16 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
                 return finish(settled_for(arguments, None, exc), session, 0.0, False)
             if type(result) is dict and not counts:
+                # plain_json, its top level inline: a result holding subclasses or tuples is copied
+                # on the settled path (reading one, for the checks or later for the caller, may run
+                # the tool's code)
+                if len(result) > few:
+                    if not plain(result):
+                        return finish(settled_for(arguments, result, None), session, 0.0, False)
+                else:
+                    for key, member in result.items():
+                        if type(key) is not str or (type(member) not in scalars and not plain(member, 1)):
+                            return finish(settled_for(arguments, result, None), session, 0.0, False)
                 try:
                     if output_is_valid(result) \
                             and (text_read or (encodes(result) if output_plain else json_problem(result) is None)) \
@@ -645,7 +660,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
             return self._from_exception(exc)
         try:
-            if type(result) is dict and self._empty_rule is None:
+            if type(result) is dict and self._empty_rule is None and plain_json(result):
                 try:
                     if self._output_is_valid(result) and (self._output_text_read or (
                             encodes(result) if self._output_plain else json_problem(result) is None)) \
@@ -801,6 +816,15 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 output = result.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
             except Exception as exc:  # noqa: BLE001 - a model that cannot dump is an invalid result
                 return self._invalid_output(["the result model could not be serialised"], exc)
+        try:
+            # subclasses and tuples are copied here, read through their base types: every check
+            # below, and whoever prints or encodes the envelope later, reads exact JSON types only
+            output = exact_json(output)
+        except TooDeep as deep:
+            where = cap_pointer(pointer(deep.path)) or "/"
+            return self._invalid_output([f"{where}: {deep}, which JSON cannot carry"], None)
+        except Exception as exc:  # noqa: BLE001 - a mapping whose own items() raises
+            return self._invalid_output(["the result could not be read"], exc)
         walked = not self._output_plain or not encodes(output)  # a lone surrogate: the Rust encoder finds it
         problem = json_problem(output) if walked else None
         try:
@@ -823,7 +847,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             # defaults (a required field with a default), then without its None defaults
             for options in ({}, {"exclude_none": True}):
                 try:
-                    candidate = result.model_dump(mode="json", by_alias=True, warnings=False, **options)
+                    candidate = exact_json(result.model_dump(mode="json", by_alias=True, warnings=False,
+                                                             **options))
                     if self._output_is_valid(candidate):
                         output, valid = candidate, True
                         break
@@ -923,8 +948,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         return found or None
 
     def _from_tool_error(self, err: ToolError) -> dict[str, Any]:
-        code = err.code if err.code in CODES else "INTERNAL"
-        if code != err.code:
+        # the author's texts and numbers, read through their base types: a str subclass's own
+        # __eq__ and __hash__ would pick the code, and its __str__ the message
+        code, message, field, retry_after, action = (
+            thaw(err.code), thaw(err.message), thaw(err.field), thaw(err.retry_after), thaw(err.action))
+        if type(code) is not str or code not in CODES:
             return self._internal(err, "undeclared code")
         partial = MISSING if err.partial_results is None else _jsonable(err.partial_results)
         upstream = MISSING if err.upstream is None else _jsonable(
@@ -932,13 +960,14 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         versions = (err.expected_version, err.received_version, *err.migration) \
             if isinstance(err, VersionMismatchError) else ()
         # the author's text may quote what the call sent: its secrets go before any cap cuts them
-        scrub = self._secrets(err.message, err.field, partial, upstream, versions)
-        optional: dict[str, Any] = {"field": scrub.text(err.field) if isinstance(err.field, str) else err.field,
-                                    "retry_after": err.retry_after}
+        scrub = self._secrets(message, field, partial, upstream, versions)
+        optional: dict[str, Any] = {"field": scrub.text(field) if type(field) is str else field,
+                                    "retry_after": retry_after}
         if partial is not MISSING:
             optional["partial_results"] = scrub.value(partial)
         if err.upstream is not None:
-            quoted = err.upstream if upstream is MISSING else scrub.value(upstream) if scrub else err.upstream
+            # its JSON copy, which reads a str subclass's characters, not what its __str__ says
+            quoted = err.upstream if upstream is MISSING else scrub.value(upstream) if scrub else upstream
             if isinstance(quoted, dict) and quoted.get("untrusted") is True:  # already quoted once
                 status = quoted.get("status")
                 optional["upstream"] = untrusted(quoted.get("text", ""),
@@ -955,7 +984,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             migration=scrub.value(list(err.migration)) or None)
         if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
             optional["expected_version"] = self.contract.version
-        message, retryable, action = self._retry_policy(code, scrub.text(err.message), err.retryable, err.action)
+        message, retryable, action = self._retry_policy(code, scrub.text(message), err.retryable, action)
         return error_envelope(self.contract, code, message, retryable=retryable, action=action,
                               **optional)
 
@@ -1016,7 +1045,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         """A ToolError's envelope; INTERNAL when it cannot be read (a message or field whose text
         raises, a number no float holds): the caller of any path gets an envelope, never that."""
         try:
-            return self._from_tool_error(err)
+            # what else the author gave (partial results, upstream text, migration steps) leaves as
+            # exact JSON types too: nothing of theirs runs when the envelope is printed or encoded
+            return exact_json(self._from_tool_error(err))
         except Exception as exc:  # noqa: BLE001
             return self._internal(exc, "a ToolError that could not be read")
 
@@ -1310,15 +1341,17 @@ def _fresh_copy(envelope: dict[str, Any]) -> dict[str, Any]:
 
 def _jsonable(value: Any) -> Any:
     """A JSON copy of a value (datetimes, models, tuples...), or MISSING when there is none (also
-    when it holds an iterator: the conversion would run it to its end, forever for an endless one)."""
+    when it holds an iterator: the conversion would run it to its end, forever for an endless one).
+    Made of exact JSON types (``exact_json``): subclasses are read through their base types."""
     try:
+        value = exact_json(value)  # before anything else reads it with the methods of its classes
         if iterator_in(value) is not None:
             return MISSING
         from pydantic_core import to_jsonable_python
 
         if hasattr(value, "model_dump") and not isinstance(value, type):  # without the quoting warning
             value = value.model_dump(mode="json", by_alias=True, warnings=False)
-        plain = to_jsonable_python(value)
+        plain = exact_json(to_jsonable_python(value))  # an enum's value may be a str subclass
         json.dumps(plain, allow_nan=False)
         return plain
     except Exception:  # noqa: BLE001

@@ -24,28 +24,76 @@ INT_FLOOR = -INT_CEILING
 
 def thaw(value: Any, depth: int = 0) -> Any:
     """Plain dicts, lists, strings and numbers for a JSON value held in read-only mappings, tuples
-    or subclasses of str, int and float (which the fast validator refuses). Containers nested past
-    MAX_DEPTH are left as they are (``too_deep`` reports them; recursing would overflow)."""
+    or subclasses of dict, list, str, int and float (which the fast validator reads as their base
+    type). A subclass is read through its base type (``dict.items``, ``str.__str__``...), so none
+    of its own methods run. Containers nested past MAX_DEPTH are left as they are (``too_deep``
+    reports them; recursing would overflow)."""
+    return _thawed(value, depth, strict=False)
+
+
+class TooDeep(ValueError):
+    """``exact_json`` met a container nested past MAX_DEPTH (or a cycle) at ``path``."""
+
+    def __init__(self) -> None:
+        super().__init__(f"nesting deeper than {MAX_DEPTH} levels (or a cycle)")
+        self.path: tuple[Any, ...] = ()
+
+
+def exact_json(value: Any) -> Any:
+    """``value`` made only of dict, list, str, int, float, bool and None themselves, equal to it as
+    JSON: ``thaw`` for what leaves the guard, so that printing, comparing or encoding it later runs
+    none of the code of the classes it came in (a ``__repr__`` that hangs, a ``__str__`` that lies,
+    an ``items`` that raises). ``value`` itself when it is ``plain_json`` already. A container
+    nested past MAX_DEPTH raises TooDeep (walking a cycle on would take exponential time); a value
+    of another type (a datetime, a set) is left as it is, for the caller to convert or refuse."""
+    return value if plain_json(value) else _thawed(value, 0, strict=True)
+
+
+def _thawed(value: Any, depth: int, strict: bool) -> Any:
     kind = type(value)
-    if depth > MAX_DEPTH:
+    if kind in JSON_SCALARS:
         return value
-    if kind is dict:
-        if _STR_ONLY.issuperset(map(type, value)) and _PLAIN_SCALARS.issuperset(map(type, value.values())):
-            return value
-        return {thaw(k, depth + 1): thaw(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, Mapping):
-        return {thaw(k, depth + 1): thaw(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [thaw(v, depth + 1) for v in value]
-    if kind in _PLAIN_SCALARS or kind is float:
-        return value
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return int.__int__(value)
-    if isinstance(value, float):
+    if issubclass(kind, str):
+        return str.__str__(value)  # the characters it holds, whatever its own __str__ says
+    if issubclass(kind, int):  # bool is exact (it cannot be subclassed): returned above
+        return int.__int__(value)  # its value, whatever its __index__ or __int__ says
+    if issubclass(kind, float):
         return float.__float__(value)
-    return value
+    if issubclass(kind, dict):
+        if kind is dict and _STR_ONLY.issuperset(map(type, value)) \
+                and JSON_SCALARS.issuperset(map(type, value.values())):
+            return value  # a flat plain dict (the usual arguments): nothing to copy
+        pairs: Any = dict.items(value)  # what it holds, whatever its own items() says
+    elif issubclass(kind, (list, tuple)):
+        pairs = None
+    elif isinstance(value, Mapping):
+        pairs = value.items()  # a read-only mapping (arguments, schemas): only its own code reads it
+    else:
+        return value  # not JSON: the caller converts or refuses it
+    if depth > MAX_DEPTH:
+        if strict:
+            raise TooDeep()
+        return value
+    if pairs is None:
+        items = []
+        for index, member in enumerate(list.__iter__(value) if issubclass(kind, list) else tuple.__iter__(value)):
+            items.append(_thawed_member(member, index, depth, strict))
+        return items
+    copied = {}
+    for key, member in pairs:
+        key = _thawed(key, depth + 1, strict)
+        copied[key] = _thawed_member(member, key, depth, strict)
+    return copied
+
+
+def _thawed_member(member: Any, key: Any, depth: int, strict: bool) -> Any:
+    """``_thawed`` for a member of a container at ``depth``; a TooDeep below gains ``key`` in front
+    of its path."""
+    try:
+        return _thawed(member, depth + 1, strict)
+    except TooDeep as deep:
+        deep.path = (key, *deep.path)
+        raise
 
 
 #: pydantic reads a float into an ``int`` field only below this magnitude (a 64-bit integer)
@@ -272,31 +320,40 @@ def _replace_surrogates(value: Any, depth: int) -> Any:
     return value
 
 
-def plain_json(value: Any) -> bool:
+def plain_json(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` is made only of dict, list, str, int, float, bool and None themselves (no
-    subclass, no other type), nested at most MAX_DEPTH levels; False too when reading it raises."""
+    subclass, no other type), nested at most MAX_DEPTH levels; False too when reading it raises.
+    Small containers are read member by member: for the usual results (a few members, a list or
+    two) that costs a third of judging each container's types in bulk; big ones in bulk, in C."""
     try:
-        stack: list[tuple[Any, int]] = [(value, 0)]
-        while stack:
-            node, depth = stack.pop()
-            kind = type(node)
-            if kind is dict:
-                if depth >= MAX_DEPTH or not _STR_ONLY.issuperset(map(type, node)):
-                    return False
-                members: Any = node.values()
-            elif kind is list:
-                if depth >= MAX_DEPTH:
-                    return False
-                members = node
-            elif kind not in JSON_SCALARS:
+        kind = type(value)
+        if kind is dict:
+            if depth >= MAX_DEPTH:
                 return False
-            else:
-                continue
-            if not JSON_SCALARS.issuperset(map(type, members)):  # scalars are judged in C, in bulk
-                stack.extend((v, depth + 1) for v in members if type(v) not in JSON_SCALARS)
-        return True
-    except Exception:  # noqa: BLE001 - a value that cannot be read is not plain
+            if len(value) > MEMBER_BY_MEMBER and _STR_ONLY.issuperset(map(type, value)) \
+                    and JSON_SCALARS.issuperset(map(type, value.values())):
+                return True
+            for key, member in value.items():
+                if type(key) is not str or (
+                        type(member) not in JSON_SCALARS and not plain_json(member, depth + 1)):
+                    return False
+            return True
+        if kind is list:
+            if depth >= MAX_DEPTH:
+                return False
+            if len(value) > MEMBER_BY_MEMBER and JSON_SCALARS.issuperset(map(type, value)):
+                return True
+            for member in value:
+                if type(member) not in JSON_SCALARS and not plain_json(member, depth + 1):
+                    return False
+            return True
+        return kind in JSON_SCALARS
+    except Exception:  # noqa: BLE001 - a value that cannot be read (or a stack too deep to) is not plain
         return False
+
+
+#: containers with more members than this are judged in bulk by ``plain_json``
+MEMBER_BY_MEMBER = 8
 
 
 class JsonProblem(NamedTuple):
@@ -473,15 +530,30 @@ def larger_than(value: Any, limit: int) -> bool:
     total = 0
     stack = [value]
     while stack:
-        node = stack.pop()
-        if isinstance(node, (Mapping, list, tuple)):
-            total += len(node)
+        members = _members(stack.pop())
+        if members is not None:
+            total += len(members)
             if total > limit:
                 return True
-            members = node.values() if isinstance(node, Mapping) else node
             if not _PLAIN_SCALARS.issuperset(map(type, members)):
-                stack.extend(m for m in members if isinstance(m, (Mapping, list, tuple)))
+                stack.extend(m for m in members if type(m) not in _PLAIN_SCALARS)
     return False
+
+
+def _members(node: Any) -> Any:
+    """The members of a dict, list or tuple, read through the base type (a subclass's own
+    ``__len__`` or ``values`` may hang: a tool's result is sized on the event loop), or of another
+    mapping through its ``values()``; None for anything else."""
+    kind = type(node)
+    if kind is list or kind is tuple:
+        return node
+    if issubclass(kind, dict):
+        return dict.values(node)
+    if issubclass(kind, (list, tuple)):
+        return tuple(tuple.__iter__(node) if issubclass(kind, tuple) else list.__iter__(node))
+    if isinstance(node, Mapping):
+        return node.values()
+    return None
 
 
 def iterator_in(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:

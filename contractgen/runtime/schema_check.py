@@ -447,10 +447,48 @@ class SchemaCheck:
                                   expected="a JSON value")], 0
             value = thaw(value)
             raw = _bounded(self._raw_errors(value))
+        proven: list[Violation] = []
+        hints: list[Violation] = []
         if cut:
+            proven, hints = self._whole_array_claims(whole_value, value, cut, raw)
             raw = list(itertools.islice(_claimable(raw, cut, whole_value), COUNT_CAP))
         raw.sort(key=lambda item: RANK.get(item[0], 4))  # explain the most useful ones first
-        return self._explain_raw(value, raw, cut)
+        violations, omitted = self._explain_raw(value, raw, cut)
+        if proven or hints:
+            violations = [v for v in violations if (v.field, v.constraint) != ("", "false")] + proven
+            violations = violations or hints  # a hint only where nothing else explains the call
+        return violations, omitted
+
+    def _whole_array_claims(self, whole_value: Any, value: Any, cut: frozenset[tuple[Any, ...]],
+                            raw: list[tuple[str, list[Any], Any, Any]]) -> tuple[list[Violation], list[Violation]]:
+        """(what a cut array's ``uniqueItems`` proves of the whole array: two equal items, by index;
+        what its ``contains`` can say: that none of the items examined matches, a hint only, since a
+        later item may). Without these a bad call got only "not accepted by the schema", or no
+        explanation at all."""
+        proven: list[Violation] = []
+        hints: list[Violation] = []
+        examined = {tuple(path) for keyword, path, _, _ in raw if keyword == "contains"}
+        unique_known = {tuple(path) for keyword, path, _, _ in raw if keyword == "uniqueItems"}
+        left = _EQUAL_ITEMS_CAP  # items hashed in all: a call may hold many big arrays
+        for path in sorted(cut, key=lambda cut_path: (len(cut_path), pointer(cut_path))):  # stable order
+            whole = _at(whole_value, list(path))
+            if type(whole) is not list:
+                continue
+            where = pointer(path)
+            label = field_label(where, self.subject)
+            if left > 0 and path not in unique_known and any(isinstance(node, Mapping) and node.get("uniqueItems") is True
+                                                for node in nodes_at(self.schema, path, self.resources)):
+                pair = _equal_items(whole, left)
+                left -= len(whole)
+                if pair is not None:
+                    proven.append(Violation(where, "uniqueItems", f"{label} must not contain duplicate "
+                                            f"items (items {pair[0]} and {pair[1]} are equal)"))
+            if path in examined:
+                shown = _at(value, list(path))
+                count = len(shown) if isinstance(shown, list) else 0
+                hints.append(Violation(where, "contains", f"{label} must contain at least one matching "
+                                       f"item; none of its first {count} items matches"))
+        return proven, hints
 
     def _explain_raw(self, value: Any, raw: list[tuple[str, list[Any], Any, Any]],
                      cut: Any) -> tuple[list[Violation], int]:
@@ -1123,6 +1161,37 @@ def value_key(value: Any) -> tuple[Any, ...] | None:
             member = member.hex()
         parts.append((name, kind, member))
     return ("value", *parts)
+
+
+#: items looked at for two equal ones in one explanation (hashing each once)
+_EQUAL_ITEMS_CAP = 100_000
+
+
+def _equal_items(items: list[Any], cap: int) -> tuple[int, int] | None:
+    """The indices of the first two items equal as JSON values (1 and 1.0 are, True and 1 are not;
+    objects whatever their key order), among the first ``cap``; None if there are none."""
+    seen: dict[Any, int] = {}
+    try:
+        for index, item in enumerate(itertools.islice(items, cap)):
+            key = _json_identity(item)
+            if key in seen:
+                return seen[key], index
+            seen[key] = index
+    except (TypeError, RecursionError):  # not JSON, or nested too deep to read: nothing claimed
+        return None
+    return None
+
+
+def _json_identity(value: Any) -> Any:
+    """A hashable stand-in equal for equal JSON values (``uniqueItems`` equality)."""
+    kind = type(value)
+    if kind is list:
+        return ("array", tuple(map(_json_identity, value)))
+    if kind is dict:
+        return ("object", frozenset((k, _json_identity(v)) for k, v in value.items()))
+    if kind is int or kind is float:
+        return ("number", value)  # 1 == 1.0, and they hash alike
+    return (kind.__name__, value)  # a bool is not a number here; str and None as they are
 
 
 def _at(value: Any, path: list[Any]) -> Any:

@@ -245,6 +245,20 @@ def test_a_result_whose_reading_raises_never_escapes_the_sync_guard() -> None:
         assert envelope["status"] == "ok" and envelope["output"] == {"a": {"b": 1}}
 
 
+@pytest.mark.parametrize("seconds", [None, 5.0])
+def test_a_result_whose_attributes_raise_is_still_read(seconds: float | None) -> None:
+    """Whether a result is a model was asked of the result itself: a dict subclass whose
+    __getattr__ raises made the call INTERNAL (a defect of the guard, in its log)."""
+    class Attributes(dict):
+        def __getattr__(self, name: str) -> Any:
+            raise RuntimeError(f"no {name}")
+
+    tool = guard(contract({"type": "object"}, seconds), lambda _: Attributes(a=HStr("x")))
+    for _ in range(2):
+        envelope = tool({})
+        assert envelope.get("output") == {"a": "x"}, envelope
+
+
 def test_a_cycle_in_a_subclass_is_an_invalid_result_at_once() -> None:
     """Copying a cycle stops at the depth limit (a cycle of two branches per level would otherwise
     take 2**256 steps)."""

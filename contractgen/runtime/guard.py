@@ -804,7 +804,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     def _complete(self, result: Any) -> dict[str, Any]:
         output = result
-        is_model = type(result) is not dict and hasattr(result, "model_dump") and not isinstance(result, type)
+        # asked of the class: an instance's own __getattr__ (or __class__) is the tool's code, which
+        # may raise or hang, and a model's model_dump is its class's
+        is_model = type(result) is not dict and hasattr(type(result), "model_dump") and not issubclass(type(result), type)
         if is_model:
             endless = iterator_in(result)  # a field typed Any may hold one: dumping runs it to its end
             if endless is not None:

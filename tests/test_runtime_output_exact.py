@@ -123,9 +123,9 @@ def read_by_the_caller(envelope: Any) -> None:
 
 JSON_SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) \
     | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
-JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=4)
+JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=10)
                            | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=20)
-OBJECTS = st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=5)
+OBJECTS = st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=12)  # past MEMBER_BY_MEMBER too
 
 
 def contract(output: Any, seconds: float | None) -> Contract:

@@ -444,15 +444,26 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
                 return finish(settled_for(arguments, None, exc), session, 0.0, False)
             if type(result) is dict and not counts:
-                # plain_json, its top level inline: a result holding subclasses or tuples is copied
-                # on the settled path (reading one, for the checks or later for the caller, may run
-                # the tool's code)
+                # plain_json, inline for a few members and their short lists (a call costs more
+                # than these loops): a result holding subclasses or tuples is copied on the settled
+                # path (reading one, for the checks or later for the caller, may run the tool's code)
                 if len(result) > few:
                     if not plain(result):
                         return finish(settled_for(arguments, result, None), session, 0.0, False)
                 else:
                     for key, member in result.items():
-                        if type(key) is not str or (type(member) not in scalars and not plain(member, 1)):
+                        if type(key) is not str:
+                            return finish(settled_for(arguments, result, None), session, 0.0, False)
+                        kind = type(member)
+                        if kind in scalars:
+                            continue
+                        if kind is list and len(member) <= few:
+                            for item in member:
+                                if type(item) not in scalars:
+                                    break
+                            else:
+                                continue
+                        if not plain(member, 1):
                             return finish(settled_for(arguments, result, None), session, 0.0, False)
                 try:
                     if output_is_valid(result) \

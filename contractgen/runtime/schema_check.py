@@ -1010,13 +1010,12 @@ _BRANCHING = frozenset({"anyOf", "oneOf", "dependentSchemas"})
 
 
 def _schema_weight(schema: Any) -> int:
-    """About how many error objects the validator may make for one member beyond its own: the
-    subschemas inside anyOf/oneOf branches (each failing branch's errors become Python objects) and
-    dependentSchemas, plus one per 80 values of each enum (its messages list them; a text counts
-    once more per 100 characters) and one per
-    ``_NAMES_PER_UNIT`` names a ``required`` or ``dependentRequired`` lists, and
-    ``_PROPERTY_NAMES_WEIGHT`` per ``propertyNames``. 1 for a schema with none
-    of these, whose members keep the full ITEM_CAP."""
+    """About how many error objects the validator may make for one member beyond its own, and how
+    big: the subschemas inside anyOf/oneOf branches (each failing branch's errors become Python
+    objects) and dependentSchemas; one per 80 values of each enum (its messages list them; a text
+    counts once more per 100 characters); one per ``_NAMES_PER_UNIT`` names a ``required`` or
+    ``dependentRequired`` lists; ``_PROPERTY_NAMES_WEIGHT`` per ``propertyNames``. 1 for a schema
+    with none of these, whose members keep the full ITEM_CAP."""
     weight = 1
     todo: list[tuple[Any, bool]] = [(schema, False)]
     while todo and weight < DETAIL_WORK:

@@ -187,6 +187,40 @@ def test_schema_check_itself_never_passes_an_integer_too_long_to_read(huge: int,
     assert SchemaCheck({"type": "object", "properties": {"s": {"type": "string"}}}).is_valid({"n": number})
 
 
+SCALAR = st.integers(-10**6, 10**6) | st.booleans() | st.none() | st.floats(allow_nan=False) | st.text(max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(members=st.lists(st.integers(-10**30, 10**30) | st.booleans(), max_size=30) | st.lists(SCALAR, max_size=30),
+       huge=HUGE, negative=st.booleans(), index=st.integers(0, 30), plant=st.booleans(), as_object=st.booleans(),
+       nesting=st.integers(0, 3))
+def test_the_search_for_long_integers_finds_one_among_any_plain_scalars(
+        members: list[Any], huge: int, negative: bool, index: int, plant: bool, as_object: bool,
+        nesting: int) -> None:
+    """A container of plain scalars is searched in bulk (its members' types, then the least and the
+    greatest integer); one integer too long to read among them, at any place and depth, is still
+    found at its exact path, and none is claimed where there is none."""
+    from contractgen.runtime.jsonvalue import oversized_int
+
+    place = min(index, len(members))
+    if plant:
+        members.insert(place, -huge if negative else huge)
+    container: Any = {f"k{i}": member for i, member in enumerate(members)} if as_object else members
+    value = container
+    for level in range(nesting):  # inside objects and arrays that hold scalars beside it
+        value = {"x": 1, "inner": value} if level % 2 else [0, value, True]
+    expected_tail = (f"k{place}" if as_object else place,)
+    found = oversized_int(value)
+    if not plant:
+        assert found is None
+    else:
+        assert found is not None and found[len(found) - 1:] == expected_tail
+        node = value
+        for key in found:
+            node = node[key]
+        assert node == (-huge if negative else huge)
+
+
 @pytest.mark.parametrize("output", [{"type": "object", "properties": {"x": {"maximum": 3}}},
                                     {"type": "object", "properties": {"x": {"type": "number"}}}, {"type": "object"}])
 def test_a_result_with_an_integer_too_long_to_read_is_never_ok(output: dict[str, Any]) -> None:

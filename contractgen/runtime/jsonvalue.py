@@ -163,6 +163,7 @@ def json_type(value: Any) -> str:
 MAX_DEPTH = 256
 _CONTAINERS = frozenset({dict, list, tuple})
 _PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
+_INTEGERS = frozenset({int, bool})  # compare with each other (min and max) in C
 #: the exact types of JSON scalars as Python reads them (no subclass)
 JSON_SCALARS = _PLAIN_SCALARS | {float}
 
@@ -207,6 +208,17 @@ def oversized_int(value: Any) -> tuple[Any, ...] | None:
             continue
         if len(path) > MAX_DEPTH:
             continue  # too_deep reports it
+        if type(node) is dict or type(node) is list:
+            # in bulk, in C, where the members are plain scalars (1,000 objects of 1,000 integers
+            # took 0.4 s member by member): the loop below then only runs to name the place
+            kinds = set(map(type, node.values() if type(node) is dict else node))
+            if kinds <= JSON_SCALARS:
+                if int not in kinds:
+                    continue
+                if kinds <= _INTEGERS:
+                    values = node.values() if type(node) is dict else node
+                    if INT_FLOOR < min(values) and max(values) < INT_CEILING:
+                        continue
         for key, member in members:
             kind = type(member)
             if kind is int:

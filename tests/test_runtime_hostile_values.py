@@ -995,3 +995,27 @@ def test_finding_what_redaction_hid_reads_only_what_the_shortened_copy_kept() ->
     scrub = secrets_between(sent, shown)
     assert "hunter2-Qzvk-secret" not in scrub.text("the tool said hunter2-Qzvk-secret")
     assert Counting.reads <= 100_000
+
+
+@settings(max_examples=150, deadline=None)
+@given(records=st.integers(1, 60), names=st.lists(st.sampled_from(["id", "title", "note", "k1", "k2", "when"]),
+                                                  min_size=1, max_size=6, unique=True),
+       planted=st.sampled_from([None, "api_key", "Password", "secrte", "sessionToken"]),
+       where=st.integers(0, 59), subclass=st.booleans(), nested=st.booleans())
+def test_a_secret_looking_name_in_any_record_is_noticed(records: int, names: list[str], planted: str | None,
+                                                        where: int, subclass: bool, nested: bool) -> None:
+    """The pre-check for secrets judges each distinct name once (an array of records repeats them),
+    yet a secret-looking name in any one record, nested or not, and a name of the caller's own str
+    type, is still noticed; a call without one is not redacted for nothing."""
+    from contractgen.runtime.scrub import _may_hold_secrets
+
+    class Name(str):
+        pass
+
+    rows: list[dict[str, Any]] = [{name: i for name in names} for i in range(records)]
+    if planted is not None:
+        key = Name(planted) if subclass else planted
+        target = rows[where % records]
+        (target.setdefault("meta", {}) if nested else target)[key] = "x"
+    schema = {"type": "object", "properties": {"rows": {"type": "array"}}}  # marks nothing sensitive
+    assert _may_hold_secrets({"rows": rows, "count": records}, schema, None) is (planted is not None)

@@ -208,6 +208,9 @@ def _secrets_in(arguments: Any, schema: Any, resources: Mapping[str, Any] | None
     return secrets_between(arguments, shown)
 
 
+_STR_ONLY = frozenset({str})
+
+
 def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] | None) -> bool:
     """Whether redaction could hide anything of ``arguments``: the schema marks a position (kept per
     schema), or a key at any depth has a secret-looking name. Cheaper than redacting to find out."""
@@ -217,6 +220,7 @@ def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] 
         # the usual call, flat: its names alone (the walk below would say the same, slower)
         return any(map(sensitive_name, arguments))
     todo, seen = [arguments], 0
+    names_judged: set[str] = set()  # an array of records repeats the same names in every record
     while todo:
         node = todo.pop()
         seen += 1
@@ -224,9 +228,16 @@ def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] 
             return True  # too big to look through: redact it
         if isinstance(node, Mapping):
             seen += len(node)  # members are what costs: 1,000 lists of 1,000 took seconds
-            for key in node:
-                if sensitive_name(key):
+            if type(node) is dict and _STR_ONLY.issuperset(map(type, node)):
+                # plain str names only: a subclass's own hashing and equality never run
+                fresh = node.keys() - names_judged
+                if any(map(sensitive_name, fresh)):
                     return True
+                names_judged |= fresh
+            else:
+                for key in node:
+                    if sensitive_name(key):
+                        return True
             members: Iterable[Any] = node.values()
         elif isinstance(node, (list, tuple)):
             seen += len(node)

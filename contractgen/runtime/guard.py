@@ -427,8 +427,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             try:
                 if not input_is_valid(arguments):
                     return _INVALID  # (not None: _inline_call would ask the validator again)
-                # oversized_int_in, inline: only these members can hide one (most schemas name none,
-                # and an empty loop costs 3% of a call)
+                # oversized_int_in, inline: only these members can hide one (most schemas name none;
+                # entering the empty loop cost 1% of a happy call, 250 of 21,550 instructions)
                 if input_numbers:
                     for key in input_numbers:
                         member = arguments.get(key)

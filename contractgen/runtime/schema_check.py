@@ -1014,7 +1014,8 @@ def _schema_weight(schema: Any) -> int:
     """About how many error objects the validator may make for one member beyond its own, and how
     big: the subschemas inside anyOf/oneOf branches (each failing branch's errors become Python
     objects) and dependentSchemas; one per 80 values of each enum (its messages list them; a text
-    counts once more per 100 characters); one per ``_NAMES_PER_UNIT`` names a ``required`` or
+    counts once more per 100 characters); one per ``_RENDERED_MEMBERS_PER_UNIT`` members of a
+    ``const`` or of an enum's objects and arrays; one per ``_NAMES_PER_UNIT`` names a ``required`` or
     ``dependentRequired`` lists; ``_PROPERTY_NAMES_WEIGHT`` per ``propertyNames``. 1 for a schema
     with none of these, whose members keep the full ITEM_CAP."""
     weight = 1
@@ -1027,6 +1028,10 @@ def _schema_weight(schema: Any) -> int:
             enum = node.get("enum")
             if isinstance(enum, list):  # a long text renders like many short ones
                 weight += sum(1 + len(option) // 100 if isinstance(option, str) else 1 for option in enum) // 80
+                weight += sum(_members_in(option) for option in enum if isinstance(option, (dict, list))) \
+                    // _RENDERED_MEMBERS_PER_UNIT
+            if isinstance(node.get("const"), (dict, list)):  # every error renders it whole
+                weight += _members_in(node["const"]) // _RENDERED_MEMBERS_PER_UNIT
             names += _names_listed(node)
             if "propertyNames" in node:  # one error per bad name, each carrying the whole object
                 weight += _PROPERTY_NAMES_WEIGHT
@@ -1035,6 +1040,23 @@ def _schema_weight(schema: Any) -> int:
         elif isinstance(node, list):
             todo.extend((v, branched) for v in node)
     return weight + names // _NAMES_PER_UNIT
+
+
+#: Members of a ``const`` or of an enum's objects and arrays per unit of schema weight: each error
+#: renders the whole value in its message (a 1,000-member const, 1,000 wrong items: 0.33 s).
+_RENDERED_MEMBERS_PER_UNIT = 60
+
+
+def _members_in(value: Any) -> int:
+    """How many members ``value``'s containers hold at any depth (a schema's literal: plain JSON),
+    counted up to what would already make the heaviest weight."""
+    count, todo = 0, [value]
+    while todo and count < DETAIL_WORK * _RENDERED_MEMBERS_PER_UNIT:
+        node = todo.pop()
+        members = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        count += len(members)
+        todo.extend(member for member in members if isinstance(member, (dict, list)))
+    return count
 
 
 #: Names a ``required``/``dependentRequired`` may list per unit of schema weight. Each name missing is

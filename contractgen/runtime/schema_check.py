@@ -1065,7 +1065,7 @@ def _members_in(value: Any) -> int:
 #: 200-member object (4 s); 100 names required of each item of an array, sent 5,000 one-member
 #: objects (60 KB), made 100,000 (1.3 s). (members examined) x (names listed) stays under
 #: DETAIL_WORK x this. Of the 185 corpus input schemas, two list enough names to examine fewer
-#: than ITEM_CAP members (444 and 800).
+#: than ITEM_CAP members (400 and 800).
 _NAMES_PER_UNIT = 2
 #: The weight of a ``propertyNames``: each name it refuses is an error carrying a copy of the object,
 #: so the work grows with the square of the members examined (1,000 short names: 0.6 s; of 5,000

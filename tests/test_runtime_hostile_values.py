@@ -205,8 +205,7 @@ def test_the_search_for_long_integers_finds_one_among_any_plain_scalars(
     place = min(index, len(members))
     if plant:
         members.insert(place, -huge if negative else huge)
-    container: Any = {f"k{i}": member for i, member in enumerate(members)} if as_object else members
-    value = container
+    value: Any = {f"k{i}": member for i, member in enumerate(members)} if as_object else members
     for level in range(nesting):  # inside objects and arrays that hold scalars beside it
         value = {"x": 1, "inner": value} if level % 2 else [0, value, True]
     expected_tail = (f"k{place}" if as_object else place,)
@@ -214,7 +213,7 @@ def test_the_search_for_long_integers_finds_one_among_any_plain_scalars(
     if not plant:
         assert found is None
     else:
-        assert found is not None and found[len(found) - 1:] == expected_tail
+        assert found is not None and found[-1:] == expected_tail
         node = value
         for key in found:
             node = node[key]
@@ -1021,6 +1020,17 @@ def test_a_secret_looking_name_in_any_record_is_noticed(records: int, names: lis
     assert _may_hold_secrets({"rows": rows, "count": records}, schema, None) is (planted is not None)
 
 
+def _guarded(schema: Any) -> Any:
+    """A guard on ``schema`` for its bad calls: sync, no deadline, any output."""
+    return guard(Contract(name="bounded", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={}, timeout=Timeout(None)), lambda a: {})
+
+
+def _items_of_xs(value: Any) -> int:
+    """How many items of ``xs`` the validator was given."""
+    return len(value.get("xs", ()))
+
+
 #: Errors the validator may build for one call: jsonschema-rs makes each (a missing name's with a copy
 #: of its object) before the first reaches the guard, at about 11 us each here, so 10,000 is 0.1 s.
 VALIDATOR_ERRORS = 10_000
@@ -1037,18 +1047,18 @@ def test_names_required_of_many_objects_keep_the_validators_errors_bounded(names
     requirement is reached (names listed one per node are summed, not rounded down one by one); the
     first missing name of the first object is still named."""
     required = [f"r{i}" for i in range(names)]
-    item = {"items": {"type": "object", "required": required},
-            "if-then": {"if": {"type": "object"}, "then": {"required": required}},
-            "allOf": {"allOf": [{"type": "object"}, {"required": required}]}, "one name per then": {}}[shape]
     if shape == "one name per then":  # nested if/then, each adding one name: all apply to one object
+        item: dict[str, Any] = {}
         for name in reversed(required):
             item = {"if": {"type": "object"}, "then": {"required": [name], **item}}
+    else:
+        item = {"items": {"type": "object", "required": required},
+                "if-then": {"if": {"type": "object"}, "then": {"required": required}},
+                "allOf": {"allOf": [{"type": "object"}, {"required": required}]}}[shape]
     schema = {"type": "object", "properties": {"xs": {"type": "array", "items": item}}}
     sent = {f"r{i}": 1 for i in range(0, names, every)}  # every name when every == 1: nothing missing
     arguments = {"xs": [{**sent, "n": k} for k in range(objects)]}
-    tool = guard(Contract(name="names", version="1.0.0", summary="s", description="d", input_schema=schema,
-                          output_schema={}, timeout=Timeout(None)), lambda a: {})
-    envelope, seen = _explained_with(tool, arguments, lambda value: len(value.get("xs", ())))
+    envelope, seen = _explained_with(_guarded(schema), arguments, _items_of_xs)
     missing = [name for name in required if name not in sent]
     if not missing:
         assert envelope["status"] == "ok" and not seen
@@ -1071,10 +1081,8 @@ def test_all_of_parts_over_many_items_keep_the_validators_errors_bounded(parts: 
             "one name": lambda i: {"required": [f"x{i}"]}, "not": lambda i: {"not": {"type": "object"}},
             "nested": lambda i: {"allOf": [{"type": "string"}]}}[part]
     schema = {"type": "object", "properties": {"xs": {"type": "array", "items": {"allOf": [made(i) for i in range(parts)]}}}}
-    tool = guard(Contract(name="parts", version="1.0.0", summary="s", description="d", input_schema=schema,
-                          output_schema={}, timeout=Timeout(None)), lambda a: {})
     sent = [0] * items if part == "minimum" else [{"n": k} for k in range(items)]  # each item fails every part
-    envelope, seen = _explained_with(tool, {"xs": sent}, lambda value: len(value.get("xs", ())))
+    envelope, seen = _explained_with(_guarded(schema), {"xs": sent}, _items_of_xs)
     error = envelope["error"]
     assert error["code"] == "INVALID_ARGUMENT" and error_size(error) <= ERROR_SIZE_CAP
     assert error["field"] in ("/xs/0", "/xs/0/x0"), error
@@ -1105,9 +1113,7 @@ def test_a_big_literal_keeps_what_the_validator_renders_bounded(members: int, op
                 for o in range(options)]
         item, quoted = {"enum": made}, per * options
     schema = {"type": "object", "properties": {"xs": {"type": "array", "items": item}}}
-    tool = guard(Contract(name="literal", version="1.0.0", summary="s", description="d", input_schema=schema,
-                          output_schema={}, timeout=Timeout(None)), lambda a: {})
-    envelope, seen = _explained_with(tool, {"xs": ["wrong"] * items}, lambda value: len(value.get("xs", ())))
+    envelope, seen = _explained_with(_guarded(schema), {"xs": ["wrong"] * items}, _items_of_xs)
     error = envelope["error"]
     assert error["code"] == "INVALID_ARGUMENT" and error_size(error) <= ERROR_SIZE_CAP
     assert error["field"] == "/xs/0", error

@@ -211,14 +211,11 @@ def oversized_int(value: Any) -> tuple[Any, ...] | None:
         if type(node) is dict or type(node) is list:
             # in bulk, in C, where the members are plain scalars (1,000 objects of 1,000 integers
             # took 0.4 s member by member): the loop below then only runs to name the place
-            kinds = set(map(type, node.values() if type(node) is dict else node))
-            if kinds <= JSON_SCALARS:
-                if int not in kinds:
-                    continue
-                if kinds <= _INTEGERS:
-                    values = node.values() if type(node) is dict else node
-                    if INT_FLOOR < min(values) and max(values) < INT_CEILING:
-                        continue
+            values = node.values() if type(node) is dict else node
+            kinds = set(map(type, values))
+            if kinds <= JSON_SCALARS and (int not in kinds or kinds <= _INTEGERS
+                                          and INT_FLOOR < min(values) and max(values) < INT_CEILING):
+                continue
         for key, member in members:
             kind = type(member)
             if kind is int:
@@ -539,6 +536,11 @@ def larger_than(value: Any, limit: int) -> bool:
     """Whether a value has more than ``limit`` members in all (counting stops there)."""
     if type(value) is dict and _PLAIN_SCALARS.issuperset(map(type, value.values())):
         return len(value) > limit  # the common flat arguments: one pass in C
+    return members_up_to(value, limit) > limit
+
+
+def members_up_to(value: Any, limit: int) -> int:
+    """How many members ``value``'s containers hold at any depth; counting stops once past ``limit``."""
     total = 0
     stack = [value]
     while stack:
@@ -546,10 +548,10 @@ def larger_than(value: Any, limit: int) -> bool:
         if members is not None:
             total += len(members)
             if total > limit:
-                return True
+                return total
             if not _PLAIN_SCALARS.issuperset(map(type, members)):
                 stack.extend(m for m in members if type(m) not in _PLAIN_SCALARS)
-    return False
+    return total
 
 
 def _members(node: Any) -> Any:

@@ -25,6 +25,7 @@ from .jsonvalue import (
     json_type,
     larger_than,
     lone_surrogate,
+    members_up_to,
     non_json_path,
     oversized_int,
     oversized_int_in,
@@ -1028,10 +1029,9 @@ def _schema_weight(schema: Any) -> int:
             enum = node.get("enum")
             if isinstance(enum, list):  # a long text renders like many short ones
                 weight += sum(1 + len(option) // 100 if isinstance(option, str) else 1 for option in enum) // 80
-                weight += sum(_members_in(option) for option in enum if isinstance(option, (dict, list))) \
-                    // _RENDERED_MEMBERS_PER_UNIT
-            if isinstance(node.get("const"), (dict, list)):  # every error renders it whole
-                weight += _members_in(node["const"]) // _RENDERED_MEMBERS_PER_UNIT
+                weight += sum(_literal_members(option) for option in enum) // _RENDERED_MEMBERS_PER_UNIT
+            if "const" in node:  # every error renders it whole
+                weight += _literal_members(node["const"]) // _RENDERED_MEMBERS_PER_UNIT
             names += _names_listed(node)
             if "propertyNames" in node:  # one error per bad name, each carrying the whole object
                 weight += _PROPERTY_NAMES_WEIGHT
@@ -1047,16 +1047,9 @@ def _schema_weight(schema: Any) -> int:
 _RENDERED_MEMBERS_PER_UNIT = 60
 
 
-def _members_in(value: Any) -> int:
-    """How many members ``value``'s containers hold at any depth (a schema's literal: plain JSON),
-    counted up to what would already make the heaviest weight."""
-    count, todo = 0, [value]
-    while todo and count < DETAIL_WORK * _RENDERED_MEMBERS_PER_UNIT:
-        node = todo.pop()
-        members = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        count += len(members)
-        todo.extend(member for member in members if isinstance(member, (dict, list)))
-    return count
+def _literal_members(literal: Any) -> int:
+    """The members a literal holds at any depth, counted up to what already makes the heaviest weight."""
+    return members_up_to(literal, DETAIL_WORK * _RENDERED_MEMBERS_PER_UNIT)
 
 
 #: Names a ``required``/``dependentRequired`` may list per unit of schema weight. Each name missing is

@@ -115,3 +115,59 @@ def test_did_you_mean_names_the_most_similar_name_and_misses_none_difflib_would_
         assert guess == (known[scores.index(max(scores))] if max(scores) >= cutoff else None)
     if difflib.get_close_matches(key, known, n=1, cutoff=cutoff):
         assert guess is not None
+
+
+NAME_RULES: list[Any] = [{"pattern": "^[a-z_]+$"}, {"maxLength": 3}, {"enum": ["ab", "b_", "ZZ"]},
+                         {"pattern": "^[a-z]", "maxLength": 4}, False, {"$ref": "#/$defs/name"}]
+
+
+@settings(max_examples=60, deadline=None)
+@given(rule=st.sampled_from(NAME_RULES), nested=st.booleans(),
+       names=st.lists(st.text(alphabet="abZ_-/~", min_size=1, max_size=6), min_size=1, max_size=8, unique=True))
+def test_a_name_property_names_refuses_is_named_alike_by_both_backends(rule: Any, nested: bool,
+                                                                      names: list[str]) -> None:
+    """Each member name ``propertyNames`` refuses (per the reference validator, name by name) gets a
+    violation at that member which quotes it, and no other name does; jsonschema-rs reports the name
+    inside its error, jsonschema as the name's own failed keyword: both read the same. Before, the
+    violation was at the object ("violates the 'propertyNames' constraint", or from the reference
+    backend "the arguments must be a string matching ..."), naming no key."""
+    import jsonschema
+
+    object_schema = {"type": "object", "propertyNames": rule}
+    schema: dict[str, Any] = {"$defs": {"name": {"maxLength": 2}}}
+    schema.update({"type": "object", "properties": {"tags": object_schema}} if nested else object_schema)
+    value = {name: 1 for name in names}
+    arguments = {"tags": value} if nested else value
+    rule_schema = {**rule, "$defs": schema["$defs"]} if isinstance(rule, dict) else rule
+    refused = [name for name in names if not jsonschema.Draft202012Validator(rule_schema).is_valid(name)]
+    prefix = "/tags" if nested else ""
+    wanted = {prefix + "/" + name.replace("~", "~0").replace("/", "~1") for name in refused}
+    for check in (SchemaCheck(schema), SchemaCheck(schema, prefer_fast=False)):
+        assert check.is_valid(arguments) == (not refused)
+        if not refused:
+            continue
+        violations = check.violations(arguments)
+        assert {v.field for v in violations} == wanted, (check.backend, violations)
+        for v in violations:
+            assert v.constraint == "propertyNames"
+            name = next(n for n in refused if v.field.endswith("/" + n.replace("~", "~0").replace("/", "~1")))
+            assert f"argument name '{name}'" in v.message, v.message
+            assert ("in 'tags'" in v.message) == nested
+
+
+def test_a_refused_name_of_a_secret_object_is_not_shown() -> None:
+    """Names of an object marked sensitive, or refused by a ``propertyNames`` marked sensitive, are
+    part of the secret: the violation is at the object and names none of them."""
+    for schema, arguments, field in [
+        ({"type": "object", "properties": {"creds": {"type": "object", "writeOnly": True,
+                                                     "propertyNames": {"pattern": "^[a-z]+$"}}}},
+         {"creds": {"Hunter2Secret": 1}}, "/creds"),
+        ({"type": "object", "propertyNames": {"writeOnly": True, "pattern": "^[a-z]+$"}},
+         {"Hunter2Secret": 1}, ""),
+    ]:
+        for check in (SchemaCheck(schema), SchemaCheck(schema, prefer_fast=False)):
+            violations = check.violations(arguments)
+            assert [v.field for v in violations] == [field]
+            assert "Hunter2Secret" not in repr(violations)
+            if not field:
+                assert violations[0].message.startswith("the arguments do not match the schema")

@@ -13,7 +13,7 @@ import contextlib
 import contextvars
 import functools
 import itertools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .jsonvalue import (
@@ -543,7 +543,15 @@ class SchemaCheck:
                         details = {}
                 path = list(e.instance_path)
                 holder = self._node_at(e.schema_path)
-                if name == "falseSchema" and _flat_keyword(list(e.schema_path), holder) == "additionalProperties":
+                if name == "propertyNames":
+                    holder, details = _refused_name(kind, holder)
+                elif name == "falseSchema" and _names_schema(e.schema_path):
+                    # `propertyNames: false` is one error at the object: every name of it is refused
+                    names = _at(value, path)
+                    for refused in names if isinstance(names, Mapping) else ():
+                        yield "propertyNames", path, False, {"name": refused, "keyword": "falseSchema"}
+                    continue
+                elif name == "falseSchema" and _flat_keyword(list(e.schema_path), holder) == "additionalProperties":
                     # jsonschema-rs names `additionalProperties: false` beside no `properties` a false
                     # schema at the object: it is an unknown key ("the arguments are not allowed here");
                     # read as evaluate() is read, so a property *named* additionalProperties stays one
@@ -581,6 +589,12 @@ class SchemaCheck:
     def _python_error(self, e: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
         keyword = str(e.validator)
         details: dict[str, Any] = {}
+        if isinstance(e.instance, str) and _names_schema(e.relative_schema_path):
+            # jsonschema reports a refused name as the name's own error (a failed "pattern" at the
+            # object), which read as "the object must be a string matching..."
+            yield "propertyNames", list(e.absolute_path), e.schema, {
+                "name": e.instance, "keyword": "falseSchema" if e.validator is None else keyword}
+            return
         if keyword == "required" and isinstance(e.instance, Mapping):
             # jsonschema yields one error per missing name; recover the name from the error itself
             missing = [p for p in e.validator_value if p not in e.instance]
@@ -711,6 +725,10 @@ class SchemaCheck:
                                      f"missing required {self.subject.noun} '{clip(str(name))}'{where}",
                                      expected=expected))
             return out[:room], max(len(out) - room, 0)
+        if keyword == "propertyNames" and isinstance(details, Mapping) and isinstance(sent, Mapping):
+            name = details.get("name")
+            if isinstance(name, str) and name in sent:
+                return [self._refused_name(here, path, node, name, details.get("keyword"))], 0
         sensitive = self.is_sensitive(here)
         if sensitive:
             attempted = REDACTED
@@ -740,6 +758,16 @@ class SchemaCheck:
         return [Violation(here, keyword, keyword_message(keyword, here, node, sent, details, self.subject,
                                                          hidden=sensitive),
                           expected=expected, attempted=attempted, did_you_mean=guess)], 0
+
+    def _refused_name(self, here: str, path: list[Any], node: Any, name: str, keyword: Any) -> Violation:
+        """The violation of a member name ``propertyNames`` refuses, at the member, naming it and the
+        rule it broke (as an unknown name is named). A name of a value whose names are secret is
+        masked by the caller like any violation inside it."""
+        where = "" if not path else f" in {field_label(here, self.subject)}"
+        label = f"{self.subject.noun} name '{clip(name)}'{where}"
+        message = keyword_message(str(keyword), here, node, name, {}, self.subject, label=label)
+        return Violation(here + pointer([name]), "propertyNames", message,
+                         expected=self.describe(node) if isinstance(node, Mapping) else None)
 
     def _closest_branch(self, value: Any, keyword: str, here: str, node: Any,
                         details: Mapping[str, Any]) -> Violation | None:
@@ -798,7 +826,10 @@ class SchemaCheck:
                         details = e.kind.as_dict()
                     except Exception:  # noqa: BLE001
                         details = {}
-                yield name, list(e.instance_path), self._node_at(e.schema_path), details
+                holder = self._node_at(e.schema_path)
+                if name == "propertyNames":
+                    holder, details = _refused_name(e.kind, holder)
+                yield name, list(e.instance_path), holder, details
             else:
                 yield from self._python_error(e)
 
@@ -883,8 +914,9 @@ class SchemaCheck:
         where = self._cached_key("masked-at", None, violation.field, lambda: self._masked_at(violation.field))
         if where is None:
             return violation
+        verb = "do" if not where and self.subject is ARGUMENTS else "does"  # "the arguments do not"
         return Violation(where, violation.constraint,
-                         f"{field_label(where, self.subject)} does not match the schema ({HIDDEN_DETAILS})",
+                         f"{field_label(where, self.subject)} {verb} not match the schema ({HIDDEN_DETAILS})",
                          attempted=REDACTED, secondary=violation.secondary)
 
     def _masked_at(self, field: str) -> str | None:
@@ -924,6 +956,34 @@ DETAIL_MEMBERS = 2
 #: plain keyword message is given: "matches none of the allowed shapes").
 CLOSEST_WORK = 400
 _closest_work: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("closest_work", default=None)
+
+
+def _names_schema(schema_path: Iterable[Any]) -> bool:
+    """Whether an error's schema path passes through a ``propertyNames`` keyword (not a property, a
+    definition or a pattern of that name): its error is about a member name."""
+    names_next = False  # whether the token read names a subschema rather than a keyword
+    for token in schema_path:
+        if token == "propertyNames" and not names_next:
+            return True
+        names_next = not names_next and token in _NAMING_SUBSCHEMAS
+    return False
+
+
+#: keywords whose next schema-path token is a name the author chose, not a keyword
+_NAMING_SUBSCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def _refused_name(kind: Any, holder: Any) -> tuple[Any, dict[str, Any]]:
+    """(the schema node, the details) of a jsonschema-rs ``propertyNames`` error: the name refused
+    and the keyword of ``propertyNames``' schema it failed (a ``false`` one holds none)."""
+    try:
+        inner = kind.error
+        name, keyword = inner.instance, inner.kind.name
+    except Exception:  # noqa: BLE001 - then the plain keyword message
+        return holder, {}
+    if keyword == "falseSchema":
+        holder = False
+    return holder, {"name": name, "keyword": keyword}
 
 
 def _bounded(errors: Iterator[tuple[str, list[Any], Any, Any]]) -> list[tuple[str, list[Any], Any, Any]]:

@@ -289,10 +289,12 @@ HIDDEN_DETAILS = "details not shown: the field is sensitive"
 
 
 def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any,
-                    subject: Subject = ARGUMENTS, *, hidden: bool = False) -> str:
+                    subject: Subject = ARGUMENTS, *, hidden: bool = False, label: str | None = None) -> str:
     """The one-line message for a failed keyword; ``hidden``: the position is sensitive, so neither
-    its allowed values nor anything ranked by what was sent are shown."""
-    label = field_label(here, subject)
+    its allowed values nor anything ranked by what was sent are shown. ``label``: what failed, when
+    not the value at ``here`` (a member name ``propertyNames`` refuses)."""
+    plural = label is None and not here and subject is ARGUMENTS  # "the arguments are", never "is"
+    label = field_label(here, subject) if label is None else label
     node = node if isinstance(node, Mapping) else {}
     if hidden and keyword in ("enum", "const"):
         return f"{label} must be {'one of the allowed values' if keyword == 'enum' else 'the one allowed value'}" \
@@ -318,8 +320,6 @@ def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any,
         return f"{label} must be {bounds[keyword].format(shown)}"
     if keyword == "uniqueItems":
         return f"{label} must not contain duplicate items"
-    # "the arguments" is plural: "the arguments are not allowed here", never "the arguments is"
-    plural = not here and subject is ARGUMENTS
     if keyword == "anyOf":
         return f"{label} {'match' if plural else 'matches'} none of the allowed shapes (anyOf)"
     if keyword == "oneOf":

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from build_support import model_module
 from conftest import CORPUS
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from contractgen.codegen.exact_values import TYPED_FORMATS
@@ -307,3 +307,40 @@ def test_check_refuses_a_default_or_example_the_generated_stub_refuses(fmt: str,
         assert bool(refused) == (envelope["status"] == "error"), (value, report.diagnostics, envelope)
         if refused:
             assert refused[0].hint and "generated model" in refused[0].hint
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(value=JSON_VALUES)
+@example(value={"k": 1}).via("an object")
+@example(value=[1, 2]).via("an array")
+@example(value=1.5).via("a fraction")
+@example(value={}).via("the empty object")
+def test_an_optional_const_field_may_be_left_out_and_arrives_as_sent(value: Any) -> None:
+    """An optional property with ``const`` of an object, an array or a fraction was typed without
+    ``| None`` yet defaulted to ``None``: the stub refused every call that left it out ("'v' must be
+    exactly {"k": 1}") and the output model every result without it, though the schema accepts
+    both. Left out or sent, it now reaches the implementation (or parse_output) as the schema says."""
+    field = {"const": value}
+    schema = {"type": "object", "properties": {"v": field, "inner": {"type": "object", "properties": {"v": field}}}}
+    models = generate_models([ModelRequest("m", "ConstV1", schema, schema)])["m"]
+    namespace = model_module(models, f"const_{abs(hash(json.dumps(value)))}", models.body)
+    input_model, output_model = namespace[models.input_class], namespace[models.output_class]
+    input_model.model_rebuild(_types_namespace=namespace)
+    output_model.model_rebuild(_types_namespace=namespace)
+    received: list[Any] = []
+    contract = Contract(name="const", version="1.0.0", summary="s", description="d",
+                        input_schema=schema, output_schema=schema)
+    for arguments in ({}, {"inner": {}}, {"v": value, "inner": {"v": value}}):
+        tool = guard(contract, lambda args, sent=arguments: received.append(args) or sent,
+                     input_model=input_model, output_model=output_model)
+        envelope = tool(arguments)
+        assert envelope["status"] == "ok", envelope
+        assert json.dumps(received[-1].model_dump(mode="json", exclude_unset=True)) == json.dumps(arguments)
+        assert tool.parse_output(envelope).model_dump(mode="json", exclude_unset=True) == envelope["output"]

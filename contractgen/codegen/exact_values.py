@@ -14,6 +14,9 @@ where its straightforward Python types would change a value the schema accepted.
 - A whole float bound from 2**53 up (``maximum: 1e300``) is written as the integer it is exactly: the
   generator wrote it from its decimal text (``le=10**300``), below the float's own value, so the
   model refused ``1e300`` itself, which the schema accepts.
+- A ``const`` is handed over as the one-member ``enum`` it equals: the generator typed a ``const``
+  object, array or fraction without ``| None`` while defaulting the field to ``None``, so an
+  optional ``{const: {k: 1}}`` refused every call (and every result) that left it out.
 - ``multipleOf`` is left to the schema: pydantic judges it with float remainders, so with
   ``multipleOf: 0.01`` it refused ``1`` and ``12.5`` (``1 % 0.01`` is not 0 in binary floating point),
   and with ``multipleOf: 3`` it judged ``1e300`` by a remainder the schema's validator does not take.
@@ -52,7 +55,8 @@ def _python_merges(values: list[Any]) -> bool:
 
 
 def values_kept_exact(schema: Any) -> Any:
-    """A copy of ``schema`` for the model generator: ``number`` also names ``integer``, formats
+    """A copy of ``schema`` for the model generator: ``number`` also names ``integer``, a ``const``
+    becomes its one-member ``enum`` (beside an ``enum`` of its own, the schema decides), formats
     outside ``TYPED_FORMATS`` and every ``multipleOf`` are dropped, big whole float bounds become
     the integers they are, and every ``enum`` holding a boolean and a number Python
     counts as equal is replaced by the JSON types of its members (kept as they are where ``type`` is
@@ -60,6 +64,7 @@ def values_kept_exact(schema: Any) -> Any:
     schema = copy.deepcopy(schema)
     for _, node in list(subschemas(schema)):  # collected before any change
         _integers_kept(node)
+        _const_as_enum(node)
         node.pop("multipleOf", None)
         for keyword in _BOUNDS:
             bound = node.get(keyword)
@@ -77,6 +82,14 @@ def values_kept_exact(schema: Any) -> Any:
                 present.discard("integer")  # a number type holds the integral ones too
             node["type"] = [t for t in _JSON_TYPES if t in present]
     return schema
+
+
+def _const_as_enum(node: dict[str, Any]) -> None:
+    if "const" not in node:
+        return
+    value = node.pop("const")
+    if "enum" not in node:  # beside an enum, either alone types the field; the guard checks both
+        node["enum"] = [value]
 
 
 def _integers_kept(node: dict[str, Any]) -> None:

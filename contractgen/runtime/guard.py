@@ -336,8 +336,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             if envelope is not None:
                 if envelope is not _INVALID:
                     return envelope
-                # invalid arguments, unobserved (as the fast path requires): the full path explains
-                return self._finish(self.run_checked(arguments, None), session, 0.0, False)
+                # invalid arguments, unobserved (as the fast path requires): explained
+                return self._finish(self._refused_call(arguments), session, 0.0, False)
         if self._hooks is not None:
             try:
                 return self._hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
@@ -352,6 +352,24 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 return self._finish(inline, session, 0.0, False)
         start = time.perf_counter() if observed else 0.0
         return self._finish(self.run_checked(arguments, contract_version), session, start, observed)
+
+    def _refused_call(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``run_checked`` for arguments the fast path's validator refused: plain JSON arguments are
+        explained straight away, without the full path's second look at them (validating and
+        reading them again was a tenth of answering a new wrong value);
+        tests/test_guard_fast_path.py checks both give the same envelope."""
+        if not plain_json(arguments):  # subclasses are judged as their base: the full path copies them
+            return self.run_checked(arguments, None)
+        token = _CALL.set((self, arguments))
+        try:
+            exact = value_key(arguments)
+            return self._invalid_arguments(*self._compiled.input.explain(arguments, key=exact), exact=exact)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - as run_checked: a defect in the guard itself
+            return self._internal(exc, "guard")
+        finally:
+            _CALL.reset(token)
 
     def _inline_call(self, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """A sync tool without a deadline, in this thread: the same steps as ``_call_sync``.

@@ -353,7 +353,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         start = time.perf_counter() if observed else 0.0
         return self._finish(self.run_checked(arguments, contract_version), session, start, observed)
 
-    def _refused_call(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def _refused_call(self, arguments: Any) -> dict[str, Any]:
         """``run_checked`` for arguments the fast path's validator refused: plain JSON arguments are
         explained straight away, without the full path's second look at them (validating and
         reading them again was a tenth of answering a new wrong value);

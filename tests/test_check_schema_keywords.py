@@ -219,3 +219,49 @@ def test_json_null_gets_no_yaml_hint() -> None:
     (warning,) = [d for d in check_file(item) if d.code == "unknown-schema-keyword"]
     assert warning.pointer == "/input/properties/a/optional"
     assert warning.hint is not None and "YAML" not in warning.hint
+
+
+#: a refusing value for each assertion keyword of 2020-12 (alone on a node, each refuses something);
+#: ``enum``, ``const`` and ``not`` judge every kind of value, so beside a ``type`` they can only repeat
+#: part of it (``{type: integer, not: {type: string}}``), which weakens nothing
+ASSERTING = {
+    "minLength": 2, "maxLength": 1, "pattern": "^a", "format": "date",
+    "minimum": 1, "maximum": 0, "exclusiveMinimum": 1, "exclusiveMaximum": 0, "multipleOf": 2,
+    "minItems": 2, "maxItems": 0, "uniqueItems": True, "contains": {"const": 1}, "minContains": 2,
+    "maxContains": 0, "items": {"type": "string"}, "prefixItems": [{"type": "string"}],
+    "required": ["x"], "properties": {"x": {"type": "string"}}, "additionalProperties": False,
+    "patternProperties": {"^y": {"type": "string"}}, "minProperties": 2, "maxProperties": 0,
+    "dependentRequired": {"x": ["z"]}, "dependentSchemas": {"x": {"required": ["z"]}},
+    "propertyNames": {"maxLength": 1}, "if": {"minLength": 1}, "then": {"maxLength": 3}, "else": {"const": 0},
+    "unevaluatedProperties": False, "unevaluatedItems": False,
+}
+NODE_TYPES = [None, "string", "integer", "number", "object", "array", "boolean", "null", ["string", "null"],
+              ["array", "object"]]
+#: values that tell the keywords above apart from their absence wherever they can judge anything
+PROBES = [None, True, False, 0, 1, 2, -1, 1.5, 3, "", "a", "ab", "abcd", "2026-01-01", "b", "not a date",
+          [], [1], [1, 1], [1, 2], ["a"], ["a", 1], [1, "a", 1], {}, {"x": "s"}, {"x": 1}, {"x": "s", "z": 1},
+          {"y": 1}, {"y": "s"}, {"ab": 1}, {"z": 1}, {"x": "s", "y": "t"}, {"a": 1, "b": 2}]
+
+
+def test_a_keyword_that_can_change_no_verdict_is_an_error_at_its_key() -> None:
+    """A constraint the guard never applies is refused wherever it stands: ``minContains`` or
+    ``maxContains`` without ``contains``, ``then``/``else`` without ``if``, ``if`` without either, or a
+    2020-12 ``format`` beside a ``type`` without strings passed check with no word, and the guard
+    accepted what the author wrote it refuses. Every assertion keyword alone on a node of every
+    type: where no probe value gets another verdict without it, check reports an error at its key."""
+    from contractgen.diff.generate import verdict
+
+    silent = []
+    for keyword, value in ASSERTING.items():
+        for kind in NODE_TYPES:
+            node: dict[str, Any] = {keyword: value} if kind is None else {keyword: value, "type": kind}
+            without = {k: v for k, v in node.items() if k != keyword}
+            schemas = [{"type": "object", "properties": {"v": n}} for n in (node, without)]
+            if any(verdict(schemas[0], {"v": p}) != verdict(schemas[1], {"v": p}) for p in PROBES):
+                continue  # the keyword judges something here
+            report = Reporter(ParsedFile("t/1.0.0.json"))
+            check_embedded_schema(report, "input", {"type": "object", "properties": {"v": {**node, "description": "d"}}})
+            if not any(d.level is Level.ERROR and d.pointer == f"/input/properties/v/{keyword}"
+                       for d in report.diagnostics):
+                silent.append(json.dumps(node))
+    assert not silent, "constraints the guard never applies, with no error:\n" + "\n".join(silent)

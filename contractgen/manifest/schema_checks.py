@@ -30,7 +30,7 @@ from .describe import (
     show,
 )
 from .fast_validate import STANDARD_FORMATS, fast_validator
-from .inert_keywords import check_inert_keywords
+from .inert_keywords import check_inert_keywords, check_keyword_partners
 from .model_formats import model_format_checker
 from .number_checks import check_schema_numbers
 from .report import Reporter
@@ -107,6 +107,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
         check_closed_object(report, base, pointer, sub, schema)
         if pointer:  # the root must be an object, which schema-not-object already says
             check_inert_keywords(report, base + pointer, sub)
+        check_keyword_partners(report, base + pointer, sub)
         if SENSITIVE_KEYWORD in sub and not isinstance(sub[SENSITIVE_KEYWORD], bool):
             report.error(
                 f"{base}{pointer}/{SENSITIVE_KEYWORD}",

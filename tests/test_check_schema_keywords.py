@@ -265,3 +265,38 @@ def test_a_keyword_that_can_change_no_verdict_is_an_error_at_its_key() -> None:
                        for d in report.diagnostics):
                 silent.append(json.dumps(node))
     assert not silent, "constraints the guard never applies, with no error:\n" + "\n".join(silent)
+
+
+@settings(max_examples=60, deadline=None)
+@given(declared=st.lists(st.sampled_from("abcd"), min_size=1, max_size=3, unique=True),
+       triggers=st.dictionaries(st.sampled_from("abcde"), st.lists(st.sampled_from("abcde"), max_size=2, unique=True),
+                                min_size=1, max_size=2),
+       keyword=st.sampled_from(["dependentRequired", "dependentSchemas"]))
+def test_a_dependency_on_a_name_a_closed_object_never_holds_is_an_error(
+        declared: list[str], triggers: dict[str, list[str]], keyword: str) -> None:
+    """On an object with ``additionalProperties: false``, ``dependentRequired: {zz: [a]}`` (or a
+    ``dependentSchemas`` entry) triggered by an undeclared name never applies, and ``{a: [zz]}`` refuses
+    every value holding ``a``; both passed check silently, unlike the same name under ``required``.
+    Each listed name that is not a property is an error at its place, and each such place really
+    changes what the schema means: dropping the entry changes no verdict (a trigger) or the object
+    can hold its trigger only without the dependency (a required name)."""
+    from contractgen.diff.generate import verdict
+
+    dependencies: dict[str, Any] = (triggers if keyword == "dependentRequired"
+                                    else {k: {"required": v} for k, v in triggers.items()})
+    node = {"type": "object", "additionalProperties": False,
+            "properties": {name: {"type": "integer", "description": "d"} for name in declared},
+            keyword: dependencies}
+    report = Reporter(ParsedFile("t/1.0.0.json"))
+    check_embedded_schema(report, "input", node)
+    errors = {d.pointer for d in report.diagnostics if d.code == "required-not-declared" and d.level is Level.ERROR}
+    expected = {f"/input/{keyword}/{k}" for k in triggers if k not in declared}
+    if keyword == "dependentRequired":
+        expected |= {f"/input/{keyword}/{k}/{i}" for k, names in triggers.items() for i, n in enumerate(names)
+                     if n not in declared}
+    assert errors == expected
+    for trigger in triggers:
+        if trigger not in declared:  # never sent: the entry changes no verdict
+            rest = {**node, keyword: {k: v for k, v in dependencies.items() if k != trigger}}
+            for value in ({}, {n: 1 for n in declared}, {trigger: 1}, {n: 1 for n in "abcde"}):
+                assert verdict(node, value) == verdict(rest, value)

@@ -375,8 +375,13 @@ def _python_compiles(pattern: str) -> bool:
 
 
 def _check_required_listed(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
-    required, properties = sub.get("required"), sub.get("properties")
-    if not isinstance(required, list) or not isinstance(properties, dict):
+    """Every name ``required``, ``dependentRequired`` or ``dependentSchemas`` lists is a declared
+    property: with ``additionalProperties: false`` an undeclared one can never be sent, so a required
+    one refuses every value, a dependency on it refuses every value holding the name that triggers it,
+    and a dependency triggered by it is a constraint that never applies (all errors); on an open
+    object the name may still arrive undeclared (a warning)."""
+    properties = sub.get("properties")
+    if not isinstance(properties, dict):
         return
     if (
         any(isinstance(sub.get(k), list) for k in ("allOf", "anyOf", "oneOf"))
@@ -385,22 +390,43 @@ def _check_required_listed(report: Reporter, pointer: str, sub: dict[str, Any]) 
         return  # the property may be declared in a branch
     closed = sub.get("additionalProperties") is False
     noun = "result field" if pointer.startswith("/output") else "argument"
-    for i, name in enumerate(required):
-        if isinstance(name, str) and name not in properties:
-            text = (
-                f"required {noun} {name!r} is not among the properties "
-                f"(expected one of: {', '.join(properties) or 'none'})"
-            )
-            hint = did_you_mean(name, properties) or f"declare {name!r} under `properties`"
-            if closed:
-                report.error(
-                    f"{pointer}/required/{i}",
-                    text + "; with additionalProperties: false no value can pass",
-                    "required-not-declared",
-                    hint=hint,
-                )
-            else:
-                report.warning(f"{pointer}/required/{i}", text, "required-not-declared", hint=hint)
+    for where, name, role, effect in _listed_names(sub):
+        if name in properties:
+            continue
+        text = (
+            f"{role.format(noun=noun, name=repr(name))} is not among the properties "
+            f"(expected one of: {', '.join(properties) or 'none'})"
+        )
+        hint = did_you_mean(name, properties) or f"declare {name!r} under `properties`"
+        trigger = where.startswith("dependent") and where.count("/") == 1  # a key of the map, not a value
+        if closed:
+            report.error(f"{pointer}/{where}", f"{text}; with additionalProperties: false {effect}",
+                         "required-not-declared", hint=hint, key=trigger)
+        else:
+            report.warning(f"{pointer}/{where}", text, "required-not-declared", hint=hint, key=trigger)
+
+
+def _listed_names(sub: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(pointer below ``sub``, name, what lists it, what a closed object makes of it undeclared) for
+    each property name ``required``, ``dependentRequired`` and ``dependentSchemas`` list."""
+    found: list[tuple[str, str, str, str]] = []
+    required = sub.get("required")
+    if isinstance(required, list):
+        found += [(f"required/{i}", name, "required {noun} {name}", "no value can pass")
+                  for i, name in enumerate(required) if isinstance(name, str)]
+    for keyword in ("dependentRequired", "dependentSchemas"):
+        dependencies = sub.get(keyword)
+        if not isinstance(dependencies, dict):
+            continue
+        for trigger, needs in dependencies.items():
+            at = f"{keyword}/{escape_token(trigger)}"
+            found.append((at, trigger, f"{{noun}} {{name}}, whose presence triggers `{keyword}`,",
+                          "it is never sent, so the guard never checks what it triggers"))
+            if keyword == "dependentRequired" and isinstance(needs, list):
+                found += [(f"{at}/{i}", name, f"{{noun}} {{name}}, which {trigger!r} requires,",
+                           f"no value holding {trigger!r} can pass")
+                          for i, name in enumerate(needs) if isinstance(name, str)]
+    return found
 
 
 def _check_instances(

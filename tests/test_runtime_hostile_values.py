@@ -1151,3 +1151,114 @@ def test_a_big_call_is_redacted_only_where_its_kept_copy_may_hide_a_secret(plant
         assert not redacted and "sk-live-Qzvk-9913" in said
     else:
         assert redacted and "sk-live-Qzvk-9913" not in said
+
+
+#: Name judgments one call may make: about 3 us each here, so 40,000 is about 0.1 s.
+NAMES_JUDGED = 40_000
+#: Members of a call redaction may walk to find its secrets: about 10 us each, so 30,000 is 0.3 s.
+MEMBERS_REDACTED = 30_000
+
+
+def _members(value: Any) -> int:
+    todo, count = [value], 0
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            count += len(node)
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            count += len(node)
+            todo.extend(node)
+    return count
+
+
+@settings(max_examples=12, deadline=None)
+@given(names=st.sampled_from([20_000, 120_000, 250_000]), shape=st.sampled_from(["flat", "nested", "records"]),
+       schema=st.sampled_from(["open", "marked", "described"]), bad=st.booleans(),
+       spelling=st.sampled_from(["k{:07d}", "kabcdef{:07d}", "paxyzw_{:07d}"]))
+def test_a_call_of_many_distinct_names_is_judged_and_redacted_within_bounds(
+        names: int, shape: str, schema: str, bad: bool, spelling: str) -> None:
+    """Every name of a call was judged for a secret-looking one (about 10 us each) before its secrets
+    were looked for, on a bad call and on an ok call of an open schema alike: 700,000 distinct names
+    (10 MB) took 7 s; and a call past 100,000 members had a shortened copy of 100,000 redacted (0.7 s).
+    Now a call counts as one that may hold a secret past 10,000 distinct names, and the copy it is
+    redacted in keeps at most 20,000 members; a secret-looking name in that copy is still found."""
+    from contractgen.runtime import redaction, scrub
+
+    judged = [0]
+    real_name = redaction.sensitive_name
+
+    def counting_name(name: Any) -> bool:
+        judged[0] += 1
+        return real_name(name)
+    redacted: list[int] = []
+    real_redact = scrub.redact
+
+    def counting_redact(*args: Any, **kwargs: Any) -> Any:
+        redacted.append(_members(args[0]))
+        return real_redact(*args, **kwargs)
+    names_made = [spelling.format(i) for i in range(names)]
+    if shape == "flat":
+        padding: Any = dict.fromkeys(names_made, 1)
+    elif shape == "nested":
+        padding = {"o": dict.fromkeys(names_made, 1)}
+    else:
+        padding = {"rows": [dict.fromkeys(names_made[i:i + 1000], 1) for i in range(0, names, 1000)]}
+    properties: dict[str, Any] = {"a": {"type": "integer"}}
+    if schema == "marked":
+        properties["pw"] = {"type": "string", "writeOnly": True}
+    elif schema == "described":
+        properties["rows"] = {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "integer"}}}
+    call = {"api_key": "sk-live-Qzvk-9913", "a": "wrong" if bad else 1, **padding}  # first: kept by the copy
+    tool = guard(Contract(name="names", version="1.0.0", summary="s", description="d",
+                          input_schema={"type": "object", "properties": properties}, output_schema={},
+                          timeout=Timeout(None)),
+                 lambda a: {"said": f"called with {a['api_key']}"})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(redaction, "sensitive_name", counting_name)
+        patch.setattr(scrub, "sensitive_name", counting_name)
+        patch.setattr(scrub, "redact", counting_redact)
+        envelope = tool(call)
+    assert judged[0] <= NAMES_JUDGED, judged[0]
+    assert max(redacted, default=0) <= MEMBERS_REDACTED, redacted
+    assert "sk-live-Qzvk-9913" not in json.dumps(envelope)
+    assert envelope["status"] == ("error" if bad else "ok"), envelope
+
+
+@st.composite
+def _one_edit_from_a_secret_word(draw: st.DrawFn) -> str:
+    """A secret word with one letter inserted, deleted, replaced or swapped anywhere, in any case,
+    maybe inside a longer name."""
+    from contractgen.runtime import redaction
+
+    word = draw(st.sampled_from(redaction._MISSPELT))
+    at = draw(st.integers(0, len(word) - 1))
+    letter = draw(st.sampled_from("abcdefghijklmnopqrstuvwxyz"))
+    edit = draw(st.sampled_from(["insert", "delete", "replace", "swap"]))
+    if edit == "insert":
+        word = word[:at] + letter + word[at:]
+    elif edit == "delete":
+        word = word[:at] + word[at + 1:]
+    elif edit == "replace":
+        word = word[:at] + letter + word[at + 1:]
+    elif at + 1 < len(word):
+        word = word[:at] + word[at + 1] + word[at] + word[at + 2:]
+    word = word.upper() if draw(st.booleans()) else word
+    return draw(st.sampled_from(["", "my_", "x-", "Big", "9"])) + word + draw(st.sampled_from(["", "_id", "X", "2"]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(name=st.text(st.sampled_from("pPaAsSwWoOrRdDtTkKeEnNcCiIlLyY_-19"), max_size=16) | _one_edit_from_a_secret_word())
+def test_a_name_is_judged_as_comparing_each_word_with_every_misspelt_secret_word_judges_it(name: str) -> None:
+    """Judging a name compares each of its words only with the secret words sharing its first or its
+    last two letters, after one search for what any secret-looking name holds; it must agree with
+    comparing every word with every misspelt secret word (the rule as written)."""
+    from contractgen.runtime import redaction
+    from contractgen.runtime.wording import one_edit_apart
+
+    words = [word.lower() for word in redaction.NAME_WORD.findall(name[:200])]
+    by_rule = bool(redaction.SENSITIVE_NAME.search(name)) or any(
+        word in redaction.SENSITIVE_WORDS or len(word) >= 6 and any(one_edit_apart(word, secret)
+                                                                    for secret in redaction._MISSPELT)
+        for word in words)
+    assert redaction._sensitive_text(name) is by_rule, name

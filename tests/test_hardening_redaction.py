@@ -851,3 +851,58 @@ def test_a_secret_no_encoding_likes_is_still_taken_out(secret: str) -> None:
 
     envelope = guard(contract, implementation)({"pw": secret})
     assert envelope["error"]["code"] == "NOT_FOUND" and envelope["error"]["message"] == "bad [redacted]"
+
+
+def _marked_at(mark: str) -> tuple[dict[str, Any], str, dict[str, Any]]:
+    """(input schema, the key the secret is sent under, $defs) for each way a name may be secret."""
+    if mark == "writeOnly":
+        return {"pw": {"type": "string", "writeOnly": True}}, "pw", {}
+    if mark == "x-sensitive-ref":
+        return {"pw": {"$ref": "#/$defs/Secret"}}, "pw", {"Secret": {"type": "string", "x-sensitive": True}}
+    if mark == "items":
+        return {"pw": {"type": "array", "items": {"type": "string", "writeOnly": True}}}, "pw", {}
+    return {"note": {"type": "string"}}, "api_key", {}  # no mark: an undeclared secret-looking name
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(mark=st.sampled_from(["writeOnly", "x-sensitive-ref", "items", "name"]),
+       padding=st.sampled_from(["members before", "long texts", "records before", "long texts in records"]),
+       count=st.sampled_from([300, 1200, 4000]), echo=st.sampled_from(["output", "tool-error", "exception"]))
+def test_a_secret_among_many_other_members_is_still_taken_out_of_what_the_tool_writes(
+        mark: str, padding: str, count: int, echo: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The secrets a tool's text is scrubbed of were looked for only in a shortened copy of the call,
+    and only the 256 longest texts redaction hid were kept: a password sent after 1,000 other members
+    was cut, and 300 long texts of an undeclared member beside it (hidden whole, being where no schema
+    says which part is a secret) crowded it out, so a tool echoing it sent it to the model. Texts
+    sent under a marked or secret-looking name are now found anywhere in the call, and come first."""
+    properties, key, defs = _marked_at(mark)
+    secret = "hunter22-" + MARKER
+    filler: dict[str, Any]
+    if padding == "members before":
+        filler = {f"k{i}": i for i in range(count)}
+    elif padding == "long texts":
+        filler = {"extra": [f"an undeclared text that is long, number {i:05d}" for i in range(count)]}
+    elif padding == "records before":
+        filler = {"rows": [{f"c{j}": j for j in range(40)} for _ in range(count // 40 + 1)]}
+    else:
+        filler = {"rows": [{"text": f"an undeclared text that is long, number {i:05d}"} for i in range(count)]}
+    call = {**filler, key: [secret] if mark == "items" else secret}
+    schema: dict[str, Any] = {"type": "object", "properties": properties, **({"$defs": defs} if defs else {})}
+
+    def implementation(args: Any) -> Any:
+        said = f"signed in with {args[key]}"
+        if echo == "tool-error":
+            raise ToolError(said, code="PERMISSION_DENIED")
+        if echo == "exception":
+            raise RuntimeError(said)
+        return {"said": said}
+    records: list[Any] = []
+    tool = guard(Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={"type": "object"}, timeout=Timeout(None)),
+                 implementation, on_call=records.append)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG):
+        envelope = tool(call)
+    seen = json.dumps(envelope) + _logged(caplog) + repr(records)
+    assert MARKER not in seen and MARKER.lower() not in seen.lower()
+    assert envelope["status"] == ("ok" if echo == "output" else "error"), envelope

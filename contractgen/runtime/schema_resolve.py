@@ -34,6 +34,8 @@ class _Index:
         self.scope: dict[int, tuple[Any, str]] = {}  # id(node) -> (its resource, that resource's URI)
         self.below: dict[int, bool] = {}  # id(node) -> whether a marked schema applies inside its values
         self.marks_any: bool | None = None  # whether a marked schema applies anywhere in a value of root
+        self.marked_names: frozenset[str] | None = None  # names of members marked where declared
+        self.properties: list[Mapping[str, Any]] = []  # every ``properties`` of the root and its resources
         #: (ids of the schemas at a position, a member's key) -> the schemas at that member
         self.members: dict[tuple[tuple[int, ...], str], list[Any]] = {}
         todo: list[tuple[Any, Any, str]] = [(root, root, "")]
@@ -57,6 +59,8 @@ class _Index:
                     if isinstance(node.get(key), str):
                         self.anchors.setdefault(node[key], []).append(node)
                 self.scope[id(node)] = (resource, base)
+                if isinstance(node.get("properties"), Mapping):
+                    self.properties.append(node["properties"])
                 todo.extend((v, resource, base) for k, v in node.items()
                             if k not in ("enum", "const", "default", "examples"))
             elif isinstance(node, (list, tuple)):
@@ -244,6 +248,27 @@ def marks_anything(root: Any, resources: Mapping[str, Any] | None = None) -> boo
         nodes = applicable([root], root, resources)
         index.marks_any = any(is_marked(node) for node in nodes) or marked_below(nodes, root, resources)
     return index.marks_any
+
+
+def marked_member_names(root: Any, resources: Mapping[str, Any] | None = None) -> frozenset[str]:
+    """The names ``properties`` declares, anywhere in ``root`` or its resources, for a member marked
+    sensitive, or for a container whose every item or undeclared member is: whatever a value sent
+    under such a name holds is a secret there. Kept per root."""
+    index = _index(root, resources)
+    if index.marked_names is None:
+        index.marked_names = frozenset(str(name) for properties in index.properties
+                                       for name, member in properties.items()
+                                       if _marked_whole(member, root, resources))
+    return index.marked_names
+
+
+def _marked_whole(node: Any, root: Any, resources: Mapping[str, Any] | None) -> bool:
+    """Whether a value at ``node`` is secret whole: marked, or every item or undeclared member is."""
+    resolved = applicable([node], root, resources)
+    return any(is_marked(n) for n in resolved) or any(
+        any(is_marked(m) for m in applicable([n[key]], root, resources))
+        for n in resolved if isinstance(n, Mapping)
+        for key in ("items", "additionalProperties") if key in n)
 
 
 def _marked_below(node: Any, root: Any, resources: Mapping[str, Any] | None) -> bool:

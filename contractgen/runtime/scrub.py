@@ -11,7 +11,9 @@ before any cap cuts it, so a cut never leaves a secret's prefix.
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -20,7 +22,7 @@ from urllib.parse import quote, quote_plus
 
 from .jsonvalue import JSON_SCALARS, MISSING, shortened
 from .redaction import REDACTED, echo_at, redact, sensitive_name
-from .schema_resolve import marks_anything
+from .schema_resolve import marked_member_names, marks_anything
 from .wording import Violation, one_edit_apart
 
 #: Characters a sent value needs to be looked for: shorter ones would scrub ordinary words.
@@ -39,7 +41,7 @@ _WALK_CAP = 100_000
 #: Distinct member names judged for a secret-looking one before a call counts as one that may hold
 #: a secret (its shortened copy is then read): judging a name costs microseconds, and a call of
 #: 700,000 distinct names (10 MB) took 7 s, an ok call on an open schema too.
-_NAMES_JUDGED = 10_000
+_NAMES_JUDGED = 5_000
 #: Texts of a call compared with each other for one sent twice (a bigger call has its secrets found).
 _COMPARED = 64
 #: Members and containers read of a shortened copy (at most _WALK_CAP members, so fewer containers):
@@ -51,7 +53,7 @@ _MEMBER_CAP = 1000
 #: Members of a call its secrets are looked for in (a shortened copy, shared fairly among nested
 #: containers): redacting a member costs about 10 us (its schema, its name), and a copy of 100,000
 #: took 0.7 s on a call of 200 records of 1,000 members with one secret-looking name among them.
-_KEPT_MEMBERS = 20_000
+_KEPT_MEMBERS = 10_000
 
 
 class Scrubber:
@@ -214,17 +216,56 @@ def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | Non
 
 def _secrets_in(arguments: Any, schema: Any, resources: Mapping[str, Any] | None) -> Scrubber:
     try:
+        named = _named_secrets(arguments, schema, resources)
         kept = shortened(arguments, _MEMBER_CAP, _KEPT_MEMBERS)[0]
         # The pre-check on the whole call may have given up on its size alone. Redaction reads only
         # this copy, so where the copy has no mark and no secret-looking name it hides nothing: the
         # copy is read whole before redacting it, which cost 0.4 s on a call of 1,000 objects of
         # 1,000 members.
-        if not _may_hold_secrets(kept, schema, resources, cap=_KEPT_COPY_READS):
-            return NO_SECRETS
-        shown = redact(kept, schema, schema, resources=resources)
+        shown = redact(kept, schema, schema, resources=resources) \
+            if _may_hold_secrets(kept, schema, resources, cap=_KEPT_COPY_READS) else kept
     except Exception:  # noqa: BLE001
         return NO_SECRETS
-    return secrets_between(arguments, shown)
+    return secrets_between(arguments, shown, named)
+
+
+def _named_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] | None) -> list[str]:
+    """The texts a call sent under a name the schema marks where it declares it, or under a
+    secret-looking name, wherever they are in the call: the copy redaction reads is shortened, and
+    a password sent after 1,000 other members was cut from it, never found, and echoed by the tool
+    in its ok output. Names are matched by set operations; at most ``_NAMES_JUDGED`` distinct ones
+    are judged for a secret-looking look, in the order sent."""
+    wanted = set(marked_member_names(schema, resources))
+    judged: set[str] = set()
+    found: list[str] = []
+    for node in _objects(arguments, _WALK_CAP):
+        if node is None:
+            break
+        if type(node) is dict and _STR_ONLY.issuperset(map(type, node)):
+            room = _NAMES_JUDGED - len(judged)
+            fresh = list(itertools.islice((k for k in node if k not in judged), room)) if room > 0 else []
+            judged.update(fresh)
+            wanted.update(filter(sensitive_name, fresh))
+            hits: Iterable[Any] = node.keys() & wanted
+        else:  # the caller's own str type: read as plain text, its hashing and equality never run
+            hits = [key for key in itertools.islice(node, _MEMBER_CAP)
+                    if isinstance(key, str) and _wanted(str.__str__(key), wanted, judged)]
+        for key in hits:
+            with contextlib.suppress(Exception):  # a member that raises when read holds nothing to look for
+                _texts(node[key], found, cap=_MEMBER_CAP)
+    return found
+
+
+def _wanted(name: str, wanted: set[str], judged: set[str]) -> bool:
+    if name in wanted:
+        return True
+    if name in judged or len(judged) >= _NAMES_JUDGED:
+        return False
+    judged.add(name)
+    if sensitive_name(name):
+        wanted.add(name)
+        return True
+    return False
 
 
 _STR_ONLY = frozenset({str})
@@ -240,41 +281,50 @@ def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] 
     if type(arguments) is dict and JSON_SCALARS.issuperset(map(type, arguments.values())):
         # the usual call, flat: its names alone (the walk below would say the same, slower)
         return len(arguments) > _NAMES_JUDGED or any(map(sensitive_name, arguments))
-    todo, seen = [arguments], 0
     names_judged: set[str] = set()  # an array of records repeats the same names in every record
     other_names = 0  # names of the caller's own str type, or not str, judged one by one
+    for node in _objects(arguments, cap):
+        if node is None:
+            return True  # too big to look through: redact it
+        if type(node) is dict and _STR_ONLY.issuperset(map(type, node)):
+            # plain str names only: a subclass's own hashing and equality never run
+            fresh = node.keys() - names_judged
+            if len(names_judged) + len(fresh) + other_names > _NAMES_JUDGED or any(map(sensitive_name, fresh)):
+                return True  # too many names to judge: redact it
+            names_judged |= fresh
+        else:
+            other_names += len(node)
+            if len(names_judged) + other_names > _NAMES_JUDGED:
+                return True
+            for key in node:
+                if sensitive_name(key):
+                    return True
+    return False
+
+
+def _objects(value: Any, cap: int) -> Iterator[Mapping[Any, Any] | None]:
+    """Every object in ``value`` (itself included), reading at most ``cap`` members and containers
+    (members are what costs: 1,000 lists of 1,000 took seconds); None last where the cap cut it."""
+    todo, seen = [value], 0
     while todo:
         node = todo.pop()
         seen += 1
-        if seen > cap:
-            return True  # too big to look through: redact it
         if isinstance(node, Mapping):
-            seen += len(node)  # members are what costs: 1,000 lists of 1,000 took seconds
-            if seen > cap:
-                return True
-            if type(node) is dict and _STR_ONLY.issuperset(map(type, node)):
-                # plain str names only: a subclass's own hashing and equality never run
-                fresh = node.keys() - names_judged
-                if len(names_judged) + len(fresh) + other_names > _NAMES_JUDGED or any(map(sensitive_name, fresh)):
-                    return True  # too many names to judge: redact it
-                names_judged |= fresh
-            else:
-                other_names += len(node)
-                if len(names_judged) + other_names > _NAMES_JUDGED:
-                    return True
-                for key in node:
-                    if sensitive_name(key):
-                        return True
+            seen += len(node)
             members: Iterable[Any] = node.values()
         elif isinstance(node, (list, tuple)):
             seen += len(node)
             members = node
         else:
             continue
+        if seen > cap:
+            yield None
+            return
+        if isinstance(node, Mapping):
+            yield node
         # a scalar member (the usual one) is told apart by its exact type: an ABC check costs more
         todo.extend(value for value in members
                     if type(value) not in JSON_SCALARS and isinstance(value, (Mapping, list, tuple)))
-    return False
 
 
 def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
@@ -344,15 +394,19 @@ def _violation_texts(violations: Sequence[Violation]) -> Iterator[str]:
             yield v.attempted if isinstance(v.attempted, str) else json.dumps(v.attempted, default=str)
 
 
-def secrets_between(sent: Any, shown: Any) -> Scrubber:
-    """A scrubber for what of ``sent`` its redacted copy ``shown`` hides."""
+def secrets_between(sent: Any, shown: Any, named: Iterable[str] = ()) -> Scrubber:
+    """A scrubber for what of ``sent`` its redacted copy ``shown`` hides, and for the texts ``named``
+    (sent under a marked or secret-looking name), which come first: only ``SECRETS_CAP`` are looked
+    for, and 300 long texts of an undeclared member beside a password (hidden whole, since no schema
+    says which part of them is a secret) crowded the password out, so the tool's echo of it came back."""
     found: list[str] = []
     try:
         _collect(sent, shown, found)
     except Exception:  # noqa: BLE001 - a value that raises when read holds nothing we can look for
         return NO_SECRETS
-    found = sorted({f for f in found if _may_be_secret(f)},
-                   key=lambda s: (-len(s), s))
+    first = {f for f in named if _may_be_secret(f)}
+    found = sorted(first, key=_longest_first) + sorted({f for f in found if _may_be_secret(f)} - first,
+                                                       key=_longest_first)
     if not found:
         return NO_SECRETS
     try:
@@ -360,6 +414,10 @@ def secrets_between(sent: Any, shown: Any) -> Scrubber:
     except Exception:  # noqa: BLE001 - a value that raises when read again: its secrets still go
         near = []
     return Scrubber(found[:SECRETS_CAP] + near)
+
+
+def _longest_first(text: str) -> tuple[int, str]:
+    return -len(text), text
 
 
 def _near_misses(sent: Any, secrets: list[str]) -> list[str]:
@@ -381,11 +439,13 @@ def _collect(sent: Any, shown: Any, found: list[str]) -> None:
     """The texts of ``sent`` where its redacted copy ``shown`` says it was hidden."""
     todo = [(sent, shown)]
     visited = 0
-    while todo and len(found) < _WALK_CAP and visited < _KEPT_COPY_READS:
+    while todo and len(found) < _KEPT_MEMBERS and visited < _KEPT_COPY_READS:
         sent, shown = todo.pop()
         visited += 1
         if isinstance(shown, str) and shown in (REDACTED, "…") and sent != shown:
-            _texts(sent, found)
+            # as many texts as the copy keeps members: a value hidden whole is read as sent, and
+            # 100 records of 1,000 members hidden whole were read to their end (0.4 s)
+            _texts(sent, found, cap=_KEPT_MEMBERS - len(found))
         elif isinstance(sent, Mapping) and isinstance(shown, Mapping):
             # the members the shortened copy kept: walking the sent ones it cut cost 1.7 s for
             # 1,000 objects of 1,000 members, and nothing was hidden there to find

@@ -344,3 +344,46 @@ def test_an_optional_const_field_may_be_left_out_and_arrives_as_sent(value: Any)
         assert envelope["status"] == "ok", envelope
         assert json.dumps(received[-1].model_dump(mode="json", exclude_unset=True)) == json.dumps(arguments)
         assert tool.parse_output(envelope).model_dump(mode="json", exclude_unset=True) == envelope["output"]
+
+
+LISTED = st.lists(st.sampled_from([1, 2, 2.5, "a", "b", None, True]), min_size=1, max_size=4, unique_by=json.dumps)
+#: a schema that lists values: its own enum or const, one behind a $ref, one in a nested allOf; or a type
+LISTING_MEMBERS = st.one_of(
+    LISTED.map(lambda values: {"enum": values}),
+    st.sampled_from([1, "a", 2.5, None]).map(lambda value: {"const": value}),
+    st.just({"$ref": "#/$defs/listed"}),
+    LISTED.map(lambda values: {"allOf": [{"enum": values}]}),
+    st.sampled_from([{"type": "integer"}, {"type": ["string", "number"]}, {}]),
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(members=st.lists(LISTING_MEMBERS, min_size=1, max_size=3), own=st.none() | LISTED, defined=LISTED)
+@example(members=[{"enum": [1, 2]}, {"enum": [2, "a"]}], own=None, defined=[1]).via("two lists")
+@example(members=[{"$ref": "#/$defs/listed"}, {"const": "a"}], own=None, defined=["a", "b"]).via("a ref and a const")
+@example(members=[{"enum": ["a", "b"]}], own=["b"], defined=[1]).via("the holder's list and a member's")
+def test_an_all_of_of_several_value_lists_accepts_what_they_all_list(
+        members: list[dict[str, Any]], own: list[Any] | None, defined: list[Any]) -> None:
+    """``allOf: [{enum: [1, 2]}, {enum: [2, 3]}]`` (or a const, an enum behind a $ref or beside the
+    allOf) was written as an empty class, an object: the stub refused 2, which the schema accepts,
+    with "'v' must be one of 1, 2". Every value the schema accepts there now reaches the
+    implementation as sent."""
+    field: dict[str, Any] = {"allOf": members, **({"enum": own} if own is not None else {})}
+    schema = {"type": "object", "$defs": {"listed": {"enum": defined}}, "properties": {"v": field}}
+    models = generate_models([ModelRequest("m", "ListsV1", schema, {"type": "object"})])["m"]
+    namespace = model_module(models, f"lists_{abs(hash(json.dumps(field) + json.dumps(defined)))}", models.body)
+    model = namespace[models.input_class]
+    model.model_rebuild(_types_namespace=namespace)
+    received: list[Any] = []
+    contract = Contract(name="lists", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"})
+    tool = guard(contract, lambda arguments: received.append(arguments) or {}, input_model=model)
+    validator = reference_validator.validator(schema, formats=False)
+    for value in [1, 2, 2.5, "a", "b", None, True, 1.0]:
+        if not validator.is_valid({"v": value}):
+            continue
+        received.clear()
+        envelope = tool({"v": value})
+        assert envelope["status"] == "ok", (value, envelope)
+        got = received[0].model_dump(mode="json", exclude_unset=True)["v"]
+        assert json.dumps(got) == json.dumps(value) or (type(value) in (int, float) and got == value), (value, got)

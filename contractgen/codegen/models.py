@@ -32,7 +32,7 @@ from ..runtime.jsonvalue import MISSING
 from ..runtime.pointer import pointer, pointer_parts, resolve_pointer
 from .defaults import type_defaults
 from .exact_values import values_kept_exact
-from .merges import hoist_merges, place_name
+from .merges import hoist_merges, listed_values_unmerged, place_name
 from .openness import explicit_openness
 from .patterns import patterns_left_to_schema
 from .sensitive_fields import hide_sensitive_fields
@@ -155,6 +155,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
                 if root_key == out_key:
                     wire_bundle[key] = wire_schema(clean)
         roots[request.owner] = (in_key, out_key)
+    bundle = listed_values_unmerged({"$defs": bundle})["$defs"]
     aliases = _normalized_aliases({"$defs": bundle})
     code, metadata = _run_generator({"$defs": bundle}, {**GENERATE_OPTIONS, "aliases": aliases} if aliases
                                     else GENERATE_OPTIONS)

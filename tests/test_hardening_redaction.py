@@ -906,3 +906,31 @@ def test_a_secret_among_many_other_members_is_still_taken_out_of_what_the_tool_w
     seen = json.dumps(envelope) + _logged(caplog) + repr(records)
     assert MARKER not in seen and MARKER.lower() not in seen.lower()
     assert envelope["status"] == ("ok" if echo == "output" else "error"), envelope
+
+
+@settings(max_examples=300, deadline=None)
+@given(secrets=st.lists(st.text("ab", min_size=4, max_size=9), min_size=1, max_size=120, unique=True),
+       pieces=st.lists(st.tuples(st.integers(0, 119), st.text("abx", max_size=3),
+                                 st.sampled_from(["plain", "upper", "base64"])), max_size=30),
+       where=st.sampled_from(["string", "key", "strings"]))
+def test_many_secrets_sharing_starts_and_overlapping_are_all_taken_out(
+        secrets: list[str], pieces: list[tuple[int, str, str]], where: str) -> None:
+    """Past a few dozen spellings, a text is first searched for their first characters at once
+    (a trie), overlapping places and shorter starts included, and only those found are looked for:
+    secrets over two letters share every start and overlap everywhere, and none survives."""
+    import base64
+
+    from contractgen.runtime.scrub import Scrubber
+
+    written = ""
+    for index, filler, spelling in pieces:
+        secret = secrets[index % len(secrets)]
+        written += filler + {"plain": secret, "upper": secret.upper(),
+                             "base64": base64.b64encode(secret.encode()).decode()}[spelling]
+    value: Any = {"said": written} if where == "string" else {written: 1} if where == "key" else \
+        {"said": [written, written[::-1], "plain words"]}
+    scrubber = Scrubber(secrets)
+    for shown in (scrubber.value(value), scrubber.text(written)):
+        text = json.dumps(shown).lower()
+        assert not any(secret in text for secret in secrets), (text, secrets)
+        assert not any(base64.b64encode(secret.encode()).decode().lower() in text for secret in secrets)

@@ -4,9 +4,12 @@ positions of the errors, and that data (property names, defaults, enums ...) is 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import jsonschema_specifications  # type: ignore[import-untyped]
+import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +21,7 @@ from contractgen.manifest.schema_checks import check_embedded_schema
 from contractgen.manifest.schema_keywords import KEYWORDS_2020_12, is_keyword
 from contractgen.manifest.schema_walk import subschemas
 
+BUNDLED = Path(__file__).resolve().parents[1] / "contracts"
 S = {"x-marker": True}  # a leaf schema; every place it appears must be walked
 
 
@@ -300,3 +304,58 @@ def test_a_dependency_on_a_name_a_closed_object_never_holds_is_an_error(
             rest = {**node, keyword: {k: v for k, v in dependencies.items() if k != trigger}}
             for value in ({}, {n: 1 for n in declared}, {trigger: 1}, {n: 1 for n in "abcde"}):
                 assert verdict(node, value) == verdict(rest, value)
+
+
+#: places that hold data, not schemas, with a pointer to the object planted there
+DATA_PLACES = {
+    "an x- extension": ({"x-lib": {"s": {}}}, "/x-lib/s"),
+    "a default": ({"$defs": {"e": {"default": {}}}}, "/$defs/e/default"),
+    "an example": ({"$defs": {"e": {"examples": [{}]}}}, "/$defs/e/examples/0"),
+    "an enum value": ({"$defs": {"e": {"enum": [{}]}}}, "/$defs/e/enum/0"),
+    "a const": ({"$defs": {"e": {"const": {}}}}, "/$defs/e/const"),
+    "a map of names": ({"$defs": {"e": {"properties": {}}}}, "/$defs/e/properties"),
+}
+
+
+def _ref_diagnostics(schema: dict[str, Any]) -> list[Any]:
+    report = Reporter(ParsedFile("t/1.0.0.json"))
+    check_embedded_schema(report, "input", schema)
+    return [d for d in report.diagnostics if d.code == "ref-into-data"]
+
+
+@pytest.mark.parametrize("place", sorted(DATA_PLACES))
+def test_a_ref_into_data_is_an_error_at_the_ref(place: str) -> None:
+    """``$ref: '#/x-lib/s'`` (or into a default, an example, an enum value, a const or a map of names)
+    is followed by validators as a schema, while check's keyword checks and the model generator read
+    that place as data: ``{maxLenght: 2}`` there passed check silently and the guard checked nothing
+    (``{minimun: 3}`` behind a ``default`` the same). The reference is now an error."""
+    extra, pointer = DATA_PLACES[place]
+    schema = json.loads(json.dumps(extra))
+    node: Any = schema
+    for token in pointer.split("/")[1:-1]:
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    last = pointer.rsplit("/", 1)[1]
+    planted = {"type": "string", "maxLenght": 2}
+    if isinstance(node, list):
+        node[int(last)] = planted
+    else:
+        node[last] = planted if last != "properties" else {"k": planted}
+    schema.update({"type": "object", "properties": {"a": {"$ref": "#" + pointer, "description": "d"}}})
+    found = _ref_diagnostics(schema)
+    assert [(d.pointer, d.level) for d in found] == [("/input/properties/a/$ref", Level.ERROR)], found
+
+
+def test_a_ref_to_any_schema_position_is_not_refused() -> None:
+    """Every schema object of the bundled contracts, the keyword test's nested schema and the
+    definitions of the corpus can be the target of a $ref (only data is refused)."""
+    schemas = [yaml.safe_load(path.read_text("utf-8"))["input"] for path in sorted(BUNDLED.glob("*/*.yaml"))]
+    schemas.append({"type": "object", "$defs": {"a/b": {"items": [{}]}, "c": {"prefixItems": [{"not": {}}]}},
+                    "definitions": {"d": {"dependentSchemas": {"x": {"if": {}, "then": {}}}}},
+                    "properties": {"p": {"additionalProperties": {"contentSchema": {}}}}})
+    checked = 0
+    for schema in schemas:
+        for pointer, _ in subschemas(schema):
+            with_ref = {**schema, "$defs": {**schema.get("$defs", {}), "zz_ref": {"$ref": "#" + pointer}}}
+            assert _ref_diagnostics(with_ref) == [], pointer
+            checked += 1
+    assert checked > 50

@@ -17,7 +17,7 @@ from referencing.exceptions import Unresolvable
 
 from ..runtime import reference_validator
 from ..runtime.patterns import SEMANTICS, pattern_problem
-from ..runtime.pointer import escape_token
+from ..runtime.pointer import escape_token, unescape_token
 from ..runtime.pointer import pointer as json_pointer
 from ..runtime.reference_validator import PatternUndecided
 from .closed_objects import check_closed_object
@@ -36,7 +36,14 @@ from .number_checks import check_schema_numbers
 from .report import Reporter
 from .satisfiable import check_satisfiable
 from .schema_keywords import LEGACY_KEYWORDS, LEGACY_VALUE_HINTS, check_keywords
-from .schema_walk import NAMED_SCHEMA_MAPS, definition_refs, deref, resolve_local_ref, subschemas
+from .schema_walk import (
+    NAMED_SCHEMA_MAPS,
+    definition_refs,
+    deref,
+    local_ref_pointer,
+    resolve_local_ref,
+    subschemas,
+)
 from .secrets_shown import (
     check_sensitive_headers,
     check_sensitive_output,
@@ -279,6 +286,17 @@ def _check_refs(
                     "or refer to such a schema directly",
                 )
                 continue
+            if target.found and isinstance(target.value, dict) and (data := _data_reached(schema, ref, walk)):
+                ok = False
+                report.error(
+                    where,
+                    f"expected a {keyword} to a schema (got {show(ref)}: it points inside {data}, which check "
+                    "and the generated model read as data while validators follow it as a schema, so no "
+                    "keyword there is checked)",
+                    "ref-into-data",
+                    hint="move the schema under `$defs` and refer to it as '#/$defs/NAME'",
+                )
+                continue
             if not target.found:
                 ok = False
                 report.error(
@@ -294,6 +312,19 @@ def _check_refs(
                     ),
                 )
     return ok
+
+
+def _data_reached(schema: dict[str, Any], ref: str, walk: list[tuple[str, dict[str, Any]]]) -> str | None:
+    """Where a local reference that resolves to an object lands outside every schema position
+    (inside an ``x-`` extension, a ``default``, ``examples``, ``enum`` or ``const``, or on a map of
+    names such as ``properties`` itself), shown as the key it enters there; None at a schema."""
+    pointer = local_ref_pointer(schema, ref)
+    positions = {at for at, _ in walk}
+    if pointer is None or pointer in positions:
+        return None
+    tokens = pointer.split("/")
+    inside = max((n for n in range(1, len(tokens)) if "/".join(tokens[:n]) in positions), default=1)
+    return f"`{unescape_token(tokens[inside])}`" if inside < len(tokens) else "a value"
 
 
 #: keys that say nothing about which values pass: a node holding only these and one reference (or

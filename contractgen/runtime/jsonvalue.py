@@ -179,7 +179,10 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
             return None
     elif not isinstance(value, (Mapping, list, tuple)):
         return None
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    levels = plain_levels(value, limit)
+    if levels is not None and len(levels) <= limit + 1:
+        return None
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]  # too deep, or not plain: find where
     while stack:
         node, path = stack.pop()
         if len(path) > limit:
@@ -192,9 +195,71 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
     return None
 
 
+class Level(NamedTuple):
+    """The containers at one depth of a plain value, and their members (with the members' types)."""
+
+    dicts: list[dict[Any, Any]]
+    lists: list[list[Any]]
+    members: list[Any]
+    kinds: set[type]
+
+
+def plain_levels(value: Any, limit: int = MAX_DEPTH) -> list[Level] | None:
+    """The containers of ``value`` level by level, down to ``limit + 2`` levels, when it and every
+    one inside is an exact dict or list (None when another kind of value is met). Each level is read in C:
+    walking container by container took 1 s over 300,000 small objects (4 MB), for every call of a
+    recursive schema and every bad call."""
+    if type(value) is not dict and type(value) is not list:
+        return None
+    levels: list[Level] = []
+    dicts: list[Any] = [value] if type(value) is dict else []
+    lists: list[Any] = [value] if type(value) is list else []
+    while (dicts or lists) and len(levels) <= limit + 1:
+        members = list(itertools.chain(itertools.chain.from_iterable(map(dict.values, dicts)),
+                                       itertools.chain.from_iterable(lists)))
+        kinds = set(map(type, members))
+        if not _PLAIN_KINDS.issuperset(kinds):
+            return None
+        levels.append(Level(dicts, lists, members, kinds))
+        dicts = (members if kinds == _DICT_ONLY else _of_kinds(members, _DICT_ONLY)) if dict in kinds else []
+        lists = (members if kinds == _LIST_ONLY else _of_kinds(members, _LIST_ONLY)) if list in kinds else []
+    return levels
+
+
+_DICT_ONLY = frozenset({dict})
+_LIST_ONLY = frozenset({list})
+_INT_ONLY = frozenset({int})
+_PLAIN_KINDS = JSON_SCALARS | _DICT_ONLY | _LIST_ONLY
+
+
+def _of_kinds(members: list[Any], kinds: frozenset[type]) -> list[Any]:
+    """The members whose exact type is one of ``kinds``, picked in C."""
+    return list(itertools.compress(members, map(kinds.__contains__, map(type, members))))
+
+
+def _plain_by_levels(value: Any, depth: int) -> bool:
+    """``plain_json`` of a big container at ``depth``, judged level by level in C (member by member,
+    300,000 small objects took 0.2 s)."""
+    levels = plain_levels(value, MAX_DEPTH - depth)
+    return levels is not None and len(levels) <= MAX_DEPTH - depth and all(
+        _STR_ONLY.issuperset(map(type, itertools.chain.from_iterable(level.dicts))) for level in levels)
+
+
 def oversized_int(value: Any) -> tuple[Any, ...] | None:
     """The path to the first integer of more than ``INT_DIGITS_CAP`` digits in ``value``, or None.
-    Flat values cost one pass over their members."""
+    A plain value is searched level by level in C (``plain_levels``), and walked only to name the
+    place of one it holds."""
+    if type(value) is int:
+        return None if INT_FLOOR < value < INT_CEILING else ()
+    levels = plain_levels(value)
+    if levels is not None and len(levels) <= MAX_DEPTH + 1:
+        for level in levels:
+            numbers = (level.members if level.kinds == _INT_ONLY else _of_kinds(level.members, _INT_ONLY)) \
+                if int in level.kinds else []
+            if numbers and not INT_FLOOR < min(numbers) <= max(numbers) < INT_CEILING:
+                break
+        else:
+            return None
     stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
     while stack:
         node, path = stack.pop()
@@ -339,9 +404,8 @@ def plain_json(value: Any, depth: int = 0) -> bool:
         if kind is dict:
             if depth >= MAX_DEPTH:
                 return False
-            if len(value) > MEMBER_BY_MEMBER and _STR_ONLY.issuperset(map(type, value)) \
-                    and JSON_SCALARS.issuperset(map(type, value.values())):
-                return True
+            if len(value) > MEMBER_BY_MEMBER:
+                return _plain_by_levels(value, depth)
             for key, member in value.items():
                 if type(key) is not str or (
                         type(member) not in JSON_SCALARS and not plain_json(member, depth + 1)):
@@ -350,8 +414,8 @@ def plain_json(value: Any, depth: int = 0) -> bool:
         if kind is list:
             if depth >= MAX_DEPTH:
                 return False
-            if len(value) > MEMBER_BY_MEMBER and JSON_SCALARS.issuperset(map(type, value)):
-                return True
+            if len(value) > MEMBER_BY_MEMBER:
+                return _plain_by_levels(value, depth)
             for member in value:
                 if type(member) not in JSON_SCALARS and not plain_json(member, depth + 1):
                     return False

@@ -4,6 +4,7 @@ positions of the errors, and that data (property names, defaults, enums ...) is 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,13 @@ from contractgen.manifest.checks import check_file
 from contractgen.manifest.parse import ParsedFile, parse_manifest_text
 from contractgen.manifest.report import Reporter
 from contractgen.manifest.schema_checks import check_embedded_schema
-from contractgen.manifest.schema_keywords import KEYWORDS_2020_12, is_keyword
+from contractgen.manifest.schema_keywords import (
+    ASSERTION_KEYWORDS,
+    GENERATOR_STEERING_KEYS,
+    KEYWORDS_2020_12,
+    extension_spelling_a_keyword,
+    is_keyword,
+)
 from contractgen.manifest.schema_walk import subschemas
 
 BUNDLED = Path(__file__).resolve().parents[1] / "contracts"
@@ -359,3 +366,23 @@ def test_a_ref_to_any_schema_position_is_not_refused() -> None:
             assert _ref_diagnostics(with_ref) == [], pointer
             checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize("keyword", sorted(ASSERTION_KEYWORDS))
+def test_an_extension_spelling_a_keyword_is_an_error(keyword: str) -> None:
+    """``x-maxLength: 3`` or ``x-required: true`` passed check as a vendor extension, and the guard
+    checked no length and required nothing: no validator reads an ``x-`` key. Every keyword that
+    judges a value, spelled as an extension in any case or with ``-``/``_`` between its words, is an
+    error at its key naming the keyword; other extensions stay accepted."""
+    words = re.sub(r"(?<!^)([A-Z])", r"-\1", keyword)
+    for key in (f"x-{keyword}", f"x-{keyword.lower()}", f"x-{words.lower()}", f"x-{words.replace('-', '_')}"):
+        report = Reporter(ParsedFile("t/1.0.0.json"))
+        check_embedded_schema(report, "input", {"type": "object", "properties": {"a": {key: 1, "description": "d"}}})
+        found = [d for d in report.diagnostics if d.pointer == f"/input/properties/a/{key}"]
+        if key in GENERATOR_STEERING_KEYS:  # x-propertyNames: refused as what it does to the generator
+            assert [(d.code, d.level) for d in found] == [("generator-steering-key", Level.ERROR)], key
+            continue
+        assert [(d.code, d.level) for d in found] == [("unknown-schema-keyword", Level.ERROR)], key
+        assert repr(keyword) in found[0].message
+    for key in ("x-widget", "x-examples", "x-order", "x-units", "x-description", "x-sensitive"):
+        assert extension_spelling_a_keyword(key) is None

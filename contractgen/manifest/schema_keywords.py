@@ -82,6 +82,13 @@ KEYWORDS_2020_12 = frozenset(
         "contentSchema",
     }
 )
+#: The 2020-12 keywords that judge a value (core, meta-data and content keywords only describe or name)
+ASSERTION_KEYWORDS = frozenset(
+    k for k in KEYWORDS_2020_12
+    if not k.startswith("$") and not k.startswith("content")
+    and k not in {"title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples"}
+)
+_BY_FOLDED_NAME = {k.lower(): k for k in ASSERTION_KEYWORDS}
 #: Older-draft keywords that keep their meaning in 2020-12: ``$ref: '#/definitions/x'`` is a plain
 #: JSON pointer, so a ``definitions`` section still resolves (many real schemas use it).
 ACCEPTED_LEGACY_KEYWORDS = frozenset({"definitions"})
@@ -203,6 +210,15 @@ def is_keyword(key: str) -> bool:
     )
 
 
+def extension_spelling_a_keyword(key: str) -> str | None:
+    """The 2020-12 keyword that an ``x-`` key spells (``x-maxLength``, ``x-required``, ``x-Pattern``),
+    in any case and with ``-`` or ``_`` between its words; None for any other key (a key that steers
+    the code generator, such as ``x-propertyNames``, is reported as that)."""
+    if not key.startswith(EXTENSION_PREFIX) or key in GENERATOR_STEERING_KEYS:
+        return None
+    return _BY_FOLDED_NAME.get(key[len(EXTENSION_PREFIX):].replace("-", "").replace("_", "").lower())
+
+
 def check_keywords(report: Reporter, pointer: str, schema: dict[str, Any]) -> None:
     """One error per key of the schema object at ``pointer`` that no 2020-12 validator reads (or
     that steers the code generator); a style warning for annotations in a foreign spelling."""
@@ -210,7 +226,18 @@ def check_keywords(report: Reporter, pointer: str, schema: dict[str, Any]) -> No
     previous: str | None = None
     for key, value in schema.items():
         where = f"{pointer}/{escape_token(key)}"
-        if is_keyword(key) or key in ANNOTATION_KEYWORDS and key not in FOREIGN_KEYWORDS:
+        if (meant := extension_spelling_a_keyword(key)) is not None:
+            report.error(
+                where,
+                f"extension {key!r} spells the keyword {meant!r}, yet no validator reads an `x-` key "
+                "(so the guard would not check what it says)",
+                "unknown-schema-keyword",
+                hint="list the property's name in the parent's `required: [...]`"
+                if meant == "required" and isinstance(value, bool)
+                else f"write `{meant}` for the guard to check it, or remove {key!r}",
+                key=True,
+            )
+        elif is_keyword(key) or key in ANNOTATION_KEYWORDS and key not in FOREIGN_KEYWORDS:
             pass
         elif key in GENERATOR_STEERING_KEYS:
             report.error(
@@ -283,11 +310,13 @@ def _dependencies_hint(value: Any) -> str:
 __all__ = [
     "ACCEPTED_LEGACY_KEYWORDS",
     "ANNOTATION_KEYWORDS",
+    "ASSERTION_KEYWORDS",
     "FOREIGN_KEYWORDS",
     "GENERATOR_STEERING_KEYS",
     "KEYWORDS_2020_12",
     "LEGACY_KEYWORDS",
     "LEGACY_VALUE_HINTS",
     "check_keywords",
+    "extension_spelling_a_keyword",
     "is_keyword",
 ]

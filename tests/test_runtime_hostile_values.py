@@ -1306,9 +1306,9 @@ def test_a_result_is_scrubbed_of_many_secrets_within_bounds(secrets: int, string
     assert "row 1 is fine" in shown
 
 
-#: Python calls (functions, comprehensions, generator steps) one guarded call of 300,000 small
+#: Python calls (functions, comprehensions, generator steps) one guarded call of 150,000 small
 #: containers may make: the bounded explanation and secret search make up to 40,000; the walks over
-#: every container made one or more each (300,000 to 1,200,000), about 1 s over 4 MB.
+#: every container made one or more each (150,000 to 600,000; 1 s over 300,000 small objects, 4 MB).
 PYTHON_CALLS = 60_000
 
 
@@ -1322,7 +1322,7 @@ def test_a_call_of_many_small_containers_is_read_in_bulk(shape: str, recursive: 
     import sys
 
     small: list[Any] = [{"q": i} if shape == "objects" else [i] if shape == "arrays" else {"q": [i]}
-                        for i in range(300_000)]
+                        for i in range(150_000)]  # walked one by one: about 300,000 Python calls
     node = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}
     schema: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "integer"}, "rows": {"type": "array"}}}
     if recursive:

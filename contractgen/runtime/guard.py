@@ -336,7 +336,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             if envelope is not None:
                 if envelope is not _INVALID:
                     return envelope
-                # invalid arguments, unobserved (as the fast path requires): explained
+                # invalid arguments, unobserved (as the fast path requires): explained here
                 return self._finish(self._refused_call(arguments), session, 0.0, False)
         if self._hooks is not None:
             try:

@@ -544,8 +544,8 @@ class SchemaCheck:
                 path = list(e.instance_path)
                 holder = self._node_at(e.schema_path)
                 if name == "propertyNames":
-                    holder, details = _refused_name(kind, holder)
-                elif name == "falseSchema" and _names_schema(e.schema_path):
+                    holder, details = _name_error_details(kind, holder)
+                elif name == "falseSchema" and _through_property_names(e.schema_path):
                     # `propertyNames: false` is one error at the object: every name of it is refused
                     names = _at(value, path)
                     for refused in names if isinstance(names, Mapping) else ():
@@ -589,7 +589,7 @@ class SchemaCheck:
     def _python_error(self, e: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
         keyword = str(e.validator)
         details: dict[str, Any] = {}
-        if isinstance(e.instance, str) and _names_schema(e.relative_schema_path):
+        if isinstance(e.instance, str) and _through_property_names(e.relative_schema_path):
             # jsonschema reports a refused name as the name's own error (a failed "pattern" at the
             # object), which read as "the object must be a string matching..."
             yield "propertyNames", list(e.absolute_path), e.schema, {
@@ -828,7 +828,7 @@ class SchemaCheck:
                         details = {}
                 holder = self._node_at(e.schema_path)
                 if name == "propertyNames":
-                    holder, details = _refused_name(e.kind, holder)
+                    holder, details = _name_error_details(e.kind, holder)
                 yield name, list(e.instance_path), holder, details
             else:
                 yield from self._python_error(e)
@@ -958,7 +958,7 @@ CLOSEST_WORK = 400
 _closest_work: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("closest_work", default=None)
 
 
-def _names_schema(schema_path: Iterable[Any]) -> bool:
+def _through_property_names(schema_path: Iterable[Any]) -> bool:
     """Whether an error's schema path passes through a ``propertyNames`` keyword (not a property, a
     definition or a pattern of that name): its error is about a member name."""
     names_next = False  # whether the token read names a subschema rather than a keyword
@@ -973,7 +973,7 @@ def _names_schema(schema_path: Iterable[Any]) -> bool:
 _NAMING_SUBSCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
 
-def _refused_name(kind: Any, holder: Any) -> tuple[Any, dict[str, Any]]:
+def _name_error_details(kind: Any, holder: Any) -> tuple[Any, dict[str, Any]]:
     """(the schema node, the details) of a jsonschema-rs ``propertyNames`` error: the name refused
     and the keyword of ``propertyNames``' schema it failed (a ``false`` one holds none)."""
     try:

@@ -8,7 +8,7 @@ import itertools
 import math
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, NamedTuple
 
 MISSING: Any = object()
@@ -237,6 +237,11 @@ def _of_kinds(members: list[Any], kinds: frozenset[type]) -> list[Any]:
     return list(itertools.compress(members, map(kinds.__contains__, map(type, members))))
 
 
+def _all_readable(integers: Collection[Any]) -> bool:
+    """Whether none of (a non-empty collection of) ``integers`` is too long to read, in C."""
+    return INT_FLOOR < min(integers) and max(integers) < INT_CEILING
+
+
 def _plain_by_levels(value: Any, depth: int) -> bool:
     """``plain_json`` of a big container at ``depth``, judged level by level in C (member by member,
     300,000 small objects took 0.2 s)."""
@@ -256,7 +261,7 @@ def oversized_int(value: Any) -> tuple[Any, ...] | None:
         for level in levels:
             numbers = (level.members if level.kinds == _INT_ONLY else _of_kinds(level.members, _INT_ONLY)) \
                 if int in level.kinds else []
-            if numbers and not INT_FLOOR < min(numbers) <= max(numbers) < INT_CEILING:
+            if numbers and not _all_readable(numbers):
                 break
         else:
             return None
@@ -279,7 +284,7 @@ def oversized_int(value: Any) -> tuple[Any, ...] | None:
             values = node.values() if type(node) is dict else node
             kinds = set(map(type, values))
             if kinds <= JSON_SCALARS and (int not in kinds or kinds <= _INTEGERS
-                                          and INT_FLOOR < min(values) and max(values) < INT_CEILING):
+                                          and _all_readable(values)):
                 continue
         for key, member in members:
             kind = type(member)

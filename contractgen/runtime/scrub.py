@@ -56,6 +56,18 @@ _MEMBER_CAP = 1000
 _KEPT_MEMBERS = 10_000
 
 
+def _longest_first(text: str) -> tuple[int, str]:
+    return -len(text), text
+
+
+def _by_lowered(spellings: Iterable[str]) -> dict[str, list[str]]:
+    """Each spelling lowered -> the spellings it lowers from (in the order given)."""
+    lowered: dict[str, list[str]] = {}
+    for spelling in spellings:
+        lowered.setdefault(spelling.lower(), []).append(spelling)
+    return lowered
+
+
 class Scrubber:
     """Replaces the given secret texts, in every spelling above, wherever they appear."""
 
@@ -74,11 +86,9 @@ class Scrubber:
             else:
                 spellings.update(s for s in _spellings(secret) if len(s) >= MIN_SECRET)
                 self._encoded.update(_base64_spellings(secret))
-        self._spellings = sorted(spellings, key=lambda s: (-len(s), s))
+        self._spellings = sorted(spellings, key=_longest_first)
         self._numbers = sorted(numbers)
-        self._lowered: dict[str, list[str]] = {}  # each spelling lowered -> the spellings it lowers from
-        for spelling in self._spellings:
-            self._lowered.setdefault(spelling.lower(), []).append(spelling)
+        self._lowered = _by_lowered(self._spellings)
         self._by_prefix: dict[str, list[str]] | None = None  # made when many spellings are looked for
         self._prefixes: re.Pattern[str] | None = None
         self._compiled: dict[tuple[bool, frozenset[str]], re.Pattern[str]] = {}  # (encoded?, found) -> pattern
@@ -129,7 +139,7 @@ class Scrubber:
         key = (encoded, present | frozenset(numbers))
         compiled = self._compiled.get(key)
         if compiled is None:
-            alternatives = [re.escape(s) for s in sorted(present, key=lambda s: (-len(s), s))
+            alternatives = [re.escape(s) for s in sorted(present, key=_longest_first)
                             if (s in self._encoded) is encoded]
             alternatives += [rf"(?<![0-9]){n}(?![0-9])" for n in numbers]
             if len(self._compiled) >= 64:
@@ -194,10 +204,8 @@ class Scrubber:
         """This scrubber looking for ``present`` and ``numbers`` alone (``cut``: a cap cut a text, whose
         secret's start is looked for among every secret)."""
         narrowed = Scrubber(())
-        narrowed._spellings = sorted(present, key=lambda s: (-len(s), s))
-        narrowed._lowered = {}
-        for spelling in narrowed._spellings:
-            narrowed._lowered.setdefault(spelling.lower(), []).append(spelling)
+        narrowed._spellings = sorted(present, key=_longest_first)
+        narrowed._lowered = _by_lowered(narrowed._spellings)
         narrowed._numbers = numbers
         narrowed._encoded = self._encoded & present
         narrowed._secrets = self._secrets if cut else []
@@ -511,10 +519,6 @@ def secrets_between(sent: Any, shown: Any, named: Iterable[str] = ()) -> Scrubbe
     except Exception:  # noqa: BLE001 - a value that raises when read again: its secrets still go
         near = []
     return Scrubber(found[:SECRETS_CAP] + near)
-
-
-def _longest_first(text: str) -> tuple[int, str]:
-    return -len(text), text
 
 
 def _near_misses(sent: Any, secrets: list[str]) -> list[str]:

@@ -51,6 +51,7 @@ from .secrets_shown import (
     check_unread_marks,
     samples,
 )
+from .unkept_annotations import check_content_keywords
 
 _FORMAT_CHECKER = reference_validator.format_checker()
 _META_VALIDATOR = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA)
@@ -115,6 +116,7 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
         if pointer:  # the root must be an object, which schema-not-object already says
             check_inert_keywords(report, base + pointer, sub)
         check_keyword_partners(report, base + pointer, sub)
+        check_content_keywords(report, base + pointer, sub)
         if SENSITIVE_KEYWORD in sub and not isinstance(sub[SENSITIVE_KEYWORD], bool):
             report.error(
                 f"{base}{pointer}/{SENSITIVE_KEYWORD}",

@@ -2,12 +2,14 @@
 of a string (``contentEncoding``, ``contentMediaType``, ``contentSchema``). Each is an error at its key,
 and the guard really does accept what the keyword promises to refuse; the ``pattern`` the hint offers
 for an encoding accepts exactly the strings of that encoding. Golden case:
-tests/cases/check/content-not-enforced."""
+tests/cases/check/content-not-enforced. So is ``readOnly: true`` anywhere in an input schema (a value
+the caller is told not to send, which the guard accepts); golden case tests/cases/check/read-only-input."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from typing import Any
 
@@ -99,3 +101,33 @@ def test_the_hinted_pattern_accepts_exactly_the_encoding(encoding: str, raw: byt
     if encoding == "base16":
         noise = noise.upper()
     assert pattern_matches(pattern, noise) is _decodes(encoding, noise), noise
+
+
+#: places of one readOnly mark in an input schema, with the pointer of its key and a call sending it
+READ_ONLY_PLACES = {
+    "a property": ({"properties": {"id": {"type": "string", "readOnly": True, "description": "d"}}},
+                   "/properties/id/readOnly", {"id": "x"}),
+    "a nested property": ({"properties": {"user": {"type": "object", "description": "d", "properties": {
+        "created": {"type": "string", "readOnly": True}}}}}, "/properties/user/properties/created/readOnly",
+        {"user": {"created": "2026-01-01"}}),
+    "a definition": ({"$defs": {"stamp": {"type": "integer", "readOnly": True}},
+                      "properties": {"at": {"$ref": "#/$defs/stamp", "description": "d"}}},
+                     "/$defs/stamp/readOnly", {"at": 1}),
+    "an allOf branch": ({"allOf": [{"properties": {"etag": {"type": "string", "readOnly": True}}}]},
+                        "/allOf/0/properties/etag/readOnly", {"etag": "e"}),
+    "the root": ({"readOnly": True}, "/readOnly", {}),
+}
+
+
+@pytest.mark.parametrize("place", sorted(READ_ONLY_PLACES))
+def test_read_only_in_the_input_is_an_error_at_its_key(place: str) -> None:
+    """The guard accepts a call sending the readOnly value, so the mark is an error wherever it sits
+    in the input; in the output (where it belongs), and as ``readOnly: false``, it is not."""
+    node, where, call = READ_ONLY_PLACES[place]
+    schema = {"type": "object", **node}
+    assert SchemaCheck(schema).is_valid(call)
+    found = [d for d in _errors(schema) if d.code == "read-only-input"]
+    assert [d.pointer for d in found] == [f"/input{where}"] and found[0].hint
+    assert not [d for d in _errors(schema, "output") if d.code == "read-only-input"]
+    text = json.dumps(schema).replace('"readOnly": true', '"readOnly": false')
+    assert not [d for d in _errors(json.loads(text)) if d.code == "read-only-input"]

@@ -51,7 +51,7 @@ from .secrets_shown import (
     check_unread_marks,
     samples,
 )
-from .unkept_annotations import check_content_keywords
+from .unkept_annotations import check_content_keywords, check_read_only_input
 
 _FORMAT_CHECKER = reference_validator.format_checker()
 _META_VALIDATOR = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA)
@@ -126,6 +126,8 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
                 hint=f"write `{SENSITIVE_KEYWORD}: true`",
             )
     check_unread_marks(report, base, walk)
+    if key == "input":
+        check_read_only_input(report, base, walk)
     if usable:
         _check_instances(report, base, schema, walk)
         check_sensitive_samples(report, base, schema, walk)

@@ -1,4 +1,5 @@
-"""Annotations that read as a guarantee the guard never keeps: the content keywords of a string.
+"""Annotations that read as a guarantee the guard never keeps: the content keywords of a string, and
+``readOnly`` on what the caller sends.
 
 ``contentEncoding: base64``, ``contentMediaType: application/json`` and ``contentSchema`` say what a
 string holds, yet 2020-12 makes them annotations: no validator (jsonschema, jsonschema-rs, the
@@ -6,6 +7,11 @@ generated models) decodes the string or checks its content, so ``"not base64 {"`
 description still shows the model the promise. ``check`` refuses them, with a hint that says how to
 write the same guarantee in keywords the guard enforces (a ``pattern`` for the alphabet of an
 encoding, the structure itself in place of a string of JSON).
+
+``readOnly: true`` tells the caller it may not send a value ("managed by the owning authority"), yet
+an input schema holds only what the caller sends, and validators accept the value anyway. The mark
+in the output is where it belongs; ``writeOnly`` in the output is ``sensitive-output``
+(secrets_shown).
 """
 
 from __future__ import annotations
@@ -55,3 +61,22 @@ def _content_hint(keyword: str, node: dict[str, Any]) -> str:
         return ("declare the structure itself in the schema (`type: object` with its `properties`, or the "
                 "type it is) instead of a string of JSON: the model sends it as JSON and the guard checks it")
     return "drop it, and say the media type in `description`; a `pattern` can state what the guard should check"
+
+
+READ_ONLY_HINT = ("remove the property from `input` (a value the tool sets itself belongs in `output`), or drop "
+                  "`readOnly` if the caller may send it")
+
+
+def check_read_only_input(report: Reporter, base: str, walk: list[tuple[str, dict[str, Any]]]) -> None:
+    """Report each ``readOnly: true`` in an input schema: a value the caller is told not to send,
+    which the guard accepts."""
+    for pointer, sub in walk:
+        if sub.get("readOnly") is True:
+            report.error(
+                f"{base}{pointer}/readOnly",
+                "expected no `readOnly: true` in the input, which holds only what the caller sends (got it "
+                "here: it tells the model not to send this value, yet the guard accepts it)",
+                "read-only-input",
+                hint=READ_ONLY_HINT,
+                key=True,
+            )

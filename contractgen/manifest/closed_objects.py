@@ -33,7 +33,7 @@ def check_closed_object(report: Reporter, base: str, pointer: str, node: dict[st
     own = node.get("properties") if isinstance(node.get("properties"), dict) else {}
     patterns = list(node["patternProperties"]) if isinstance(node.get("patternProperties"), dict) else []
     refused: dict[str, str] = {}
-    for where, name in _declared_through_applicators(node, root, base, pointer):
+    for where, name in declared_through_applicators(node, root, base, pointer):
         if name in own or name in refused or patterns and matches_any(patterns, name) is not False:
             continue
         refused[name] = where
@@ -44,7 +44,7 @@ def check_closed_object(report: Reporter, base: str, pointer: str, node: dict[st
                      "closed-object-hides-member", hint=HINT)
 
 
-def _declared_through_applicators(node: dict[str, Any], root: Any, base: str,
+def declared_through_applicators(node: dict[str, Any], root: Any, base: str,
                                   pointer: str) -> Iterator[tuple[str, str]]:
     """(where, name) for each member the applicators of ``node`` declare, through local ``$ref``s."""
     todo: list[tuple[Any, str]] = [(node, base + pointer)]

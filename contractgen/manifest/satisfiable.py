@@ -36,7 +36,7 @@ _OWN_ASSERTIONS = ("type", "minLength", "maxLength", "pattern", "minimum", "maxi
 
 def check_satisfiable(report: Reporter, pointer: str, sub: dict[str, Any]) -> None:
     """Report crossed bounds, an empty ``enum`` and listed values the node's own keywords refuse."""
-    if _inverted(pointer):
+    if inverted(pointer):
         return  # a contradiction under `not` or `if` restricts nothing
     types = sub.get("type")
     allowed = {types} if isinstance(types, str) else set(types) if isinstance(types, list) else None
@@ -90,7 +90,7 @@ def check_satisfiable(report: Reporter, pointer: str, sub: dict[str, Any]) -> No
         )
 
 
-def _inverted(pointer: str) -> bool:
+def inverted(pointer: str) -> bool:
     """Whether the subschema at ``pointer`` sits under ``not`` or ``if``, where accepting nothing
     takes no value away (a property named ``not`` is not such a place)."""
     tokens = pointer.split("/")[1:]

@@ -21,6 +21,7 @@ from ..runtime.pointer import escape_token, unescape_token
 from ..runtime.pointer import pointer as json_pointer
 from ..runtime.reference_validator import PatternUndecided
 from .closed_objects import check_closed_object
+from .dead_names import check_dead_branches, check_dead_properties, names_checked_beside
 from .describe import (
     TYPE_NAMES,
     TYPE_SYNONYMS,
@@ -113,6 +114,8 @@ def check_embedded_schema(report: Reporter, key: str, schema: Any) -> bool:
             _check_client_patterns(report, base + pointer, sub)
         _check_required_listed(report, base + pointer, sub)
         check_closed_object(report, base, pointer, sub, schema)
+        check_dead_branches(report, base, pointer, sub, schema)
+        check_dead_properties(report, base, pointer, sub, schema)
         if pointer:  # the root must be an object, which schema-not-object already says
             check_inert_keywords(report, base + pointer, sub)
         check_keyword_partners(report, base + pointer, sub)
@@ -414,16 +417,15 @@ def _check_required_listed(report: Reporter, pointer: str, sub: dict[str, Any]) 
     property: with ``additionalProperties: false`` an undeclared one can never be sent, so a required
     one refuses every value, a dependency on it refuses every value holding the name that triggers it,
     and a dependency triggered by it is a constraint that never applies (all errors); on an open
-    object the name may still arrive undeclared (a warning)."""
+    object the name may still arrive undeclared (a warning). A closed object with branches is
+    dead_names' (branch-never-holds)."""
     properties = sub.get("properties")
-    if not isinstance(properties, dict):
-        return
-    if (
-        any(isinstance(sub.get(k), list) for k in ("allOf", "anyOf", "oneOf"))
-        or "patternProperties" in sub
-    ):
-        return  # the property may be declared in a branch
-    closed = sub.get("additionalProperties") is False
+    if not isinstance(properties, dict) or not names_checked_beside(sub):
+        return  # the property may be declared in a branch (dead_names judges a closed object's)
+    # unevaluatedProperties: false closes the object as firmly unless something beside it may declare
+    # (evaluate) a name: a conditional, a reference, a dependency's schema
+    closed = sub.get("additionalProperties") is False or "additionalProperties" not in sub and \
+        sub.get("unevaluatedProperties") is False and not _EVALUATING_BESIDE.intersection(sub)
     noun = "result field" if pointer.startswith("/output") else "argument"
     for where, name, role, effect in _listed_names(sub):
         if name in properties:
@@ -439,6 +441,9 @@ def _check_required_listed(report: Reporter, pointer: str, sub: dict[str, Any]) 
                          "required-not-declared", hint=hint, key=trigger)
         else:
             report.warning(f"{pointer}/{where}", text, "required-not-declared", hint=hint, key=trigger)
+
+
+_EVALUATING_BESIDE = frozenset({"if", "then", "else", "$ref", "$dynamicRef", "dependentSchemas"})
 
 
 def _listed_names(sub: dict[str, Any]) -> list[tuple[str, str, str, str]]:

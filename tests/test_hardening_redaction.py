@@ -864,6 +864,30 @@ def _marked_at(mark: str) -> tuple[dict[str, Any], str, dict[str, Any]]:
     return {"note": {"type": "string"}}, "api_key", {}  # no mark: an undeclared secret-looking name
 
 
+def _echoed_by_login(schema: dict[str, Any], call: dict[str, Any], said: Any, echo: str,
+                     caplog: pytest.LogCaptureFixture) -> tuple[dict[str, Any], str]:
+    """A tool that writes ``said(arguments)`` in its ok output, a ToolError (``tool-error``), its
+    partial results (``partial``) or an exception, called once: (its envelope, everything the
+    envelope, the logs and the ``on_call`` record show)."""
+    def implementation(args: Any) -> Any:
+        text = said(args)
+        if echo == "tool-error":
+            raise ToolError(text, code="PERMISSION_DENIED")
+        if echo == "partial":
+            raise ToolError("partly done", code="UNAVAILABLE", partial_results={"said": text})
+        if echo == "exception":
+            raise RuntimeError(text)
+        return {"said": text}
+    records: list[Any] = []
+    tool = guard(Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={"type": "object"}, timeout=Timeout(None)),
+                 implementation, on_call=records.append)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG):
+        envelope = tool(call)
+    return envelope, json.dumps(envelope) + _logged(caplog) + repr(records)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mark=st.sampled_from(["writeOnly", "x-sensitive-ref", "items", "name"]),
        padding=st.sampled_from(["members before", "long texts", "records before", "long texts in records"]),
@@ -888,22 +912,7 @@ def test_a_secret_among_many_other_members_is_still_taken_out_of_what_the_tool_w
         filler = {"rows": [{"text": f"an undeclared text that is long, number {i:05d}"} for i in range(count)]}
     call = {**filler, key: [secret] if mark == "items" else secret}
     schema: dict[str, Any] = {"type": "object", "properties": properties, **({"$defs": defs} if defs else {})}
-
-    def implementation(args: Any) -> Any:
-        said = f"signed in with {args[key]}"
-        if echo == "tool-error":
-            raise ToolError(said, code="PERMISSION_DENIED")
-        if echo == "exception":
-            raise RuntimeError(said)
-        return {"said": said}
-    records: list[Any] = []
-    tool = guard(Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
-                          output_schema={"type": "object"}, timeout=Timeout(None)),
-                 implementation, on_call=records.append)
-    caplog.clear()
-    with caplog.at_level(logging.DEBUG):
-        envelope = tool(call)
-    seen = json.dumps(envelope) + _logged(caplog) + repr(records)
+    envelope, seen = _echoed_by_login(schema, call, lambda args: f"signed in with {args[key]}", echo, caplog)
     assert MARKER not in seen and MARKER.lower() not in seen.lower()
     assert envelope["status"] == ("ok" if echo == "output" else "error"), envelope
 
@@ -934,3 +943,56 @@ def test_many_secrets_sharing_starts_and_overlapping_are_all_taken_out(
         text = json.dumps(shown).lower()
         assert not any(secret in text for secret in secrets), (text, secrets)
         assert not any(base64.b64encode(secret.encode()).decode().lower() in text for secret in secrets)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(count=st.one_of(st.integers(0, 300), st.sampled_from([255, 256, 257, 2000, 9000])),
+       where=st.sampled_from(["own member first", "own member last", "first key", "middle key", "last key",
+                              "marked members"]),
+       echo=st.sampled_from(["output", "tool-error", "exception", "partial"]))
+def test_a_short_secret_among_any_number_of_secrets_never_comes_back(
+        count: int, where: str, echo: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Only the first 256 secret texts of a call were looked for, so a short password sent beside
+    300 writeOnly keys was pushed out, and a tool quoting it sent it to the model. Past the cap the
+    texts that may hold one are withheld now, and an ok result that may quote one is refused with a
+    reason; below it they are scrubbed as before. Values hidden only for being undeclared (maybe a
+    secret sent astray) never push one out: tests/test_hardening_redaction.py's many-members test."""
+    from contractgen.runtime.scrub import SECRETS_CAP
+
+    keys = [f"key-number-{i:06d}-long-{MARKER}" for i in range(count)]
+    pw = "hunter22"
+    call: dict[str, Any] = {"keys": keys}
+    if where.startswith("own member"):
+        call = {"pw": pw, **call} if where.endswith("first") else {**call, "pw": pw}
+    elif where == "marked members":  # undeclared members an additionalProperties mark hides
+        call = {"keys": [], "vault": {**{f"m{i}": key for i, key in enumerate(keys)}, "zz": pw}}
+    else:
+        at = {"first key": 0, "middle key": count // 2, "last key": count}[where]
+        call = {"keys": keys[:at] + [pw] + keys[at:]}
+    secret = {"type": "string", "writeOnly": True}
+    schema = {"type": "object", "properties": {"keys": {"type": "array", "items": secret}, "pw": secret,
+                                               "vault": {"type": "object", "additionalProperties": secret}}}
+
+    envelope, seen = _echoed_by_login(schema, call, lambda args: f"signed in with {pw}, keys "
+                                      f"{' '.join(args['keys'][:3])}", echo, caplog)
+    assert pw not in seen and MARKER not in seen
+    many = count + 1 > SECRETS_CAP
+    if echo == "output":
+        assert envelope["status"] == ("error" if many else "ok"), envelope
+        if many:
+            assert "more than 256 secret values" in envelope["error"]["message"]
+            assert envelope["error"]["retryable"] is False
+    else:
+        assert envelope["status"] == "error"
+
+
+def test_a_result_too_short_to_quote_a_secret_is_kept_past_the_cap() -> None:
+    """Past the cap a result is refused only when one of its texts is long enough to quote a secret:
+    a count and one-letter keys come back as written."""
+    secret = {"type": "string", "writeOnly": True}
+    schema = {"type": "object", "properties": {"keys": {"type": "array", "items": secret}}}
+    tool = guard(Contract(name="rotate", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={"type": "object"}, timeout=Timeout(None)),
+                 lambda args: {"n": len(args["keys"])})
+    envelope = tool({"keys": [f"key-number-{i:06d}-long" for i in range(600)]})
+    assert envelope["status"] == "ok" and envelope["output"] == {"n": 600}, envelope

@@ -101,7 +101,9 @@ from .schema_walk import (
 )
 from .scrub import (
     NO_SECRETS,
+    SECRETS_CAP,
     Scrubber,
+    SecretsWithheld,
     echoed_secrets,
     output_scrub,
     quotes_arguments,
@@ -897,7 +899,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 return self._invalid_output(problems, None)
             output = plain
         if self._output_scrub is not None:
-            output = self._unechoed(output)
+            try:
+                output = self._unechoed(output)
+            except SecretsWithheld as withheld:
+                return self._withheld_output(str(withheld))
         if self._empty_rule is None:
             return {"status": "ok", "tool": self.name, "version": self.version, "output": output,
                     "empty": False}
@@ -910,6 +915,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return output
         try:
             return self._output_scrub(arguments, output)
+        except SecretsWithheld:
+            raise  # the result is refused (_withheld_output); the fast path's ValueError hands it on
         except Exception:  # noqa: BLE001 - arguments that raise when read: nothing found in them
             return output
 
@@ -1116,6 +1123,18 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             + (" Do not retry; tell the user the tool failed." if CODES[code].action != "retry_later"
                else " Wait a moment and call again unchanged."), None, None)
         return error_envelope(self.contract, code, message, retryable=retryable, action=action, ref=ref)
+
+    def _withheld_output(self, reason: str) -> dict[str, Any]:
+        """The error for an ok result that cannot be shown: it may quote one of the call's secrets,
+        and the call sent more than are looked for (``scrub.SecretsWithheld``)."""
+        ref = new_ref()
+        logger.error("result of %s %s withheld ref=%s: %s", self.name, self.version, ref, reason)
+        message, retryable, action = self._retry_policy(
+            self.invalid_output_code, f"{self.name} ran, but its result was withheld (reference {ref}): "
+            f"{reason}. Do not retry; tell the user, and send at most {SECRETS_CAP} secret values in one "
+            "call.", False, "stop_and_tell_user")
+        return error_envelope(self.contract, self.invalid_output_code, message, retryable=retryable,
+                              action=action, ref=ref)
 
     def _timeout_envelope(self) -> dict[str, Any]:
         seconds = self._timeout or 0

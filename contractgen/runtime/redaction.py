@@ -98,13 +98,16 @@ def _misspelt(word: str) -> bool:
 _sensitive_short = functools.lru_cache(maxsize=4096)(_sensitive_text)
 
 
-def redact(value: Any, node: Any, root: Any, depth: int = 0, resources: Mapping[str, Any] | None = None) -> Any:
+def redact(value: Any, node: Any, root: Any, depth: int = 0, resources: Mapping[str, Any] | None = None,
+           astray: str = REDACTED) -> Any:
     """``value`` with every part its schema marks sensitive replaced by ``[redacted]``.
 
     ``node`` is one schema for the value's position (or a list of them); every schema that applies
-    there through references, anchors, combinators or ``dependentSchemas`` is taken into account."""
+    there through references, anchors, combinators or ``dependentSchemas`` is taken into account.
+    What is hidden only for being where no schema describes it, inside a value that holds a secret
+    (it may be one sent astray), is replaced by ``astray`` (scrub.py tells the two apart)."""
     nodes = node if isinstance(node, list) else ([] if node is None else [node])
-    return _redact(value, applicable(nodes, root, resources), root, depth, resources)
+    return _redact(value, applicable(nodes, root, resources), root, depth, resources, astray)
 
 
 def sensitive_at(root: Any, parts: Sequence[str], resources: Mapping[str, Any] | None = None) -> bool:
@@ -162,7 +165,8 @@ def _json_longer_than(value: Any, limit: int) -> bool:
     return False
 
 
-def _redact(value: Any, nodes: list[Any], root: Any, depth: int, resources: Mapping[str, Any] | None) -> Any:
+def _redact(value: Any, nodes: list[Any], root: Any, depth: int, resources: Mapping[str, Any] | None,
+            astray: str = REDACTED) -> Any:
     if any(is_marked(n) for n in nodes):
         return REDACTED
     if depth > 20:
@@ -173,28 +177,29 @@ def _redact(value: Any, nodes: list[Any], root: Any, depth: int, resources: Mapp
     if holds and isinstance(value, (Mapping, list, tuple)) and (
             not describes_members(nodes, of_array=not isinstance(value, Mapping))
             or isinstance(value, Mapping) and names_marked(nodes, root, resources)):
-        return REDACTED  # a container where none belongs, or one whose member names are secret
+        # a container where none belongs, or one whose member names are secret
+        return astray if not names_marked(nodes, root, resources) or not isinstance(value, Mapping) else REDACTED
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
             if sensitive_name(k):
                 out[k] = REDACTED
                 continue
-            out[k] = _member(v, member_nodes(nodes, str(k), root, resources), holds, root, depth, resources)
+            out[k] = _member(v, member_nodes(nodes, str(k), root, resources), holds, root, depth, resources, astray)
         return out
     if isinstance(value, (list, tuple)):
-        return [_member(v, member_nodes(nodes, str(i), root, resources), holds, root, depth, resources)
+        return [_member(v, member_nodes(nodes, str(i), root, resources), holds, root, depth, resources, astray)
                 for i, v in enumerate(value)]
-    return REDACTED if holds else value
+    return astray if holds else value
 
 
 def _member(value: Any, nodes: list[Any], holds: bool, root: Any, depth: int,
-            resources: Mapping[str, Any] | None) -> Any:
+            resources: Mapping[str, Any] | None, astray: str) -> Any:
     """One member of a container, redacted by the schemas ``nodes`` for it; hidden whole when none
     describes it (only ``false``, or nothing) inside a container that ``holds`` secrets."""
     if holds and not any(n is True or isinstance(n, Mapping) for n in nodes):
-        return REDACTED
-    return _redact(value, nodes, root, depth + 1, resources)
+        return astray
+    return _redact(value, nodes, root, depth + 1, resources, astray)
 
 
 def cap_value(value: Any, limit: int = ATTEMPTED_CAP, *, known_long: bool = False) -> Any:

@@ -29,8 +29,14 @@ from .wording import Violation, one_edit_apart
 MIN_SECRET = 4
 #: A shorter value of digits alone (a CVV, a short PIN) is looked for as a whole number.
 MIN_DIGITS = 3
-#: Secret texts taken from one call (the longest first); enough for any real call.
+#: Secret texts looked for in what the tool writes: each costs a pass of its spellings, and past
+#: this many (4,096 took 1.2 s per MB written) a call's texts are withheld instead (``WITHHELD``).
 SECRETS_CAP = 256
+#: What the copy a call's secrets are read from shows where redaction hid a value only for being
+#: where no schema describes it (``redaction.redact``'s ``astray``): it may be a secret sent astray.
+ASTRAY = "[redacted: astray]"
+#: What stands for a text that may hold one of more secrets than a scrubber looks for.
+WITHHELD = f"[withheld: the call sent more than {SECRETS_CAP} secret values, too many to take out of this text]"
 #: What every cap puts where it cut a text, and how far back a cut secret's start is looked for.
 CUT = "…"
 CUT_WINDOW = 300
@@ -68,14 +74,28 @@ def _by_lowered(spellings: Iterable[str]) -> dict[str, list[str]]:
     return lowered
 
 
+class SecretsWithheld(ValueError):
+    """An ok output that may quote one of the secrets a call sent, among more than are looked for."""
+
+
 class Scrubber:
-    """Replaces the given secret texts, in every spelling above, wherever they appear."""
+    """Replaces the given secret texts, in every spelling above, wherever they appear. Made with
+    ``withhold`` (more secrets than ``SECRETS_CAP``), it looks for none and fails closed: every text
+    long enough to hold one of them becomes ``WITHHELD``."""
 
     __slots__ = ("_by_prefix", "_compiled", "_encoded", "_lowered", "_numbers", "_prefixes", "_secrets",
-                 "_spellings")
+                 "_shortest", "_spellings")
 
-    def __init__(self, secrets: Iterable[str]) -> None:
+    def __init__(self, secrets: Iterable[str], withhold: bool = False) -> None:
         secrets = list(secrets)
+        #: with ``withhold``, the fewest characters a text holding one of them has (else None)
+        self._shortest: int | None = None
+        if withhold:
+            # no spelling is shorter than half the secret with its whitespace collapsed (a base64
+            # core of a longer text, a near miss), and a short number is looked for as itself
+            self._shortest = max(MIN_DIGITS, min(((len(" ".join(s.split())) + 1) // 2 for s in secrets),
+                                                 default=MIN_DIGITS))
+            secrets = []
         self._secrets = sorted({s.lower() for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True)
         spellings: set[str] = set()
         numbers: set[str] = set()
@@ -94,10 +114,24 @@ class Scrubber:
         self._compiled: dict[tuple[bool, frozenset[str]], re.Pattern[str]] = {}  # (encoded?, found) -> pattern
 
     def __bool__(self) -> bool:
-        return bool(self._spellings or self._numbers)
+        return bool(self._spellings or self._numbers) or self._shortest is not None
+
+    def withholds(self, value: Any) -> bool:
+        """Whether ``value`` (a text or a JSON value) holds a text this scrubber withholds."""
+        if self._shortest is None:
+            return False
+        texts: list[str] = []
+        _strings(value, texts)
+        return any(map(self._withheld, texts))
+
+    def _withheld(self, text: str) -> bool:
+        # a text cut by a cap may end in a secret's first MIN_CUT characters
+        return len(text) >= (self._shortest or 0) or CUT in text and len(text) > MIN_CUT
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced."""
+        if self._shortest is not None and isinstance(text, str):
+            return WITHHELD if self._withheld(text) else text
         if not isinstance(text, str) or not (self._spellings or self._numbers):
             return text
         present = self._present(text.lower())
@@ -178,7 +212,10 @@ class Scrubber:
         return CUT.join(pieces)
 
     def value(self, value: Any, depth: int = 0) -> Any:
-        """A copy of a JSON-like value with every secret replaced in its strings and keys."""
+        """A copy of a JSON-like value with every secret replaced in its strings and keys (withheld
+        whole where it holds a text this scrubber withholds)."""
+        if self._shortest is not None:
+            return WITHHELD if self.withholds(value) else value
         if not self:
             return value
         if isinstance(value, str):
@@ -327,7 +364,7 @@ def _secrets_in(arguments: Any, schema: Any, resources: Mapping[str, Any] | None
         # this copy, so where the copy has no mark and no secret-looking name it hides nothing: the
         # copy is read whole before redacting it, which cost 0.4 s on a call of 1,000 objects of
         # 1,000 members.
-        shown = redact(kept, schema, schema, resources=resources) \
+        shown = redact(kept, schema, schema, resources=resources, astray=ASTRAY) \
             if _may_hold_secrets(kept, schema, resources, cap=_KEPT_COPY_READS) else kept
     except Exception:  # noqa: BLE001
         return NO_SECRETS
@@ -501,24 +538,31 @@ def _violation_texts(violations: Sequence[Violation]) -> Iterator[str]:
 
 def secrets_between(sent: Any, shown: Any, named: Iterable[str] = ()) -> Scrubber:
     """A scrubber for what of ``sent`` its redacted copy ``shown`` hides, and for the texts ``named``
-    (sent under a marked or secret-looking name), which come first: only ``SECRETS_CAP`` are looked
-    for, and 300 long texts of an undeclared member beside a password (hidden whole, since no schema
-    says which part of them is a secret) crowded the password out, so the tool's echo of it came back."""
+    (sent under a marked or secret-looking name). Those and what a mark hid are secrets: every one
+    is looked for, and past ``SECRETS_CAP`` of them (a short password beside 300 sent keys was
+    pushed out and came back) the texts that may hold one are withheld instead. What is hidden only
+    for being where no schema describes it (``ASTRAY``: a value that may be a secret sent astray)
+    fills the room left, the longest first: 300 long undeclared texts beside a password crowded it
+    out before."""
     found: list[str] = []
+    astray: list[str] = []
     try:
-        _collect(sent, shown, found)
+        _collect(sent, shown, found, astray)
     except Exception:  # noqa: BLE001 - a value that raises when read holds nothing we can look for
         return NO_SECRETS
-    first = {f for f in named if _may_be_secret(f)}
-    found = sorted(first, key=_longest_first) + sorted({f for f in found if _may_be_secret(f)} - first,
-                                                       key=_longest_first)
-    if not found:
+    secrets = sorted({f for f in itertools.chain(named, found) if _may_be_secret(f)}, key=_longest_first)
+    if len(secrets) > SECRETS_CAP:
+        # looking for each costs a pass of its spellings over every text: the texts are withheld
+        return Scrubber(secrets, withhold=True)
+    room = SECRETS_CAP - len(secrets)
+    secrets += sorted({f for f in astray if _may_be_secret(f)} - set(secrets), key=_longest_first)[:room]
+    if not secrets:
         return NO_SECRETS
     try:
-        near = _near_misses(sent, found[:SECRETS_CAP])
+        near = _near_misses(sent, secrets)
     except Exception:  # noqa: BLE001 - a value that raises when read again: its secrets still go
         near = []
-    return Scrubber(found[:SECRETS_CAP] + near)
+    return Scrubber(secrets + near)
 
 
 def _near_misses(sent: Any, secrets: list[str]) -> list[str]:
@@ -536,17 +580,18 @@ def _near_misses(sent: Any, secrets: list[str]) -> list[str]:
     return near
 
 
-def _collect(sent: Any, shown: Any, found: list[str]) -> None:
-    """The texts of ``sent`` where its redacted copy ``shown`` says it was hidden."""
+def _collect(sent: Any, shown: Any, found: list[str], astray: list[str]) -> None:
+    """The texts of ``sent`` where its redacted copy ``shown`` says it was hidden: in ``astray``
+    where it says ``ASTRAY``, else in ``found``."""
     todo = [(sent, shown)]
     visited = 0
-    while todo and len(found) < _KEPT_MEMBERS and visited < _KEPT_COPY_READS:
+    while todo and len(found) + len(astray) < _KEPT_MEMBERS and visited < _KEPT_COPY_READS:
         sent, shown = todo.pop()
         visited += 1
-        if isinstance(shown, str) and shown in (REDACTED, "…") and sent != shown:
+        if isinstance(shown, str) and shown in (REDACTED, "…", ASTRAY) and sent != shown:
             # as many texts as the copy keeps members: a value hidden whole is read as sent, and
             # 100 records of 1,000 members hidden whole were read to their end (0.4 s)
-            _texts(sent, found, cap=_KEPT_MEMBERS - len(found))
+            _texts(sent, astray if shown == ASTRAY else found, cap=_KEPT_MEMBERS - len(found) - len(astray))
         elif isinstance(sent, Mapping) and isinstance(shown, Mapping):
             # the members the shortened copy kept: walking the sent ones it cut cost 1.7 s for
             # 1,000 objects of 1,000 members, and nothing was hidden there to find
@@ -581,7 +626,8 @@ def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None,
     """For a tool whose calls may carry a secret, ``scrub(arguments, output)``: the output with the
     call's secrets taken out of its strings and keys, as from error text (a tool may echo a password
     in its own result: ``{"msg": f"logged in as {pw}"}``); the output itself when the call sent none.
-    A value ``output_schema`` marks sensitive is withheld as ``[redacted]`` first: check refuses such
+    ``SecretsWithheld`` when the call sent more secrets than are looked for and the output holds a
+    text long enough to quote one (the guard refuses the result, naming why). A value ``output_schema`` marks sensitive is withheld as ``[redacted]`` first: check refuses such
     a mark (``sensitive-output``), and where check was skipped the mark still holds.
 
     None when neither can happen, so the happy path pays nothing: the input schema marks nothing,
@@ -601,6 +647,9 @@ def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None,
                 isinstance(value, (Mapping, list, tuple)) for value in arguments.values()):
             return output  # only declared, plainly named scalars of an unmarked schema: no secret sent
         found = secrets_sent(arguments, schema, resources)
+        if found.withholds(output):
+            raise SecretsWithheld(f"the call sent more than {SECRETS_CAP} secret values, too many to make "
+                                  "sure the result repeats none of them")
         return found.value(output) if found else output
 
     return scrub

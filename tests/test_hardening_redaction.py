@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mcp_support import error_texts
 
@@ -950,6 +950,9 @@ def test_many_secrets_sharing_starts_and_overlapping_are_all_taken_out(
        where=st.sampled_from(["own member first", "own member last", "first key", "middle key", "last key",
                               "marked members"]),
        echo=st.sampled_from(["output", "tool-error", "exception", "partial"]))
+@example(count=255, where="marked members", echo="output")
+@example(count=256, where="marked members", echo="output")
+@example(count=178, where="marked members", echo="output")
 def test_a_short_secret_among_any_number_of_secrets_never_comes_back(
         count: int, where: str, echo: str, caplog: pytest.LogCaptureFixture) -> None:
     """Only the first 256 secret texts of a call were looked for, so a short password sent beside
@@ -965,7 +968,7 @@ def test_a_short_secret_among_any_number_of_secrets_never_comes_back(
     if where.startswith("own member"):
         call = {"pw": pw, **call} if where.endswith("first") else {**call, "pw": pw}
     elif where == "marked members":  # undeclared members an additionalProperties mark hides
-        call = {"keys": [], "vault": {**{f"m{i}": key for i, key in enumerate(keys)}, "zz": pw}}
+        call = {"keys": [], "vault": {**{key: key for key in keys}, "zz": pw}}  # names no other texts
     else:
         at = {"first key": 0, "middle key": count // 2, "last key": count}[where]
         call = {"keys": keys[:at] + [pw] + keys[at:]}
@@ -996,3 +999,4 @@ def test_a_result_too_short_to_quote_a_secret_is_kept_past_the_cap() -> None:
                  lambda args: {"n": len(args["keys"])})
     envelope = tool({"keys": [f"key-number-{i:06d}-long" for i in range(600)]})
     assert envelope["status"] == "ok" and envelope["output"] == {"n": 600}, envelope
+

@@ -145,18 +145,35 @@ def _property_names(inner: Any, outer: Any) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+#: names a name rule (a pattern, a format, a ``not``) commonly refuses: capitals, digits, separators
+_NAME_BREAKERS = ("A", "B", "0", "a-b", "a b", "a_b", "aB", "_", "-", "a.b", "\u00e9")
+
+
 def _names_around(names: Any) -> list[str]:
-    """Property names at and just past a ``propertyNames`` schema's length limits, its enum, and
-    samples of its pattern: where a narrowed name rule starts refusing names the old one allowed."""
+    """Property names at and just past a ``propertyNames`` schema's length limits, the texts it lists
+    (at any depth: the name a ``not: {const: ...}`` refuses), samples of its pattern, and names a
+    name rule commonly refuses: where a narrowed name rule starts refusing names the old one allowed."""
     if not isinstance(names, dict):
         return []
-    found: list[str] = [n for n in names.get("enum", ()) if isinstance(n, str)]
+    found: list[str] = [*_listed_texts(names), *_NAME_BREAKERS]
     for key in ("minLength", "maxLength"):
         limit = names.get(key)
         if isinstance(limit, int) and not isinstance(limit, bool) and 0 <= limit < 200:
             found.extend("n" * length for length in (limit - 1, limit, limit + 1) if length > 0)
     if isinstance(names.get("pattern"), str):
         found.extend(regex_samples(names["pattern"], 3))
+    return found
+
+
+def _listed_texts(schema: Any, depth: int = 0) -> list[str]:
+    """The strings ``schema`` lists under ``const`` or ``enum``, at any depth of its subschemas."""
+    if depth > _MAX_DEPTH or not isinstance(schema, dict):
+        return []
+    found = [v for v in (*(schema["enum"] if isinstance(schema.get("enum"), list) else ()),
+                         *((schema["const"],) if "const" in schema else ())) if isinstance(v, str)]
+    for value in schema.values():
+        for sub in value if isinstance(value, list) else (value,):
+            found.extend(_listed_texts(sub, depth + 1))
     return found
 
 
@@ -195,7 +212,8 @@ def _for_property(schema: Any, name: str) -> Any:
     for pattern, sub in (schema.get("patternProperties") or {}).items():
         if pattern_matches(pattern, name):
             return sub
-    extra = schema.get("additionalProperties", {})
+    # a name nothing else describes meets additionalProperties, or else unevaluatedProperties
+    extra = schema.get("additionalProperties", schema.get("unevaluatedProperties", {}))
     return extra if isinstance(extra, dict) else ({} if extra else {"not": {}})
 
 
@@ -222,7 +240,8 @@ def _arrays(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
             other = outer_prefix[index] if index < len(outer_prefix) else _sub(outer, "items")
             for value in islice(_values(slot, other, depth + 1), 30):
                 yield [*filled[:index], value, *filled[index + 1:]]
-    items, outer_items = _sub(inner, "items"), _sub(outer, "items")
+    # the items past the tuple meet `items`, or else `unevaluatedItems`
+    items, outer_items = _past_tuple(inner), _past_tuple(outer)
     contains = _sub(inner, "contains")
     item_values = list(islice(_values(items, outer_items, depth + 1), 40))
     item_values += list(islice(_values(contains, _sub(outer, "contains"), depth + 1), 20)) if contains else []
@@ -232,6 +251,13 @@ def _arrays(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
             continue
         yield [value]
         yield [*base, value]
+        if prefix and all(v is not NOTHING for v in filled):
+            yield [*filled, value]
         for count in {n + d for n in lengths for d in (-1, 0, 1) if 0 <= n + d <= 50}:
             yield [value] * count
             yield [value, *([generate(items)] * max(0, count - 1))] if generate(items) is not NOTHING else [value]
+
+
+def _past_tuple(schema: Any) -> Any:
+    return _sub(schema, "items") if not isinstance(schema, dict) or "items" in schema \
+        else _sub(schema, "unevaluatedItems")

@@ -319,6 +319,33 @@ def test_the_process_owners_signals_still_pass_a_hook(raised: BaseException) -> 
         guard(contract(), lambda a: {}, on_call=hook)({})
 
 
+def _lying_about_its_class(raised: BaseException | None) -> Any:
+    """A result whose ``__class__`` (which ``isinstance`` asks when the type does not match) raises
+    ``raised``, or claims to be a dict."""
+    class Lying:
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            if raised is not None:
+                raise raised
+            return dict
+    return Lying()
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), Custom(), GeneratorExit(), ValueError("odd"), None])
+@pytest.mark.parametrize("path", ["sync", "sync-deadline", "async", "async-deadline"])
+def test_a_result_whose_class_lies_or_raises_is_the_tools_failure(raised: BaseException | None, path: str) -> None:
+    """Reading a result runs the tool's code: an async tool's result whose ``__class__`` raised
+    SystemExit while the guard settled it escaped the guard (the caller, the MCP server) instead of
+    becoming the tool's INTERNAL, as the same SystemExit raised by the tool does."""
+    async def asynchronous(args: Any) -> Any:
+        return _lying_about_its_class(raised)
+    implementation = asynchronous if path.startswith("async") else (lambda args: _lying_about_its_class(raised))
+    tool = guard(contract(seconds=5 if path.endswith("deadline") else None), implementation)
+    envelope = asyncio.run(tool.acall({})) if path.startswith("async") else tool({})
+    assert envelope["status"] == "error" and envelope["error"]["code"] == "INTERNAL", envelope
+    strict_json(envelope)
+
+
 def counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Counts what the explanation did: raw errors explained, by wrapping SchemaCheck._explain."""
     counts = {"explained": 0, "raw": 0}

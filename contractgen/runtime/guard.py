@@ -826,23 +826,42 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException as exc:  # noqa: BLE001 - the tool's outcome: its envelope (or re-raised there)
             if deadline is not None:
                 return await self._settled_off_loop(MISSING, exc, deadline - (time.monotonic() - began))
-            if isinstance(exc, asyncio.CancelledError):
-                return self._cancelled(exc)
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                return self._stopped(exc)
-            return self._from_exception(exc)
+            return self._tools_failure(exc)
         if deadline is not None:
             return await self._settled_off_loop(result, None, deadline - (time.monotonic() - began))
         return await self._completed_here(result)
 
+    def _tools_failure(self, exc: BaseException) -> dict[str, Any]:
+        """The envelope for what the tool's code raised, a stop or a cancellation of its own too
+        (only the process owner's stop and a real cancellation of the caller propagate)."""
+        if isinstance(exc, asyncio.CancelledError):
+            return self._cancelled(exc)
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            return self._stopped(exc)
+        return self._from_exception(exc)
+
     async def _completed_here(self, result: Any) -> dict[str, Any]:
         """The envelope for a result read on the caller's loop (a big one not pinned to plain JSON
         is checked on a worker thread, the loop left free)."""
-        if not self._output_plain and larger_than(result, BIG_VALUE):  # else the fast check is Rust
+        try:
+            big = not self._output_plain and larger_than(result, BIG_VALUE)  # else the fast check is Rust
+        except BaseException as exc:  # noqa: BLE001 - reading it ran the tool's code (a __class__ property)
+            return self._tools_failure(exc)
+        if big:
             return await _off_loop(self._complete, result)
         return self._complete(result)
 
     def _complete(self, result: Any) -> dict[str, Any]:
+        """The envelope for what the tool returned. Reading it runs the tool's own code (a mapping's
+        ``items``, an instance's ``__class__`` property, which ``isinstance`` asks): what that
+        raises is the tool's failure, a SystemExit too, as when the tool raises it (it escaped the
+        guard from an async tool's result)."""
+        try:
+            return self._completed(result)
+        except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
+            return self._tools_failure(exc)
+
+    def _completed(self, result: Any) -> dict[str, Any]:
         output = result
         # asked of the class: an instance's own __getattr__ (or __class__) is the tool's code, which
         # may raise or hang, and a model's model_dump is its class's

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from build_support import build, make_project
 from conftest import ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from contractgen.compiler.describe import describe_tool
 from contractgen.runtime import ACTIONS, Contract, ErrorSpec, RetryPolicy, Timeout
@@ -218,3 +220,31 @@ def test_documented_description_is_the_generated_one(document: str) -> None:
     for module, block in shown:
         description, _ = _module_constants(ROOT / "generated" / f"{module}.py")
         assert block == description, f"{document}: the DESCRIPTION of {module} changed; copy it from generated/"
+
+
+_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(st.lists(st.sampled_from(["a", " ", "Errors:", "- X", *_BREAKS]), min_size=1,
+                               max_size=8).map("".join).filter(str.strip), min_size=6, max_size=6))
+def test_an_authors_one_line_text_stays_on_its_line(texts: list[str]) -> None:
+    """The empty-result meaning kept a \\r or U+2028 (a model reads each as a line break) where the
+    summary and error messages were made one line, so an author's text could open what reads as a
+    section of its own ("Errors:"); a parameter's description, a deprecation's texts and an
+    error's field did too. Each is now one line, whatever whitespace it holds."""
+    from contractgen.runtime import Deprecation, EmptyResult
+
+    meaning, description, message, replacement, field, since = texts
+    contract = _contract(empty_result=EmptyResult("/rows", meaning),
+                         input_schema={"type": "object", "properties": {"q": {"type": "string", "description": description}}},
+                         deprecation=Deprecation(since=since, replacement=replacement, message=message),
+                         errors=(ErrorSpec("Bad", "NOT_FOUND", "No such row.", field=field),))
+    plain = _contract(empty_result=EmptyResult("/rows", "m"),
+                      input_schema={"type": "object", "properties": {"q": {"type": "string", "description": "d"}}},
+                      deprecation=Deprecation(since="1", replacement="r", message="m"),
+                      errors=(ErrorSpec("Bad", "NOT_FOUND", "No such row.", field="f"),))
+    for parameters in (False, True):
+        text = describe_tool(contract, parameters=parameters)
+        assert not any(ch in text for ch in _BREAKS if ch != "\n"), repr(text)
+        assert text.count("\n") == describe_tool(plain, parameters=parameters).count("\n"), repr(text)

@@ -40,7 +40,7 @@ def describe_tool(contract: Contract, *, parameters: bool = False) -> str:
         lines.append("Returns: " + _returns(contract.output_schema))
     if contract.empty_result is not None:
         where = contract.empty_result.pointer or "the output"
-        lines.append(f"Empty result ({where} empty): {contract.empty_result.meaning.strip()}")
+        lines.append(f"Empty result ({_one_line(where)} empty): {_one_line(contract.empty_result.meaning)}")
     if contract.partial_results:
         lines.append("Some errors carry partial_results.")
     deprecation = _deprecation(contract)
@@ -91,6 +91,12 @@ def _purpose(contract: Contract) -> list[str]:
     return [_sentence(summary) + " " + description[0], *description[1:]]
 
 
+def _one_line(text: str) -> str:
+    """``text`` for a line of its own: every run of whitespace (\\r, U+2028, U+0085 too: a model
+    reads each as a line break, so a text could start what looks like a section) is one space."""
+    return " ".join(str(text).split())
+
+
 def _plain(text: str) -> str:
     return " ".join(text.split()).rstrip(".!?:; ").lower()
 
@@ -113,7 +119,7 @@ def _parameters(schema: Mapping[str, Any]) -> list[str]:
             facts.append("required")
         facts += _constraints(sub)
         text = f"- {name} ({'; '.join(f for f in facts if f)})"
-        description = str(sub.get("description", "")).strip()
+        description = _one_line(sub.get("description", ""))
         lines.append(text + (": " + description if description else ""))
     if schema.get("additionalProperties") is False and properties:
         lines.append("No other parameters are accepted.")
@@ -193,14 +199,14 @@ def _deprecation(contract: Contract) -> str:
         return ""
     text = "DEPRECATED"
     if deprecation.since:
-        text += f" since {deprecation.since}"
+        text += f" since {_one_line(deprecation.since)}"
     if deprecation.sunset:
-        text += f", removed after {deprecation.sunset}"
+        text += f", removed after {_one_line(deprecation.sunset)}"
     text += "."
     if deprecation.replacement:
-        text += f" Use {deprecation.replacement} instead."
+        text += f" Use {_one_line(deprecation.replacement)} instead."
     if deprecation.message:
-        text += " " + _sentence(deprecation.message)
+        text += " " + _sentence(_one_line(deprecation.message))
     return text
 
 
@@ -234,7 +240,7 @@ def listed_errors(contract: Contract) -> list[ErrorSpec]:
 def _errors(contract: Contract) -> list[str]:
     lines = []
     for spec in listed_errors(contract):
-        where = f" [{spec.field}]" if spec.field else ""
+        where = f" [{_one_line(spec.field)}]" if spec.field else ""
         action = effective_action(contract, spec.code, spec.action, spec.retryable)
         lines.append(f"- {spec.code}{where}: {agreeing_message(spec.message, action, spec.code)} -> {action}")
     if contract.migrations:

@@ -110,8 +110,7 @@ class VersionMismatch(VersionMismatchError):
 DESCRIPTION = (
     "Strings that try to break out of generated code: Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ bac. Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\n"
     "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا\n"
-    'DEPRECATED. Use Quote " and \' and """triple""" and \'\'\'si instead. Quote " and \' and """triple""" and \'\'\'single triple\'\'\' \\ back\\slash \\n not-a-newline\n'
-    "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا.\n"
+    "DEPRECATED. Use Quote \" and ' and \"\"\"triple\"\"\" and '''si instead. Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا.\n"
     "Errors:\n"
     "- INVALID_ARGUMENT [/mode]: Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا -> fix_arguments\n"
     "Timeout 30 s. Retry RATE_LIMITED, TIMEOUT, UNAVAILABLE with backoff 0.5-30 s; stop after 2 failures in a row."

@@ -181,7 +181,9 @@ def _joined_properties(first: Mapping[str, Any], second: Mapping[str, Any]) -> d
 
 
 def _fold_nullable(node: Node) -> Node:
-    """``anyOf: [X, {type: null}]`` is ``X`` with null added: one spelling for optional values."""
+    """``anyOf: [X, {type: null}]`` is ``X`` with null added: one spelling for optional values. So is
+    ``oneOf`` of the two, but only when ``X``'s type excludes null: where ``X`` accepts null too, null
+    matches both branches and ``oneOf`` refuses it (folding it would call anyOf -> oneOf no change)."""
     for key in ("anyOf", "oneOf"):
         branches = node.get(key)
         if not isinstance(branches, list) or len(branches) != 2:
@@ -191,6 +193,8 @@ def _fold_nullable(node: Node) -> Node:
         if len(nulls) != 1 or len(others) != 1 or "type" not in others[0]:
             continue
         other = others[0]
+        if key == "oneOf" and "null" in (other["type"] if isinstance(other["type"], list) else [other["type"]]):
+            continue
         rest = {k: v for k, v in node.items() if k != key}
         if set(rest) & set(other):
             continue

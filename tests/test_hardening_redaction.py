@@ -813,16 +813,19 @@ def _near(secret: str, how: str) -> str:
     """A text that all but spells ``secret``."""
     return {"drop-last": secret[:-1], "drop-first": secret[1:], "extra": secret + "x",
             "swap": secret[:3] + secret[4] + secret[3] + secret[5:], "substitute": secret[:-2] + "Q" + secret[-1],
-            "most": secret[: len(secret) // 2 + 2]}[how]
+            "most": secret[: len(secret) // 2 + 2], "first-third": secret[:4], "middle-third": secret[4:8],
+            "last-third": secret[-4:]}[how]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(how=st.sampled_from(["drop-last", "drop-first", "extra", "swap", "substitute", "most"]),
+@given(how=st.sampled_from(["drop-last", "drop-first", "extra", "swap", "substitute", "most", "first-third",
+                            "middle-third", "last-third"]),
        where=st.sampled_from(["key", "sibling"]), kind=st.sampled_from(["direct", "anchor", "dependent"]))
 def test_a_key_or_value_that_all_but_spells_a_secret_is_never_echoed(how: str, where: str, kind: str,
                                                                      caplog: pytest.LogCaptureFixture) -> None:
     """An unknown key (or a wrong value elsewhere) one edit away from the secret sent, or most of it,
-    would tell the secret when echoed in a message or attempted: it is taken out like the secret."""
+    would tell the secret when echoed in a message or attempted: it is taken out like the secret. So
+    is a third of it (any piece of four characters or more), which was echoed."""
     # The tail is letters: digits of the secret could turn up by chance in a call's duration.
     tail = "Qzvk"
     secret = "hunter22" + tail

@@ -618,16 +618,18 @@ def secrets_between(sent: Any, shown: Any, named: Iterable[str] = ()) -> Scrubbe
 
 
 def _near_misses(sent: Any, secrets: list[str]) -> list[str]:
-    """The other texts of ``sent`` that all but spell a secret: one edit or swap away from it, or
-    most of it (a key ``hunter2`` beside the password ``hunter22``); shown, they would tell it."""
+    """The other texts of ``sent`` that all but spell a secret or tell a piece of it: one edit or swap
+    away from it, or any piece of it of MIN_SECRET characters (a key ``hunter2`` or ``nter`` beside
+    the password ``hunter22``); shown, they would tell it."""
     texts: list[str] = []
     _texts(sent, texts, cap=_COMPARED * 4)
     lowered = [s.lower() for s in secrets]
     near = []
     for text in {t for t in texts if len(t) >= MIN_SECRET}:
         low = text.lower()
-        if any(low != s and (low in s and 2 * len(low) >= len(s) or
-                             abs(len(low) - len(s)) <= 1 and one_edit_apart(low, s)) for s in lowered):
+        # any piece of MIN_SECRET characters or more: a key that was a third of the password was
+        # named in "unknown argument '...'" (half was the bound)
+        if any(low != s and (low in s or abs(len(low) - len(s)) <= 1 and one_edit_apart(low, s)) for s in lowered):
             near.append(text)
     return near
 

@@ -1059,3 +1059,21 @@ def test_a_big_result_scrubs_only_the_texts_that_hold_a_secret() -> None:
             sys.setprofile(None)
         assert "hunter22" not in json.dumps(shown) and shown["rows"][5] == "row 5"
         assert calls <= 2, (len(secrets), calls)
+
+
+@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.sampled_from(["first", "last"]), padding=st.sampled_from(["members", "records"]),
+       echo=st.sampled_from(["tool-error", "partial"]))
+def test_a_secret_in_a_call_too_big_to_read_whole_never_comes_back_in_a_tool_error(
+        where: str, padding: str, echo: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Before finding a call's secrets, a ToolError's texts are checked for any text of the call; that
+    check read only the call's first 10,000 texts, so a password read after them (sent first, beside
+    11,000 other members) was never looked for, and the tool's message quoting it reached the model."""
+    pw = "hunter-QzvkWbyl"  # letters: MARKER's digits are among the filler's numbers, which are looked for
+    filler: dict[str, Any] = {f"k{i}": i for i in range(11_000)} if padding == "members" else \
+        {"rows": [{"a": i} for i in range(11_000)]}
+    call = {"pw": pw, **filler} if where == "first" else {**filler, "pw": pw}
+    schema = {"type": "object", "properties": {"pw": {"type": "string", "writeOnly": True}}}
+    envelope, seen = _echoed_by_login(schema, call, lambda args: f"signed in with {pw}", echo, caplog)
+    assert pw not in seen and envelope["status"] == "error"
+

@@ -554,10 +554,12 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
 def quotes_arguments(arguments: Any, written: Iterable[Any]) -> bool:
     """Whether ``written`` (texts and JSON values) may hold a text of ``arguments`` long enough to be a
     secret, in any spelling: a cheap test before finding which of them are secrets. True when
-    either cannot be read (the careful answer)."""
+    either cannot be read, or the arguments are too big to read whole here (the careful answer: a
+    password read after their first 10,000 texts was never looked for in a ToolError's message)."""
     try:
         found: list[str] = []
-        _texts(arguments, found, cap=_MEMBER_CAP * 10)
+        if not _texts(arguments, found, cap=_MEMBER_CAP * 10):
+            return True  # too big to read whole: a secret may be past what was read
         texts = {t for t in found if _may_be_secret(t)}
         if not texts:
             return False
@@ -654,8 +656,9 @@ def _collect(sent: Any, shown: Any, found: list[str], astray: list[str]) -> None
             todo.extend(zip(sent, shown))
 
 
-def _texts(value: Any, found: list[str], cap: int = _WALK_CAP) -> None:
-    """Every string, key and number inside a hidden value, as the text a tool might write."""
+def _texts(value: Any, found: list[str], cap: int = _WALK_CAP) -> bool:
+    """Every string, key and number inside a hidden value, as the text a tool might write; whether
+    ``cap`` left none of it unread."""
     todo = [value]
     seen = 0
     while todo and seen < cap:
@@ -673,6 +676,7 @@ def _texts(value: Any, found: list[str], cap: int = _WALK_CAP) -> None:
                 todo.append(member)
         elif isinstance(node, (list, tuple)):
             todo.extend(node)
+    return not todo
 
 
 def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None,

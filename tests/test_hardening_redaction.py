@@ -1077,3 +1077,23 @@ def test_a_secret_in_a_call_too_big_to_read_whole_never_comes_back_in_a_tool_err
     envelope, seen = _echoed_by_login(schema, call, lambda args: f"signed in with {pw}", echo, caplog)
     assert pw not in seen and envelope["status"] == "error"
 
+
+
+@settings(max_examples=20, deadline=None)
+@given(long=st.lists(st.text(min_size=200, max_size=2_000), min_size=1, max_size=3),
+       short=st.lists(st.text("abcdef-0123", min_size=4, max_size=12), min_size=40, max_size=60))
+def test_the_pieces_many_secrets_are_found_by_come_from_the_start_of_each_spelling(
+        long: list[str], short: list[str]) -> None:
+    """Past a few dozen spellings each is found by one piece of it; every piece of every spelling
+    was weighed, so ten 10,000-character secrets (a private key, say) took 3.7 s before a result was
+    scrubbed. Only the first 64 characters of each are read now, and a secret is still found."""
+    from contractgen.runtime.scrub import _PIECES_READ, _PREFIX, Scrubber, _rarest_pieces
+
+    scrubber = Scrubber(long + short)
+    for spelling, piece in _rarest_pieces(scrubber._lowered):
+        assert spelling.find(piece) <= _PIECES_READ - 1, (spelling[:80], piece)
+        assert len(piece) == min(_PREFIX, len(spelling))
+    for secret in long + short:
+        if len(secret) >= 4:
+            assert secret not in json.dumps(scrubber.value({"said": ["x" * 20] * 50 + [f"<{secret}>"]}),
+                                            ensure_ascii=False)

@@ -293,12 +293,14 @@ NO_SECRETS = Scrubber(())
 _SCANNED = 40
 _PREFIX = 6
 _THREE_DIGITS = re.compile(r"(?<![0-9])[0-9]{3}(?![0-9])")
+_PIECES_READ = 64
 
 
 def _rarest_pieces(spellings: Iterable[str]) -> Iterator[tuple[str, str]]:
-    """(spelling, the piece of _PREFIX characters of it that the fewest of ``spellings`` hold; a
-    shorter spelling is its own piece)."""
-    pieces = {spelling: {spelling[i:i + _PREFIX] for i in range(max(1, len(spelling) - _PREFIX + 1))}
+    """(spelling, the piece of _PREFIX characters among its first _PIECES_READ that the fewest of
+    ``spellings`` hold; a shorter spelling is its own piece). Only its start is read: every piece of
+    ten 10,000-character secrets' spellings took 3.7 s."""
+    pieces = {spelling: {spelling[i:i + _PREFIX] for i in range(max(1, min(len(spelling) - _PREFIX + 1, _PIECES_READ)))}
               for spelling in spellings}
     held = collections.Counter(itertools.chain.from_iterable(pieces.values()))
     for spelling, own in pieces.items():

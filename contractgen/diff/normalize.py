@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..manifest.inert_keywords import KIND_KEYWORDS
 from ..manifest.schema_walk import local_ref_pointer
 from ..runtime.jsonvalue import MISSING
 from ..runtime.pointer import escape_token, resolve_pointer
@@ -27,6 +28,11 @@ _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_VALUES = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
                   "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
 JSON_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+#: Keywords that let null through whenever ``type`` does: each judges one other kind of value (or
+#: says nothing). ``enum`` and ``const`` are rewritten by the nullable fold; ``not``, a combinator, a
+#: condition or a reference may refuse null whatever the type says.
+_PASSING_NULL = frozenset({"type", "enum", "const", "format", "default", *ANNOTATIONS, *SOFT_ANNOTATIONS,
+                           *(k for keywords in KIND_KEYWORDS.values() for k in keywords)})
 
 
 class Node(dict):  # type: ignore[type-arg]
@@ -181,9 +187,11 @@ def _joined_properties(first: Mapping[str, Any], second: Mapping[str, Any]) -> d
 
 
 def _fold_nullable(node: Node) -> Node:
-    """``anyOf: [X, {type: null}]`` is ``X`` with null added: one spelling for optional values. So is
-    ``oneOf`` of the two, but only when ``X``'s type excludes null: where ``X`` accepts null too, null
-    matches both branches and ``oneOf`` refuses it (folding it would call anyOf -> oneOf no change)."""
+    """``anyOf: [X, {type: null}]`` is ``X`` with null added: one spelling for optional values, when
+    nothing in ``X`` but its type and listed values judges null (a ``not`` or a combinator inside it
+    may refuse null whatever the type says). So is ``oneOf`` of the two, but only when ``X``'s type
+    excludes null: where ``X`` accepts null too, null matches both branches and ``oneOf`` refuses it
+    (folding it would call anyOf -> oneOf no change)."""
     for key in ("anyOf", "oneOf"):
         branches = node.get(key)
         if not isinstance(branches, list) or len(branches) != 2:
@@ -195,6 +203,8 @@ def _fold_nullable(node: Node) -> Node:
         other = others[0]
         if key == "oneOf" and "null" in (other["type"] if isinstance(other["type"], list) else [other["type"]]):
             continue
+        if not _PASSING_NULL.issuperset(other):
+            continue  # X refuses null by more than its type: adding null to the type would not let it in
         rest = {k: v for k, v in node.items() if k != key}
         if set(rest) & set(other):
             continue

@@ -1078,6 +1078,23 @@ def test_a_secret_in_a_call_too_big_to_read_whole_never_comes_back_in_a_tool_err
     assert pw not in seen and envelope["status"] == "error"
 
 
+@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.sampled_from(["first", "last"]), depth=st.sampled_from(["top", "nested"]),
+       echo=st.sampled_from(["output", "tool-error", "exception"]))
+def test_a_secret_under_a_marked_pattern_among_many_members_never_comes_back(
+        where: str, depth: str, echo: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A member marked through patternProperties was found only where the shortened copy redaction
+    reads kept it: one sent after 1,000 other members of a nested object was cut, never looked for,
+    and the tool's echo of it came back. A name a marked pattern matches is now found anywhere."""
+    pw = "hunter22-" + MARKER
+    members: dict[str, Any] = {f"k{i}": i for i in range(1_500)}
+    box = {"s_pw": pw, **members} if where == "first" else {**members, "s_pw": pw}
+    holder = {"type": "object", "patternProperties": {"^s_": {"type": "string", "writeOnly": True}}}
+    schema = holder if depth == "top" else {"type": "object", "properties": {"box": holder}}
+    call = box if depth == "top" else {"box": box}
+    envelope, seen = _echoed_by_login(schema, call, lambda args: f"signed in with {pw}", echo, caplog)
+    assert MARKER not in seen and envelope["status"] == ("ok" if echo == "output" else "error"), envelope
+
 
 @settings(max_examples=20, deadline=None)
 @given(long=st.lists(st.text(min_size=200, max_size=2_000), min_size=1, max_size=3),

@@ -36,6 +36,8 @@ class _Index:
         self.marks_any: bool | None = None  # whether a marked schema applies anywhere in a value of root
         self.marked_names: frozenset[str] | None = None  # names of members marked where declared
         self.properties: list[Mapping[str, Any]] = []  # every ``properties`` of the root and its resources
+        self.pattern_properties: list[Mapping[str, Any]] = []  # and every ``patternProperties``
+        self.marked_patterns: tuple[str, ...] | None = None  # patterns of members marked where declared
         #: (ids of the schemas at a position, a member's key) -> the schemas at that member
         self.members: dict[tuple[tuple[int, ...], str], list[Any]] = {}
         todo: list[tuple[Any, Any, str]] = [(root, root, "")]
@@ -61,6 +63,8 @@ class _Index:
                 self.scope[id(node)] = (resource, base)
                 if isinstance(node.get("properties"), Mapping):
                     self.properties.append(node["properties"])
+                if isinstance(node.get("patternProperties"), Mapping):
+                    self.pattern_properties.append(node["patternProperties"])
                 todo.extend((v, resource, base) for k, v in node.items()
                             if k not in ("enum", "const", "default", "examples"))
             elif isinstance(node, (list, tuple)):
@@ -260,6 +264,18 @@ def marked_member_names(root: Any, resources: Mapping[str, Any] | None = None) -
                                        for name, member in properties.items()
                                        if _marked_whole(member, root, resources))
     return index.marked_names
+
+
+def marked_member_patterns(root: Any, resources: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+    """The ``patternProperties`` patterns, anywhere in ``root`` or its resources, of members marked
+    sensitive as ``marked_member_names`` reads them: a member whose name one of them matches holds
+    a secret whole there. Kept per root."""
+    index = _index(root, resources)
+    if index.marked_patterns is None:
+        index.marked_patterns = tuple(sorted({str(pattern) for patterns in index.pattern_properties
+                                              for pattern, member in patterns.items()
+                                              if _marked_whole(member, root, resources)}))
+    return index.marked_patterns
 
 
 def _marked_whole(node: Any, root: Any, resources: Mapping[str, Any] | None) -> bool:

@@ -23,8 +23,9 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 from .jsonvalue import JSON_SCALARS, MISSING, shortened
+from .patterns import matches_any
 from .redaction import REDACTED, echo_at, redact, sensitive_name
-from .schema_resolve import marked_member_names, marks_anything
+from .schema_resolve import marked_member_names, marked_member_patterns, marks_anything
 from .wording import Violation, one_edit_apart
 
 #: Characters a sent value needs to be looked for: shorter ones would scrub ordinary words.
@@ -426,12 +427,18 @@ def _secrets_in(arguments: Any, schema: Any, resources: Mapping[str, Any] | None
 
 
 def _named_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] | None) -> list[str]:
-    """The texts a call sent under a name the schema marks where it declares it, or under a
-    secret-looking name, wherever they are in the call: the copy redaction reads is shortened, and
-    a password sent after 1,000 other members was cut from it, never found, and echoed by the tool
-    in its ok output. Names are matched by set operations; at most ``_NAMES_JUDGED`` distinct ones
-    are judged for a secret-looking look, in the order sent."""
+    """The texts a call sent under a name the schema marks where it declares it (in ``properties``,
+    or a ``patternProperties`` pattern the name matches), or under a secret-looking name, wherever
+    they are in the call: the copy redaction reads is shortened, and a password sent after 1,000
+    other members was cut from it, never found, and echoed by the tool in its ok output. Names are
+    matched by set operations; at most ``_NAMES_JUDGED`` distinct ones are judged for a
+    secret-looking look (or a marked pattern), in the order sent."""
     wanted = set(marked_member_names(schema, resources))
+    patterns = marked_member_patterns(schema, resources)
+
+    def secret_name(name: str) -> bool:
+        # a pattern that cannot be judged (an odd name) counts as matching: the careful side
+        return sensitive_name(name) or bool(patterns) and matches_any(patterns, name) is not False
     judged: set[str] = set()
     found: list[str] = []
     for node in _objects(arguments, _WALK_CAP):
@@ -441,24 +448,24 @@ def _named_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] | N
             room = _NAMES_JUDGED - len(judged)
             fresh = list(itertools.islice((k for k in node if k not in judged), room)) if room > 0 else []
             judged.update(fresh)
-            wanted.update(filter(sensitive_name, fresh))
+            wanted.update(filter(secret_name, fresh))
             hits: Iterable[Any] = node.keys() & wanted
         else:  # the caller's own str type: read as plain text, its hashing and equality never run
             hits = [key for key in itertools.islice(node, _MEMBER_CAP)
-                    if isinstance(key, str) and _wanted(str.__str__(key), wanted, judged)]
+                    if isinstance(key, str) and _wanted(str.__str__(key), wanted, judged, secret_name)]
         for key in hits:
             with contextlib.suppress(Exception):  # a member that raises when read holds nothing to look for
                 _texts(node[key], found, cap=_MEMBER_CAP)
     return found
 
 
-def _wanted(name: str, wanted: set[str], judged: set[str]) -> bool:
+def _wanted(name: str, wanted: set[str], judged: set[str], secret_name: Callable[[str], bool]) -> bool:
     if name in wanted:
         return True
     if name in judged or len(judged) >= _NAMES_JUDGED:
         return False
     judged.add(name)
-    if sensitive_name(name):
+    if secret_name(name):
         wanted.add(name)
         return True
     return False

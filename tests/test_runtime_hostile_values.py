@@ -9,7 +9,7 @@ import json
 import math
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -1375,3 +1375,62 @@ def test_a_call_of_many_small_containers_is_read_in_bulk(shape: str, recursive: 
             else {"q": [10 ** 5000]}
         huge = tool({"a": "wrong", "rows": small})["error"]
         assert huge["field"].startswith("/rows/123456"), huge
+
+
+class _Hostile(str):
+    """A caller's str subclass whose own methods must never run once the guard has it."""
+
+    ran: ClassVar[list[str]] = []
+
+    def __repr__(self) -> str:
+        _Hostile.ran.append("__repr__")
+        return "hostile"
+
+    def __lt__(self, other: object) -> bool:
+        _Hostile.ran.append("__lt__")
+        raise RuntimeError("compared")
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+
+class _HostileDict(dict):  # type: ignore[type-arg]
+    def __repr__(self) -> str:
+        _Hostile.ran.append("dict __repr__")
+        return "hostile"
+
+
+def _exact(value: Any) -> bool:
+    if type(value) in (str, int, float, bool, type(None)):
+        return True
+    if type(value) is list:
+        return all(map(_exact, value))
+    return type(value) is dict and all(type(k) is str and _exact(v) for k, v in value.items())
+
+
+@settings(max_examples=40, deadline=None)
+@given(where=st.sampled_from(["value", "key", "nested value", "nested key", "dict"]),
+       marked=st.booleans(), text=st.text("abcxyz", min_size=1, max_size=6))
+def test_the_arguments_a_trace_or_callback_sees_are_exact_json(where: str, marked: bool, text: str) -> None:
+    """What a span, a trace or a framework's callbacks are shown of a call (scrub.shown_arguments)
+    kept the caller's own str and dict subclasses, so their __repr__, __lt__ (sorting the trace's
+    keys) and other methods ran there; it is read through base types now."""
+    from contractgen.runtime.scrub import arguments_shown, shown_arguments
+
+    properties: dict[str, Any] = {"note": {"type": "string"}, "box": {"type": "object"}}
+    if marked:
+        properties["pw"] = {"type": "string", "writeOnly": True}
+    tool = guard(Contract(name="t", version="1.0.0", summary="s", description="d",
+                          input_schema={"type": "object", "properties": properties},
+                          output_schema={"type": "object"}, timeout=Timeout(None)), lambda a: {})
+    hostile = _Hostile(text)
+    call: dict[Any, Any] = {"value": {"note": hostile}, "key": {hostile: 1, "b": 2},
+                            "nested value": {"box": {"k": [hostile]}}, "nested key": {"box": {hostile: 1, "a": 2}},
+                            "dict": {"box": _HostileDict(k=hostile)}}[where]
+    if marked:
+        call["pw"] = "hunter22"
+    _Hostile.ran.clear()
+    shown = shown_arguments(tool, call, 1000)
+    assert _exact(shown), shown
+    json.loads(arguments_shown(tool, call, 1000))
+    assert _Hostile.ran == []

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from .jsonvalue import JSON_SCALARS, MISSING, shortened
+from .jsonvalue import JSON_SCALARS, MISSING, shortened, thaw
 from .patterns import matches_any
 from .redaction import REDACTED, echo_at, redact, sensitive_name
 from .schema_resolve import marked_member_names, marked_member_patterns, marks_anything
@@ -772,11 +772,15 @@ def shown_arguments(tool: Any, arguments: Any, limit: int) -> Any:
     the input schema marks sensitive (and every sensitively named key) replaced, long values capped;
     arguments too long to show whole are summarised (size and key names) before any redaction walks
     them (walking 100,000 members took seconds). A secret also sent where it is not one (as a key,
-    in another field) is taken out there too. ``"[unrecordable]"`` for arguments that cannot be read."""
+    in another field) is taken out there too. Exact JSON types only (subclasses read through their
+    base types). ``"[unrecordable]"`` for arguments that cannot be read."""
     check = getattr(getattr(tool, "_compiled", None), "input", None)
     try:
         shown = check.echo(arguments, (), limit=limit) if check is not None else \
             echo_at(arguments, (), tool.input_schema, limit=limit)
-        return shown if isinstance(shown, str) else secrets_between(arguments, shown).value(shown)
+        # read through base types: the caller's str or dict subclasses reached a framework's
+        # callbacks and the trace's sorting, where their own __repr__, __lt__ or __hash__ ran
+        shown = thaw(shown)
+        return shown if type(shown) is str else secrets_between(arguments, shown).value(shown)
     except Exception:  # noqa: BLE001 - never let an odd argument break the trace
         return "[unrecordable]"

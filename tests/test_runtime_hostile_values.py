@@ -1434,3 +1434,52 @@ def test_the_arguments_a_trace_or_callback_sees_are_exact_json(where: str, marke
     assert _exact(shown), shown
     json.loads(arguments_shown(tool, call, 1000))
     assert _Hostile.ran == []
+
+
+#: Python lines run comparing a call's texts with its secrets for near misses (scrub._near_misses,
+#: wording.one_edit_apart) in one guarded call: a loop over shared leading characters ran one line
+#: per character, 60 x 60 pairs of 2,000-character texts 14 million of them (1.8 s for 250 x 250 of
+#: 10,000).
+NEAR_MISS_LINES = 400_000
+
+
+@settings(max_examples=6, deadline=None)
+@given(count=st.sampled_from([20, 60]), length=st.sampled_from([500, 2_000]),
+       echo=st.sampled_from(["output", "tool-error"]))
+def test_looking_for_near_misses_of_long_secrets_is_bounded(count: int, length: int, echo: str) -> None:
+    """Texts of a call that all but spell one of its secrets are taken out with it; finding them
+    compared every text with every secret, one character at a time along what they share."""
+    import sys
+
+    from contractgen.runtime import ToolError
+    from contractgen.runtime.scrub import _near_misses
+    from contractgen.runtime.wording import _common_start, one_edit_apart
+
+    schema = {"type": "object", "properties": {"keys": {"type": "array", "items": {"type": "string", "writeOnly": True}},
+                                               "notes": {"type": "array", "items": {"type": "string"}}}}
+    keys = ["k" * length + f"{i:04d}" for i in range(count)]
+    call = {"keys": keys, "notes": ["k" * length + f"{i:04d}x" for i in range(count)]}
+
+    def implementation(args: Any) -> Any:
+        if echo == "tool-error":
+            raise ToolError(f"bad key {keys[3]}", code="PERMISSION_DENIED")
+        return {"said": f"bad key {keys[3]}"}
+    tool = guard(Contract(name="t", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={"type": "object"}, timeout=Timeout(None)), implementation)
+    watched = {_near_misses.__code__, one_edit_apart.__code__, _common_start.__code__}
+    lines = 0
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal lines
+        lines += event == "line"
+        return local if lines <= NEAR_MISS_LINES else None
+
+    def calls(frame: Any, event: str, arg: Any) -> Any:
+        return local if frame.f_code in watched and lines <= NEAR_MISS_LINES else None
+    sys.settrace(calls)
+    try:
+        envelope = tool(call)
+    finally:
+        sys.settrace(None)
+    assert lines <= NEAR_MISS_LINES, lines
+    assert keys[3] not in json.dumps(envelope)

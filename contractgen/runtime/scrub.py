@@ -57,6 +57,9 @@ _COMPARED = 64
 #: enough to read it whole. _collect stopped at _WALK_CAP, and a secret in a big call's first record
 #: (read last) was never found.
 _KEPT_COPY_READS = 3 * _WALK_CAP
+#: Characters compared when looking for texts that all but spell a secret (``_near_misses``): 250
+#: texts beside 250 secrets of 10,000 characters took 1.8 s; past this a text is taken out whole.
+_NEAR_WORK = 20_000_000
 #: Members of each array or object looked at: as many as an explanation examines (schema_check).
 _MEMBER_CAP = 1000
 #: Members of a call its secrets are looked for in (a shortened copy, shared fairly among nested
@@ -107,8 +110,9 @@ class Scrubber:
             if MIN_DIGITS <= len(secret) < MIN_SECRET and secret.isdigit() and secret.isascii():
                 numbers.add(secret)
             else:
-                spellings.update(s for s in _spellings(secret) if len(s) >= MIN_SECRET)
-                self._encoded.update(_base64_spellings(secret))
+                encoded = _base64_spellings(secret)  # once: a long secret's encodings cost most here
+                spellings.update(s for s in _spellings(secret, encoded) if len(s) >= MIN_SECRET)
+                self._encoded.update(encoded)
         self._spellings = sorted(spellings, key=_longest_first)
         self._numbers = sorted(numbers)
         self._lowered = _by_lowered(self._spellings)
@@ -305,7 +309,7 @@ def _rarest_pieces(spellings: Iterable[str]) -> Iterator[tuple[str, str]]:
               for spelling in spellings}
     held = collections.Counter(itertools.chain.from_iterable(pieces.values()))
     for spelling, own in pieces.items():
-        yield spelling, min(own, key=lambda piece: (held[piece], piece))
+        yield spelling, min(sorted(own), key=held.__getitem__)
 
 
 def _trie_pattern(by_prefix: Mapping[str, Any]) -> str:
@@ -359,13 +363,14 @@ def _strings(value: Any, found: list[str], depth: int = 0) -> None:
 _PLAIN = re.compile(r"[A-Za-z0-9_.~-]+")
 
 
-def _spellings(secret: str) -> set[str]:
+def _spellings(secret: str, base64_spelt: set[str] | None = None) -> set[str]:
     """The secret as text may carry it: as is, whitespace collapsed, JSON- (also with ``\\/``, as
     PHP writes it), repr- and HTML-escaped, percent-encoded (``/`` kept or not), and each of those
     escaped once more (a KeyError of a tool's JSON text); hex-encoded; and base64-encoded, alone or
     inside a longer encoded text (``Basic <base64 of user:password>`` in an upstream's echo of its
-    request)."""
-    encoded = _base64_spellings(secret) | {secret.encode("utf-8", "surrogatepass").hex()}
+    request). ``base64_spelt``: those base64 spellings, when already made (a long secret's cost most)."""
+    encoded = (_base64_spellings(secret) if base64_spelt is None else base64_spelt) | \
+        {secret.encode("utf-8", "surrogatepass").hex()}
     if _PLAIN.fullmatch(secret):  # every escape leaves it as it is
         return {secret} | encoded
     once = {secret, " ".join(secret.split()), json.dumps(secret)[1:-1],
@@ -635,12 +640,20 @@ def _near_misses(sent: Any, secrets: list[str]) -> list[str]:
     texts: list[str] = []
     _texts(sent, texts, cap=_COMPARED * 4)
     lowered = [s.lower() for s in secrets]
+    known = set(lowered)
+    each = sum(map(len, lowered))  # characters compared per text, at most
+    work = 0
     near = []
     for text in {t for t in texts if len(t) >= MIN_SECRET}:
         low = text.lower()
+        if low in known:
+            continue  # a secret itself
+        work += each + len(low) * len(lowered)
+        if work > _NEAR_WORK:
+            near.append(text)  # too long to compare with every secret: taken out like one
         # any piece of MIN_SECRET characters or more: a key that was a third of the password was
         # named in "unknown argument '...'" (half was the bound)
-        if any(low != s and (low in s or abs(len(low) - len(s)) <= 1 and one_edit_apart(low, s)) for s in lowered):
+        elif any(low in s or abs(len(low) - len(s)) <= 1 and one_edit_apart(low, s) for s in lowered):
             near.append(text)
     return near
 

@@ -108,15 +108,26 @@ def _norm(name: str) -> str:
     return name.lower().replace("_", "").replace("-", "")
 
 
+def _common_start(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share, found by halving with slice comparisons
+    (in C): a loop over the characters took seconds for 250 pairs of 10,000-character texts."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 def one_edit_apart(a: str, b: str) -> bool:
     """One insertion, deletion, substitution or adjacent swap turns a into b."""
     if abs(len(a) - len(b)) > 1 or a == b:
         return False
     if len(a) > len(b):
         a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
+    i = _common_start(a, b)
     if len(a) == len(b):
         return a[i + 1:] == b[i + 1:] or (
             i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:])

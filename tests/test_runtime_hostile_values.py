@@ -1033,7 +1033,7 @@ def test_a_secret_looking_name_in_any_record_is_noticed(records: int, names: lis
     """The pre-check for secrets judges each distinct name once (an array of records repeats them),
     yet a secret-looking name in any one record, nested or not, and a name of the caller's own str
     type, is still noticed; a call without one is not redacted for nothing."""
-    from contractgen.runtime.scrub import _may_hold_secrets
+    from contractgen.runtime.scrub import may_hold_secrets
 
     class Name(str):
         pass
@@ -1044,7 +1044,7 @@ def test_a_secret_looking_name_in_any_record_is_noticed(records: int, names: lis
         target = rows[where % records]
         (target.setdefault("meta", {}) if nested else target)[key] = "x"
     schema = {"type": "object", "properties": {"rows": {"type": "array"}}}  # marks nothing sensitive
-    assert _may_hold_secrets({"rows": rows, "count": records}, schema, None) is (planted is not None)
+    assert may_hold_secrets({"rows": rows, "count": records}, schema, None) is (planted is not None)
 
 
 def _guarded(schema: Any) -> Any:

@@ -9,11 +9,15 @@ shapes never come back: a new unknown name is in its message), and a later one o
 a copy with the echoed values put in. The copy is kept only
 when it is what the full build gives: anything the size fit would cut, or a value UTF-8 JSON cannot
 carry, goes the full way (tests/test_argument_errors.py checks the two agree).
+
+A flat call of a known signature (``SchemaCheck.mistake``) goes further: once its explanation's
+shape is kept, the guard asks only for what the call echoes (``SchemaCheck.echoes``) and fills it
+in here (``known``), with no violation made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring as encode_text
 from typing import Any
 
@@ -25,6 +29,9 @@ from .wording import Violation, first_lines
 
 #: shapes kept per tool; odd input cannot grow it forever
 _SHAPE_LIMIT = 256
+
+#: (attempted, did_you_mean) of one violation: what it echoes of the call
+Echo = tuple[Any, "str | None"]
 
 
 def argument_error(contract: Contract, violations: Sequence[Violation], omitted: int) -> dict[str, Any]:
@@ -63,6 +70,8 @@ class ShapedErrors:
         #: shapes seen once: most never come back (a new unknown key's name is in its message), so
         #: a shape is kept the second time it is seen
         self._seen: set[tuple[Any, ...]] = set()
+        #: signature of a flat call's mistake -> the shape of its explanation (see ``known``)
+        self._answers: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
     def envelope(self, violations: Sequence[Violation], omitted: int) -> dict[str, Any]:
         """A new envelope (the caller may change it) naming ``violations``."""
@@ -71,7 +80,7 @@ class ShapedErrors:
             return argument_error(self._contract, violations, omitted)
         kept = self._kept.get(shape)
         if kept is not None:
-            filled = _filled(*kept, violations)
+            filled = _filled(*kept, _echoes(violations))
             return filled if filled is not None else argument_error(self._contract, violations, omitted)
         made = argument_error(self._contract, violations, omitted)
         if shape not in self._seen:
@@ -79,11 +88,12 @@ class ShapedErrors:
                 self._seen.clear()
             self._seen.add(shape)
             return made
+        echoes = _echoes(violations)
         try:
-            base = error_size(made["error"]) - _echoed_size(violations, "attempted" in made["error"])
+            base = error_size(made["error"]) - _echoed_size(echoes, "attempted" in made["error"])
         except ValueError:  # a lone surrogate, respelt by the full build
             return made
-        copy = _filled(made, base, violations)
+        copy = _filled(made, base, echoes)
         if copy == made and _whole(made["error"], violations, omitted):
             # nothing was cut to fit nor respelt: a copy filled in is what the full build gives
             if len(self._kept) >= _SHAPE_LIMIT:
@@ -91,6 +101,34 @@ class ShapedErrors:
             self._kept[shape] = (made, base)
             return copy
         return made
+
+    def learn(self, signature: tuple[Any, ...], violations: Sequence[Violation], omitted: int) -> None:
+        """Answer calls of ``signature`` by ``known`` from now on: ``violations`` explained one by a
+        plan of ``SchemaCheck``, and the envelope made for them is a kept one (its shape's second)."""
+        shape = _shape(violations, omitted) if violations else None
+        if shape is not None and shape in self._kept:
+            if len(self._answers) >= _SHAPE_LIMIT:
+                self._answers.clear()
+            self._answers[signature] = shape
+
+    def known(self, signature: tuple[Any, ...],
+              echoes_of: Callable[[], Sequence[Echo]]) -> dict[str, Any] | None:
+        """The envelope for a call of ``signature`` (``learn``) echoing what ``echoes_of()`` says; None
+        where ``envelope`` would give another: the signature is not learnt, its shape no longer kept,
+        a guess found or missed where the kept one differs, or the fill would not fit."""
+        shape = self._answers.get(signature)
+        kept = None if shape is None else self._kept.get(shape)
+        if shape is None or kept is None:
+            return None
+        echoes = echoes_of()
+        for (attempted, guess), part in zip(echoes, shape[1:]):
+            if (attempted is MISSING) is not part[5] or (not guess) is not part[6]:
+                return None
+        return _filled(*kept, echoes)
+
+
+def _echoes(violations: Sequence[Violation]) -> list[Echo]:
+    return [(v.attempted, v.did_you_mean) for v in violations]
 
 
 def _whole(error: dict[str, Any], violations: Sequence[Violation], omitted: int) -> bool:
@@ -121,35 +159,35 @@ def _json_size(value: Any) -> int:
     return _json_bytes(value)
 
 
-def _echoed_size(violations: Sequence[Violation], at_top: bool) -> int:
-    """Bytes the echoed values of ``violations`` take in their envelope's error."""
-    size = _json_size(violations[0].attempted) if at_top else 0
-    for v in violations:
-        if v.attempted is not MISSING:
-            size += _json_size(v.attempted)
-        if v.did_you_mean:
-            size += _json_size(v.did_you_mean)
+def _echoed_size(echoes: Sequence[Echo], at_top: bool) -> int:
+    """Bytes the echoed values take in their envelope's error (the first one's twice ``at_top``)."""
+    size = _json_size(echoes[0][0]) if at_top else 0
+    for attempted, guess in echoes:
+        if attempted is not MISSING:
+            size += _json_size(attempted)
+        if guess:
+            size += _json_size(guess)
     return size
 
 
-def _filled(kept: dict[str, Any], base: int, violations: Sequence[Violation]) -> dict[str, Any] | None:
-    """A copy of ``kept`` echoing what ``violations`` echo, or None where the full build differs
-    (it would cut something to fit, or respell text that UTF-8 JSON cannot carry)."""
+def _filled(kept: dict[str, Any], base: int, echoes: Sequence[Echo]) -> dict[str, Any] | None:
+    """A copy of ``kept`` echoing ``echoes`` (one per violation), or None where the full build
+    differs (it would cut something to fit, or respell text that UTF-8 JSON cannot carry)."""
     error = dict(kept["error"])
     items = []
-    for item, v in zip(error["violations"], violations):
+    for item, (attempted, guess) in zip(error["violations"], echoes):
         item = dict(item)
-        if v.attempted is not MISSING:
-            item["attempted"] = v.attempted
-        if v.did_you_mean:
-            item["did_you_mean"] = v.did_you_mean
+        if attempted is not MISSING:
+            item["attempted"] = attempted
+        if guess:
+            item["did_you_mean"] = guess
         items.append(item)
     error["violations"] = items
     at_top = "attempted" in error
     if at_top:
-        error["attempted"] = violations[0].attempted
+        error["attempted"] = echoes[0][0]
     try:
-        if base + _echoed_size(violations, at_top) > ERROR_SIZE_CAP:
+        if base + _echoed_size(echoes, at_top) > ERROR_SIZE_CAP:
             return None
     except ValueError:  # a lone surrogate: the full build respells it
         return None

@@ -105,6 +105,7 @@ from .scrub import (
     Scrubber,
     SecretsWithheld,
     echoed_secrets,
+    may_hold_secrets,
     output_scrub,
     quotes_arguments,
     secrets_sent,
@@ -360,12 +361,27 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         explained straight away, without the full path's second look at them (validating and
         reading them again was a tenth of answering a new wrong value);
         tests/test_guard_fast_path.py checks both give the same envelope."""
-        if not plain_json(arguments):  # subclasses are judged as their base: the full path copies them
+        exact = value_key(arguments)  # (None unless plain JSON: a dict of exact scalar types)
+        if exact is None and not plain_json(arguments):  # subclasses are judged as their base: the full path copies them
             return self.run_checked(arguments, None)
         token = _CALL.set((self, arguments))
         try:
-            exact = value_key(arguments)
-            return self._invalid_arguments(*self._compiled.input.explain(arguments, key=exact), exact=exact)
+            check = self._compiled.input
+            # a flat call not explained before: of a known signature, only its echoes are new
+            mistake = None if exact is None else check.mistake(arguments, exact)
+            if mistake is not None:
+                plan = check.plan(mistake.signature)
+                if plan is not None:
+                    known = self._shaped_errors.known(mistake.signature, lambda: check.echoes(plan, arguments))
+                    if known is not None:
+                        return known
+            violations, omitted = check.explain(arguments, key=exact, mistake=mistake)
+            envelope = self._invalid_arguments(violations, omitted, exact=exact)
+            # learnt only where no secret can be echoed: the names say so (and are in the signature)
+            if mistake is not None and check.plan(mistake.signature) is not None \
+                    and not may_hold_secrets(arguments, check.schema, self._resources):
+                self._shaped_errors.learn(mistake.signature, violations, omitted)
+            return envelope
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001 - as run_checked: a defect in the guard itself

@@ -13,8 +13,9 @@ import contextlib
 import contextvars
 import functools
 import itertools
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .jsonvalue import (
     INT_CEILING,
@@ -147,6 +148,14 @@ NOTICE_SCAN = 50  # undeclared keys looked at for near misses (a call may send 1
 NOTICE_CAP = 5
 
 
+class Mistake(NamedTuple):
+    """A flat call's errors as ``evaluate()`` gives them, and the signature of its mistake: what its
+    explanation depends on besides the values it echoes (``SchemaCheck.mistake``)."""
+
+    signature: tuple[Any, ...]
+    evaluated: list[dict[str, Any]]
+
+
 class SchemaCheck:
     """A compiled schema: ``is_valid`` for the fast path and ``violations`` for the details.
 
@@ -178,10 +187,13 @@ class SchemaCheck:
         self._located: dict[str, tuple[str, Any]] = {}  # evaluate()'s schema locations, read once
         #: per (keyword, instance path, node, JSON type sent): a violation to reword for a new value
         self._templates: dict[tuple[Any, ...], tuple[Violation, bool]] = {}
-        #: per places of a flat call's errors (see _by_recipe): how to explain a new call of that shape,
+        #: per places of a flat call's errors (see _recipe): how to explain a new call of that shape,
         #: or None where the templates do not reproduce the full explanation
         self._recipes: dict[tuple[Any, ...], tuple[tuple[int, Violation, Any], ...] | None] = {}
         self._places_seen: set[tuple[Any, ...]] = set()  # learnt from the second call of its places
+        #: per signature of a flat call's mistake (``Mistake``): the recipe that explained it, with
+        #: the name each filled-in violation echoes (see ``echoes``)
+        self._plans: dict[tuple[Any, ...], tuple[tuple[str | None, Any, Violation], ...]] = {}
         #: top-level names of an open object schema (unknown keys pass it), for near-miss notices;
         #: None when the root is closed or declares nothing
         self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
@@ -294,7 +306,8 @@ class SchemaCheck:
         """The violations, most useful first (unknown keys, missing, type, then constraints)."""
         return self.explain(value)[0]
 
-    def explain(self, value: Any, *, key: Any = MISSING) -> tuple[list[Violation], int]:
+    def explain(self, value: Any, *, key: Any = MISSING,
+                mistake: Mistake | None = None) -> tuple[list[Violation], int]:
         """(the violations explained, how many more were found but not explained).
 
         The work is bounded whatever the value: only the first ``member_cap`` members of an array or
@@ -305,7 +318,9 @@ class SchemaCheck:
         The explanation is a function of the value alone, and a model often sends the same wrong
         call again: a small object of short scalars (what most arguments are) is its own memo key,
         so a repeated call is answered without asking the validator again. The list returned may be
-        a kept one: read it, do not change it. ``key``: ``value_key(value)``, when the caller has it.
+        a kept one: read it, do not change it. ``key``: ``value_key(value)``, when the caller has it;
+        ``mistake``: ``self.mistake(value, key)``, when the caller has it (its errors are not asked
+        for again, and the recipe that explains it is kept under its signature: ``plan``).
         """
         if key is MISSING:
             key = value_key(value)
@@ -314,11 +329,14 @@ class SchemaCheck:
             kept = self._explained.get(key)
             if kept is not None:
                 return kept
-            raw = self._flat_call_errors(value)
+            raw = self._flat_call_errors(value, None if mistake is None else mistake.evaluated)
             if raw is not None:
-                quick = self._by_recipe(value, raw)
-                if quick is not None:
+                recipe = self._recipe(value, raw)
+                if recipe is not None:
+                    quick = self._follow(recipe, value, raw)
                     self._keep(key, (quick, 0))
+                    if mistake is not None:
+                        self._keep_plan(mistake.signature, recipe, raw)
                     return quick, 0
         with similarity_budget():
             token = _closest_work.set([CLOSEST_WORK])
@@ -341,27 +359,26 @@ class SchemaCheck:
     # new value at known places then skips the ranking, masking and de-duplication of the full path
     # (tests/test_argument_errors.py checks a warm guard against fresh ones over runs of such calls).
 
-    def _flat_call_errors(self, value: dict[str, Any]) -> list[tuple[str, list[Any], Any, Any]] | None:
+    def _flat_call_errors(self, value: dict[str, Any],
+                          evaluated: list[dict[str, Any]] | None = None) -> list[tuple[str, list[Any], Any, Any]] | None:
         """The raw errors of a flat call, ranked as ``_explain_value`` ranks them; None where the full
-        path would read the call otherwise (cut to ``member_cap``, or an integer too long to read)."""
+        path would read the call otherwise (cut to ``member_cap``, or an integer too long to read).
+        ``evaluated``: ``evaluate()``'s errors of the call, when the caller has them (``mistake``)."""
         if len(value) > self.member_cap:
             return None
         for member in value.values():
             if type(member) is int and not INT_FLOOR < member < INT_CEILING:
                 return None
         try:
-            raw = _bounded(self._raw_errors(value))
+            raw = _bounded(self._raw_errors(value) if evaluated is None else self._evaluated_errors(value, evaluated))
         except ValueError:  # a lone surrogate: the full path says where
             return None
         raw.sort(key=lambda item: RANK.get(item[0], 4))
         return raw
 
-    def _by_recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]]) -> list[Violation] | None:
+    def _recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]]) -> tuple[tuple[int, Violation, Any], ...] | None:
         places = self._places(value, raw)
-        recipe = None if places is None else self._recipes.get(places)
-        if recipe is None:
-            return None
-        return self._follow(recipe, value, raw)
+        return None if places is None else self._recipes.get(places)
 
     def _follow(self, recipe: tuple[tuple[int, Violation, Any], ...], value: dict[str, Any],
                 raw: list[tuple[str, list[Any], Any, Any]]) -> list[Violation]:
@@ -372,12 +389,63 @@ class SchemaCheck:
 
     def _filled(self, shown: Violation, sent: Any, node: Any) -> Violation:
         """``shown`` (a template) echoing ``sent``, as ``_from_template`` words it."""
+        attempted, guess = self._echo(sent, node)
+        return Violation(shown.field, shown.constraint, shown.message, expected=shown.expected,
+                         attempted=attempted, did_you_mean=guess)
+
+    def _echo(self, sent: Any, node: Any) -> tuple[Any, str | None]:
+        """(what a templated violation echoes of ``sent``, its enum's did-you-mean when ``node`` is one)."""
         guess = None
         if node is not None and isinstance(sent, str):
             guess = self._cached_key("enum-guess", node, sent, lambda: did_you_mean(
                 sent, [o for o in node["enum"] if isinstance(o, str)], None))
-        return Violation(shown.field, shown.constraint, shown.message, expected=shown.expected,
-                         attempted=cap_value(sent), did_you_mean=guess)
+        return cap_value(sent), guess
+
+    # -- a new value at places explained before, straight to its echoes --------------------------
+    # A flat call's signature (``mistake``) says everything its places say (``_places``), read off
+    # evaluate()'s errors without making them raw ones. Once a recipe has explained a signature, a
+    # new call of it needs only what its violations echo (``echoes``): the guard fills those into the
+    # envelope it kept for the explanation's shape (argument_errors.ShapedErrors.known), and no
+    # violation is made at all (tests/test_argument_errors.py checks the answers agree).
+
+    def mistake(self, value: dict[str, Any], key: tuple[Any, ...]) -> Mistake | None:
+        """For a flat call not explained before (``key``, its ``value_key``, is not None): evaluate()'s
+        errors and the signature of its mistake (its names, each member's JSON type, and where each
+        error sits in the schema and in the call). None where ``explain`` reads the call otherwise."""
+        if not self._flat or key in self._explained or len(value) > self.member_cap:
+            return None
+        kinds: tuple[Any, ...] = tuple(map(type, value.values()))
+        if float in kinds:  # 1.0 is an integer, 1.5 a number: what a message says the call sent
+            if not all(map(math.isfinite, (m for m in value.values() if type(m) is float))):
+                return None
+            kinds = tuple(json_type(m) if type(m) is float else kind for kind, m in zip(kinds, value.values()))
+        try:
+            evaluated = self._rs.evaluate(value).errors()
+        except ValueError:  # a lone surrogate: the full path says where
+            return None
+        return Mistake((tuple(value), kinds, *[(e["schemaLocation"], e["instanceLocation"]) for e in evaluated]),
+                       evaluated)
+
+    def _keep_plan(self, signature: tuple[Any, ...], recipe: tuple[tuple[int, Violation, Any], ...],
+                   raw: list[tuple[str, list[Any], Any, Any]]) -> None:
+        if signature not in self._plans:
+            if len(self._plans) >= _MEMO_LIMIT:
+                self._plans.clear()
+            self._plans[signature] = tuple((None, None, shown) if index < 0 else (raw[index][1][0], node, shown)
+                                           for index, shown, node in recipe)
+
+    def plan(self, signature: tuple[Any, ...]) -> tuple[tuple[str | None, Any, Violation], ...] | None:
+        """How a recipe explained calls of ``signature`` (a ``Mistake``'s), or None if none has."""
+        return self._plans.get(signature)
+
+    def echoes(self, plan: tuple[tuple[str | None, Any, Violation], ...],
+               value: dict[str, Any]) -> list[tuple[Any, str | None]]:
+        """(attempted, did_you_mean) of each violation explaining ``value`` by ``plan``, as ``explain``
+        would make them."""
+        guesses = any(node is not None for _, node, _ in plan)  # an enum's did-you-mean, bounded as always
+        with similarity_budget() if guesses else contextlib.nullcontext():
+            return [(shown.attempted, shown.did_you_mean) if name is None else self._echo(value[name], node)
+                    for name, node, shown in plan]
 
     def _learn_recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]],
                       explained: list[Violation]) -> None:
@@ -563,13 +631,15 @@ class SchemaCheck:
         for e in self._py.iter_errors(value):
             yield from self._python_error(e)
 
-    def _evaluated_errors(self, value: Any) -> Iterator[tuple[str, list[Any], Any, Any]]:
-        """The raw errors of a flat schema from ``evaluate()``: the same tuples ``iter_errors()``
-        gives, with the details that need it (a missing or unknown name) left for ``_explain`` to
-        read off the value (tests/test_guard_fast_path.py proves the explanations equal)."""
+    def _evaluated_errors(self, value: Any,
+                          evaluated: list[dict[str, Any]] | None = None) -> Iterator[tuple[str, list[Any], Any, Any]]:
+        """The raw errors of a flat schema from ``evaluate()`` (``evaluated``: its errors, when the
+        caller has them): the same tuples ``iter_errors()`` gives, with the details that need it (a
+        missing or unknown name) left for ``_explain`` to read off the value
+        (tests/test_guard_fast_path.py proves the explanations equal)."""
         listed_here: set[tuple[str, int]] = set()
         located = self._located
-        for error in self._rs.evaluate(value).errors():
+        for error in self._rs.evaluate(value).errors() if evaluated is None else evaluated:
             where = error["schemaLocation"]
             found = located.get(where)
             if found is None:  # schema locations are the schema's own pointers: a finite set

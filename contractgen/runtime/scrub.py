@@ -409,7 +409,7 @@ def secrets_sent(arguments: Any, schema: Any, resources: Mapping[str, Any] | Non
     ``writeOnly`` / ``x-sensitive`` through any reference or combinator, or under a secret-looking
     name); NO_SECRETS when there are none or the arguments cannot be read."""
     try:
-        if not _may_hold_secrets(arguments, schema, resources):
+        if not may_hold_secrets(arguments, schema, resources):
             return NO_SECRETS
     except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
         return NO_SECRETS
@@ -425,7 +425,7 @@ def _secrets_in(arguments: Any, schema: Any, resources: Mapping[str, Any] | None
         # copy is read whole before redacting it, which cost 0.4 s on a call of 1,000 objects of
         # 1,000 members.
         shown = redact(kept, schema, schema, resources=resources, astray=ASTRAY) \
-            if _may_hold_secrets(kept, schema, resources, cap=_KEPT_COPY_READS) else kept
+            if may_hold_secrets(kept, schema, resources, cap=_KEPT_COPY_READS) else kept
     except Exception:  # noqa: BLE001
         return NO_SECRETS
     return secrets_between(arguments, shown, named)
@@ -479,7 +479,7 @@ def _wanted(name: str, wanted: set[str], judged: set[str], secret_name: Callable
 _STR_ONLY = frozenset({str})
 
 
-def _may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] | None,
+def may_hold_secrets(arguments: Any, schema: Any, resources: Mapping[str, Any] | None,
                       cap: int = _WALK_CAP) -> bool:
     """Whether redaction could hide anything of ``arguments``: the schema marks a position (kept per
     schema), or a key at any depth has a secret-looking name; True too past ``cap`` members and
@@ -544,7 +544,7 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
     if not isinstance(arguments, Mapping):
         return NO_SECRETS
     try:
-        if not _may_hold_secrets(arguments, schema, resources):
+        if not may_hold_secrets(arguments, schema, resources):
             return NO_SECRETS
         found: list[str] = []
         _texts(arguments, found, cap=_COMPARED + 1)

@@ -145,3 +145,28 @@ def test_a_property_its_matching_pattern_types_otherwise_is_an_error(own: Any, m
         assert not found
     elif listed is None:
         assert bool(found) == (not shared and not {"integer", "number"} <= kinds)
+
+
+FORBIDDING = [False, {"not": {}}]
+
+
+@settings(max_examples=60, deadline=None)
+@given(forbid=st.sampled_from(FORBIDDING), closed=st.booleans(),
+       place=st.sampled_from(["own", "allOf", "anyOf", "then", "else", "if", "dependentSchemas", "$ref"]))
+def test_requiring_a_name_whose_schema_admits_nothing_is_an_error(forbid: Any, closed: bool, place: str) -> None:
+    """`properties: {a: false}` forbids the name in any object: a `required` naming it (beside it or in a
+    branch) never holds, which passed check silently; no value the object accepts passes it."""
+    props: dict[str, Any] = {"a": forbid, "b": {"type": "integer", "description": "d"}}
+    if place == "own":
+        keywords, where = {"required": ["a"]}, ""
+    else:
+        keywords, where = _placed(place, ["a"], ["b"])
+    schema = {"type": "object", "properties": props, **keywords,
+              **({"additionalProperties": False} if closed else {})}
+    assert _errors(schema, "branch-never-holds") == {f"/input{where}/required/0"}
+    branch = resolve_pointer(schema, where) if where else schema
+    check = reference_validator.validator(schema, formats=False)
+    held_by_object = check.evolve(schema={k: v for k, v in schema.items() if k in ("type", "properties",
+                                                                               "additionalProperties")})
+    for value in ({}, {"a": 1}, {"a": None, "b": 1}, {"b": 1}, {"a": {}}):
+        assert not (held_by_object.is_valid(value) and check.evolve(schema=branch).is_valid(value)), value

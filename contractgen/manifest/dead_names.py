@@ -5,7 +5,7 @@ A closed object (``additionalProperties: false``, or ``unevaluatedProperties: fa
 name it does not declare. A ``required`` list inside one of its branches (``allOf``/``anyOf``/
 ``oneOf``, ``if``/``then``/``else``, ``dependentSchemas``, a ``$ref``) that names such a name can never
 hold: a ``then`` requiring it refuses every value its ``if`` matches, an ``anyOf`` branch never
-matches, an ``if`` never matches. And a declared property can be dead in any object: ``propertyNames``
+matches, an ``if`` never matches. So does one requiring a name any object forbids (``a: false``). And a declared property can be dead in any object: ``propertyNames``
 refuses its name, or a ``patternProperties`` schema matching its name admits no value its own schema
 admits. validators say nothing of either, and the description offers the model what no call can send.
 Every verdict here is sound: a place is reported only when no value can pass it.
@@ -50,13 +50,15 @@ def names_checked_beside(node: dict[str, Any]) -> bool:
 
 
 def check_dead_branches(report: Reporter, base: str, pointer: str, node: dict[str, Any], root: Any) -> None:
-    """Report each name a branch of the closed object ``node`` requires that the object refuses."""
+    """Report each name ``node`` or a branch of it requires that the object refuses: undeclared in a
+    closed object, or declared with a schema no value passes (``a: false``) in any object."""
     if inverted(pointer):
         return
     closer = _closer(node)
-    if closer is None:
-        return
     own = node["properties"] if isinstance(node.get("properties"), dict) else {}
+    forbidden = {name for name, schema in own.items() if _admits_nothing(schema)}
+    if closer is None and not forbidden:
+        return
     patterns = list(node["patternProperties"]) if isinstance(node.get("patternProperties"), dict) else []
     through = list(declared_through_applicators(node, root, base, pointer))
     elsewhere = {name for _, name in through}
@@ -69,24 +71,37 @@ def check_dead_branches(report: Reporter, base: str, pointer: str, node: dict[st
     reported: set[str] = set()
     for branch, where, step in _branches(node, root, base, pointer):
         required = branch.get("required")
-        if not isinstance(required, list) or branch is node and names_checked_beside(node):
-            continue  # the node's own list beside plain properties is required-not-declared's
+        if not isinstance(required, list):
+            continue
+        # the node's own list beside plain properties is required-not-declared's, but for a name forbidden
+        own_list = branch is node and names_checked_beside(node)
         for index, name in enumerate(required):
             at = f"{where}/required/{index}"
-            if not isinstance(name, str) or name in own or at in reported or name in elsewhere:
-                continue  # declared, or declared in a branch (closed-object-hides-member says so)
-            if patterns and matches_any(patterns, name) is not False:
+            if not isinstance(name, str) or at in reported:
                 continue
+            if name in forbidden:
+                why = "whose schema under `properties` there admits no value"
+                hint = f"drop {show(name)} from this `required`, or give the property a schema its values pass"
+            elif closer is None or own_list or name in own or name in elsewhere \
+                    or patterns and matches_any(patterns, name) is not False:
+                continue  # declared, or declared in a branch (closed-object-hides-member says so)
+            else:
+                why = f"which its `{closer}: false` refuses"
+                hint = f"declare {show(name)} under `properties` at {base}{pointer}, or drop it from this `required`"
             reported.add(at)
             report.error(
                 at,
-                f"expected each required name to be one the closed object at {base}{pointer} accepts (got "
-                f"{show(name)}, which its `{closer}: false` refuses, so this schema never holds: "
-                f"{_CONSEQUENCE[step]})",
+                f"expected each required name to be one the object at {base}{pointer} accepts (got {show(name)}, "
+                f"{why}, so this schema never holds: {_CONSEQUENCE[step]})",
                 "branch-never-holds",
-                hint=f"declare {show(name)} under `properties` at {base}{pointer}, or drop it from this "
-                     "`required`" + (" (or drop the condition)" if step in ("if", "then", "else") else ""),
+                hint=hint + (" (or drop the condition)" if step in ("if", "then", "else") else ""),
             )
+
+
+def _admits_nothing(schema: Any) -> bool:
+    """Whether a property's schema is one no value passes (``false``, ``not: {}``): the name is forbidden."""
+    return schema is False or isinstance(schema, dict) and set(schema) <= {"not", "description", "title"} \
+        and schema.get("not") in ({}, True)
 
 
 def _closer(node: dict[str, Any]) -> str | None:

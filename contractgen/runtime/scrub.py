@@ -236,11 +236,12 @@ class Scrubber:
             texts: list[str] = []
             _strings(value, texts)
             joined = "\x00".join(texts)
-            low = joined.lower()
+            lowered = list(map(str.lower, texts))  # (lowering may change a length: 'İ' is two)
+            low = "\x00".join(lowered)
             narrowed = self._only(self._present(low), self._numbers_in(joined), CUT in joined)
             if not narrowed:
                 return value
-            holding = narrowed._holding(texts, joined, low)
+            holding = narrowed._holding(lowered, low)
             if holding is not None:
                 # only the texts holding one are scrubbed one by one: scrubbing every text of a
                 # result of 100,000 strings took 0.35-0.5 s
@@ -257,17 +258,17 @@ class Scrubber:
             return [self.value(v, depth + 1) for v in value]
         return value
 
-    def _holding(self, texts: list[str], joined: str, low: str) -> set[int] | None:
-        """The indexes of ``texts`` (``joined`` by NUL, ``low`` that lowered) that ``text`` would
+    def _holding(self, lowered: list[str], low: str) -> set[int] | None:
+        """The indexes of the texts (``lowered``, ``low`` those joined by NUL) that ``text`` would
         change: those holding a lowered spelling (what ``_present`` asks) or a short number whole,
-        or cut by a cap; found in one pass over ``low``. None when lowering changed a length (the
-        places would not match), a spelling holds the NUL itself (a match could run into the next
-        text), or there are too many spellings for one pattern (see ``_pattern``)."""
-        if len(low) != len(joined) or len(self._lowered) > _SCANNED or "\x00" in "".join(self._lowered):
+        or cut by a cap; found in one pass over ``low``. None when a spelling holds the NUL itself
+        (a match could run into the next text), or there are too many spellings for one pattern
+        (see ``_pattern``)."""
+        if len(self._lowered) > _SCANNED or "\x00" in "".join(self._lowered):
             return None
         alternatives = [re.escape(s) for s in sorted(self._lowered, key=_longest_first)]
         alternatives += [rf"(?<![0-9]){n}(?![0-9])" for n in self._numbers] + [re.escape(CUT)]
-        ends = list(itertools.accumulate(len(text) + 1 for text in texts))  # where each text's NUL is
+        ends = list(itertools.accumulate(len(text) + 1 for text in lowered))  # where each text's NUL is
         return {bisect.bisect_right(ends, match.start()) for match in re.finditer("|".join(alternatives), low)}
 
     def _only(self, present: frozenset[str], numbers: list[str], cut: bool) -> Scrubber:

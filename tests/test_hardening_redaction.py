@@ -1117,3 +1117,19 @@ def test_the_pieces_many_secrets_are_found_by_come_from_the_start_of_each_spelli
         if len(secret) >= 4:
             assert secret not in json.dumps(scrubber.value({"said": ["x" * 20] * 50 + [f"<{secret}>"]}),
                                             ensure_ascii=False)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(at=st.sampled_from([1, 1_200]), echo=st.sampled_from(["output", "tool-error", "exception"]))
+def test_a_secret_marked_by_its_place_in_a_tuple_never_comes_back(at: int, echo: str,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """A prefixItems entry marked writeOnly past the first 1,000 items was cut from the copy
+    redaction reads, never found, and the tool's echo of it came back; a tuple with a marked item is
+    now read whole as secret, as an array of marked items is."""
+    pw = "hunter-" + MARKER
+    schema = {"type": "object", "properties": {"row": {"type": "array", "prefixItems": [
+        *([{"type": "integer"}] * at), {"type": "string", "writeOnly": True}]}}}
+    envelope, seen = _echoed_by_login(schema, {"row": [*range(at), pw]}, lambda args: f"bad {pw}", echo, caplog)
+    assert MARKER not in seen
+    if at == 1 and echo == "output":  # a short tuple's result still comes back, scrubbed
+        assert envelope["status"] == "ok" and envelope["output"] == {"said": "bad [redacted]"}, envelope

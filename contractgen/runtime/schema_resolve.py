@@ -279,12 +279,16 @@ def marked_member_patterns(root: Any, resources: Mapping[str, Any] | None = None
 
 
 def _marked_whole(node: Any, root: Any, resources: Mapping[str, Any] | None) -> bool:
-    """Whether a value at ``node`` is secret whole: marked, or every item or undeclared member is."""
+    """Whether a value at ``node`` is secret whole: marked, or every item or undeclared member is,
+    or one of its ``prefixItems`` is (a tuple is read whole: a marked item past the first 1,000,
+    cut from the copy redaction reads, was never found)."""
     resolved = applicable([node], root, resources)
     return any(is_marked(n) for n in resolved) or any(
         any(is_marked(m) for m in applicable([n[key]], root, resources))
         for n in resolved if isinstance(n, Mapping)
-        for key in ("items", "additionalProperties") if key in n)
+        for key in ("items", "additionalProperties") if key in n) or any(
+        is_marked(m) for n in resolved if isinstance(n, Mapping) and isinstance(n.get("prefixItems"), (list, tuple))
+        for item in n["prefixItems"] for m in applicable([item], root, resources))
 
 
 def _marked_below(node: Any, root: Any, resources: Mapping[str, Any] | None) -> bool:

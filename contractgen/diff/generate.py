@@ -188,6 +188,22 @@ def _array(schema: Mapping[str, Any], depth: int) -> Any:
                 return NOTHING
             item = alternatives[0]
         out.append(item)
+    return _with_contained(schema, out, depth)
+
+
+def _with_contained(schema: Mapping[str, Any], out: list[Any], depth: int) -> Any:
+    """``out`` grown by items that match ``contains`` until ``minContains`` (1 by default) of them do:
+    without them no array ``contains`` judges passes (the value is still checked by the caller)."""
+    contains, needed = schema.get("contains"), schema.get("minContains", 1)
+    if not isinstance(contains, Mapping) or not isinstance(needed, int) or isinstance(needed, bool):
+        return out
+    items = schema.get("items", {})
+    held = sum(1 for item in out if accepts(contains, item))
+    for _ in range(min(max(0, needed - held), 50)):
+        item = generate({"allOf": [items, contains]} if isinstance(items, Mapping) else contains, depth + 1)
+        if item is NOTHING:
+            return NOTHING
+        out.append(item)
     return out
 
 

@@ -1133,3 +1133,26 @@ def test_a_secret_marked_by_its_place_in_a_tuple_never_comes_back(at: int, echo:
     assert MARKER not in seen
     if at == 1 and echo == "output":  # a short tuple's result still comes back, scrubbed
         assert envelope["status"] == "ok" and envelope["output"] == {"said": "bad [redacted]"}, envelope
+
+
+@pytest.mark.parametrize("count", [10, 300])
+def test_what_is_withheld_past_the_cap_keeps_the_envelopes_shape(count: int) -> None:
+    """Past the cap a notice list, partial results and a violation's attempted value were replaced
+    whole by the withheld text, so an ok envelope's ``notices`` became a string (an invalid
+    envelope); each long text is withheld in its place now."""
+    from contractgen.testing import envelope_problems
+
+    secret = {"type": "string", "writeOnly": True}
+    keys = [f"key-number-{i:06d}-long" for i in range(count)]
+    schema = {"type": "object", "properties": {"keys": {"type": "array", "items": secret}, "owner": {"type": "string"}}}
+    contract = Contract(name="t", version="1.0.0", summary="s", description="d", input_schema=schema,
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    envelope = guard(contract, lambda a: {"n": 1})({"keys": keys, "ownr": "x"})
+    assert envelope_problems(envelope, contract) == [] and isinstance(envelope["notices"], list), envelope
+    assert envelope["notices"][0]["did_you_mean"] == "owner"
+
+    def failing(args: Any) -> Any:
+        raise ToolError("partly done", code="UNAVAILABLE", partial_results={"done": [keys[0], "ok"]})
+    envelope = guard(contract, failing)({"keys": keys})
+    assert envelope_problems(envelope, contract) == [] and keys[0] not in json.dumps(envelope)
+    assert isinstance(envelope["error"]["partial_results"]["done"], list), envelope

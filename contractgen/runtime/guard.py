@@ -581,7 +581,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         notices = self._compiled.input.notices(arguments)
         if notices:
             scrub = secrets_sent(arguments, self._compiled.input.schema, self._resources)
-            notices = scrub.value(notices) if scrub else notices
+            # their values only: the keys are the envelope's own (a withheld text is a long one)
+            notices = [{key: scrub.value(text) for key, text in notice.items()} for notice in notices] \
+                if scrub else notices
             envelope["notices"] = sendable_text(notices)  # they quote the caller's key names
         return envelope
 

@@ -221,10 +221,15 @@ class Scrubber:
         return CUT.join(pieces)
 
     def value(self, value: Any, depth: int = 0) -> Any:
-        """A copy of a JSON-like value with every secret replaced in its strings and keys (withheld
-        whole where it holds a text this scrubber withholds)."""
+        """A copy of a JSON-like value with every secret replaced in its strings and keys (each text
+        this scrubber withholds replaced by ``WITHHELD``: the value keeps its shape, as a notice's
+        list of objects must)."""
         if self._shortest is not None:
-            return WITHHELD if self.withholds(value) else value
+            texts: list[str] = []
+            _strings(value, texts)
+            if not any(map(self._withheld, texts)):
+                return value
+            return _rebuilt(value, iter([WITHHELD if self._withheld(text) else text for text in texts]))
         if not self:
             return value
         if isinstance(value, str):
@@ -233,7 +238,7 @@ class Scrubber:
             return value
         if depth == 0:
             # its texts are looked through at once, and the few secrets found in them replaced
-            texts: list[str] = []
+            texts = []
             _strings(value, texts)
             joined = "\x00".join(texts)
             lowered = list(map(str.lower, texts))  # (lowering may change a length: 'İ' is two)

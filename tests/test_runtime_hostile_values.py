@@ -1483,3 +1483,23 @@ def test_looking_for_near_misses_of_long_secrets_is_bounded(count: int, length: 
         sys.settrace(None)
     assert lines <= NEAR_MISS_LINES, lines
     assert keys[3] not in json.dumps(envelope)
+
+
+@pytest.mark.parametrize("sent", [_Hostile("abcdef"), _HostileDict(k=_Hostile("abcdef"))])
+def test_a_value_the_input_model_refuses_is_echoed_as_exact_json(sent: Any) -> None:
+    """Arguments the schema accepts and a stricter input model refuses are explained from the
+    model's errors; the value echoed in ``attempted`` was the caller's own subclass object, so the
+    envelope held it (its __repr__ ran wherever the envelope was printed)."""
+    import pydantic
+
+    class Model(pydantic.BaseModel):
+        v: pydantic.constr(max_length=2) if isinstance(sent, str) else dict[str, pydantic.constr(max_length=2)]  # type: ignore[valid-type]
+    contract = Contract(name="t", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object", "properties": {"v": {}}},
+                        output_schema={"type": "object"}, timeout=Timeout(None))
+    _Hostile.ran.clear()
+    envelope = guard(contract, lambda m: {}, input_model=Model)({"v": sent})
+    assert envelope["status"] == "error" and envelope["error"]["code"] == "INVALID_ARGUMENT", envelope
+    assert _exact(envelope), envelope
+    json.dumps(envelope)
+    assert _Hostile.ran == []

@@ -1017,7 +1017,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         for item in items:
             loc = [p for p in item.get("loc", ()) if not (isinstance(p, str) and p.startswith("function-"))]
             here = pointer(loc)
-            sent = resolve_pointer(arguments, here)
+            # read through base types: a caller's str subclass was echoed as itself in attempted
+            sent = thaw(resolve_pointer(arguments, here))
             node = _schema_node(check.schema, loc)
             kind = str(item.get("type", "value_error"))
             constraint = "format" if isinstance(node, dict) and "format" in node else kind

@@ -56,8 +56,14 @@ def _shape(violations: Sequence[Violation], omitted: int) -> tuple[Any, ...] | N
         if attempted is not MISSING and type(attempted) not in JSON_SCALARS:
             return None  # a container would be shared with the kept explanation
         parts.append((v.field, v.constraint, v.message, v.expected, v.secondary,
-                      attempted is MISSING, not v.did_you_mean))
+                      _echo_form(attempted, v.did_you_mean)))
     return tuple(parts)
+
+
+def _echo_form(attempted: Any, guess: str | None) -> tuple[bool, bool, bool]:
+    """What of an envelope's keys a violation's echoes decide: whether it shows a value, whether
+    that value is null (the summary at the top leaves a null out), whether it has a guess."""
+    return attempted is MISSING, attempted is None, not guess
 
 
 class ShapedErrors:
@@ -122,7 +128,7 @@ class ShapedErrors:
             return None
         echoes = echoes_of()
         for (attempted, guess), part in zip(echoes, shape[1:]):
-            if (attempted is MISSING) is not part[5] or (not guess) is not part[6]:
+            if _echo_form(attempted, guess) != part[-1]:
                 return None
         return _filled(*kept, echoes)
 

@@ -31,7 +31,8 @@ ADJUSTMENTS: tuple[tuple[str, str, str], ...] = (
      ("consumers ignore fields they do not read; one that refuses unknown fields (an old closed schema "
       "applied strictly) is what --strict reads")),
     ("output", ("a property the new output no longer declares is read as no longer sent, unless the new "
-                "object's patternProperties or additionalProperties schema still describes that name"),
+                "object still requires it or its patternProperties or additionalProperties schema still "
+                "describes that name"),
      "removing an optional output property only stops sending it; a removed required one still breaks"),
 )
 
@@ -66,7 +67,8 @@ def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, 
             if not declares_extra(old, name):
                 merged_old[name] = new_props[name]  # never sent by old callers / ignored by old consumers
         if direction is Direction.OUTPUT:
-            for name in set(old_props) - set(new_props):
+            still_required = set(new["required"]) if isinstance(new.get("required"), list) else set()
+            for name in set(old_props) - set(new_props) - still_required:  # a required one is still sent
                 if not declares_extra(new, name):
                     merged_new[name] = _FALSE  # no longer sent (a map or pattern may still send it)
         old_out["properties"], new_out["properties"] = merged_old, merged_new

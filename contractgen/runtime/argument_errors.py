@@ -110,7 +110,8 @@ class ShapedErrors:
 
     def learn(self, signature: tuple[Any, ...], violations: Sequence[Violation], omitted: int) -> None:
         """Answer calls of ``signature`` by ``known`` from now on: ``violations`` explained one by a
-        plan of ``SchemaCheck``, and the envelope made for them is a kept one (its shape's second)."""
+        plan of ``SchemaCheck``, and the envelope made for them is a kept one (a shape is kept when
+        it comes back)."""
         shape = _shape(violations, omitted) if violations else None
         if shape is not None and shape in self._kept:
             if len(self._answers) >= _SHAPE_LIMIT:
@@ -127,6 +128,8 @@ class ShapedErrors:
         if shape is None or kept is None:
             return None
         echoes = echoes_of()
+        if len(echoes) != len(shape) - 1:  # (one part per violation, after the omitted count)
+            return None
         for (attempted, guess), part in zip(echoes, shape[1:]):
             if _echo_form(attempted, guess) != part[-1]:
                 return None

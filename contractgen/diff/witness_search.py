@@ -64,10 +64,11 @@ def _values(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
     if depth > _MAX_DEPTH or not isinstance(inner, dict):
         return
     yield from candidates(inner)
-    for branch in (*inner.get("anyOf", ()), *inner.get("oneOf", ())):
-        if isinstance(branch, dict):
-            rest = {k: v for k, v in inner.items() if k not in ("anyOf", "oneOf")}
-            yield from _values({**rest, **branch}, outer, depth + 1)
+    rest = {k: v for k, v in inner.items() if k not in ("anyOf", "oneOf")}
+    # each branch's values in turn, one at a time: a caller reading only the first few dozen values
+    # (a property's share) still meets every branch, not only the first one's long list
+    yield from _in_turn([_values({**rest, **branch}, outer, depth + 1)
+                         for branch in (*inner.get("anyOf", ()), *inner.get("oneOf", ())) if isinstance(branch, dict)])
     for part in inner.get("allOf", ()):
         if isinstance(part, dict):
             yield from _values({**{k: v for k, v in inner.items() if k != "allOf"}, **part}, outer, depth + 1)
@@ -75,6 +76,20 @@ def _values(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
     yield from _objects(inner, outer, depth)
     yield from _arrays(inner, outer, depth)
     yield from PROBES
+
+
+def _in_turn(pools: list[Iterator[Any]]) -> Iterator[Any]:
+    """The values of ``pools`` taken one from each in turn until all are spent."""
+    while pools:
+        for pool in list(pools):
+            value = next(pool, _SPENT)
+            if value is _SPENT:
+                pools.remove(pool)
+            else:
+                yield value
+
+
+_SPENT = object()
 
 
 def _limits(keyword: str, *schemas: Any) -> list[Any]:

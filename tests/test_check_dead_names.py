@@ -170,3 +170,51 @@ def test_requiring_a_name_whose_schema_admits_nothing_is_an_error(forbid: Any, c
                                                                                "additionalProperties")})
     for value in ({}, {"a": 1}, {"a": None, "b": 1}, {"b": 1}, {"a": {}}):
         assert not (held_by_object.is_valid(value) and check.evolve(schema=branch).is_valid(value)), value
+
+
+@settings(max_examples=150, deadline=None)
+@given(closer=st.sampled_from(["additionalProperties", "unevaluatedProperties"]),
+       declared=st.lists(st.sampled_from("abc"), min_size=1, max_size=3, unique=True),
+       names=st.lists(st.sampled_from("abcz"), min_size=1, max_size=2, unique=True),
+       trigger=st.sampled_from("abcy"),
+       place=st.sampled_from(["own", "allOf", "anyOf", "oneOf", "then", "else", "if", "dependentSchemas", "$ref",
+                              "anyOf in then"]))
+def test_a_dependent_required_naming_a_name_the_closed_object_refuses_is_an_error(
+        closer: str, declared: list[str], names: list[str], trigger: str, place: str) -> None:
+    """A `dependentRequired` in a branch of a closed object (or beside its branches) that names a name
+    the object refuses passed check silently, where a `required` naming it is branch-never-holds. Each
+    such name is now an error at its place (unless no value holds the trigger, when the dependency never
+    applies), and the branch there really refuses every accepted object holding the trigger."""
+    dependent = {"dependentRequired": {trigger: names}}
+    if place == "own":  # beside a branch: required-not-declared does not judge the object's own lists
+        keywords, where = {**dependent, "anyOf": [{}, {"required": [declared[0]]}]}, ""
+    else:
+        keywords, where = _placed(place, [], declared)
+        branch = resolve_pointer(keywords, where)
+        del branch["required"]
+        branch.update(dependent)
+    schema = {"type": "object", closer: False,
+              "properties": {n: {"type": "integer", "description": "d"} for n in declared}, **keywords}
+    dead = [i for i, n in enumerate(names) if n not in declared] if trigger in declared else []
+    assert _errors(schema, "branch-never-holds") == {f"/input{where}/dependentRequired/{trigger}/{i}" for i in dead}
+    if dead:
+        check = reference_validator.validator(schema, formats=False).evolve(
+            schema=resolve_pointer(schema, where) if where else schema)
+        others = [n for n in declared if n != trigger]
+        for size in range(len(others) + 1):
+            for held in itertools.combinations(others, size):
+                assert not check.is_valid(dict.fromkeys((trigger, *held), 1)), (schema, held)
+
+
+def test_a_dependent_required_in_a_branch_is_worded_by_what_it_costs() -> None:
+    """The message names the trigger and what the dead dependency costs, and the hint its list."""
+    schema = {"type": "object", "additionalProperties": False,
+              "properties": {"a": {"type": "integer", "description": "d"}},
+              "anyOf": [{"dependentRequired": {"a": ["zz"]}}, {"maxProperties": 0}]}
+    report = Reporter(ParsedFile("t/1.0.0.json"))
+    check_embedded_schema(report, "input", schema)
+    [found] = [d for d in report.diagnostics if d.code == "branch-never-holds"]
+    assert found.pointer == "/input/anyOf/0/dependentRequired/a/0"
+    assert "'zz'" in found.message and "every value holding 'a'" in found.message
+    assert "this branch never matches such a value" in found.message
+    assert found.hint == "declare 'zz' under `properties` at /input, or drop it from this `dependentRequired`"

@@ -4,7 +4,8 @@ properties.
 A closed object (``additionalProperties: false``, or ``unevaluatedProperties: false``) refuses every
 name it does not declare. A ``required`` list inside one of its branches (``allOf``/``anyOf``/
 ``oneOf``, ``if``/``then``/``else``, ``dependentSchemas``, a ``$ref``) that names such a name can never
-hold: a ``then`` requiring it refuses every value its ``if`` matches, an ``anyOf`` branch never
+hold (a ``dependentRequired`` there naming it never holds for a value holding its trigger): a
+``then`` requiring it refuses every value its ``if`` matches, an ``anyOf`` branch never
 matches, an ``if`` never matches. So does one requiring a name any object forbids (``a: false``). And a declared property can be dead in any object: ``propertyNames``
 refuses its name, or a ``patternProperties`` schema matching its name admits no value its own schema
 admits. validators say nothing of either, and the description offers the model what no call can send.
@@ -37,6 +38,17 @@ _CONSEQUENCE = {
     "if": "this `if` never matches, so the `then` beside it never applies",
     "dependentSchemas": "every value holding the name that triggers it is refused",
 }
+#: the same, for a ``dependentRequired`` naming a name the object refuses: the branch fails only the
+#: values holding the name that triggers it
+_CONSEQUENCE_HELD = {
+    None: "no such value can pass",
+    "anyOf": "this branch never matches such a value",
+    "oneOf": "this branch never matches such a value",
+    "then": "every such value the `if` beside it matches is refused",
+    "else": "every such value the `if` beside it does not match is refused",
+    "if": "this `if` never matches such a value, so the `then` beside it never applies to one",
+    "dependentSchemas": "every such value also holding the name that triggers it is refused",
+}
 #: keys of an applicator node that make an ``unevaluatedProperties: false`` above it see more names
 #: than the branches declare: give up there rather than guess
 _EVALUATES_ANY = ("additionalProperties", "unevaluatedProperties", "$dynamicRef")
@@ -68,34 +80,57 @@ def check_dead_branches(report: Reporter, base: str, pointer: str, node: dict[st
             return
         patterns += [p for branch, _, _ in branches[1:] if isinstance(branch.get("patternProperties"), dict)
                      for p in branch["patternProperties"]]
+
+    def refused(name: str, own_list: bool, keyword: str) -> tuple[str, str] | None:
+        """Why the object refuses ``name`` and what to do, or None when it may hold it."""
+        if name in forbidden:
+            return ("whose schema under `properties` there admits no value",
+                    f"drop {show(name)} from this `{keyword}`, or give the property a schema its values pass")
+        if closer is None or own_list or name in own or name in elsewhere \
+                or patterns and matches_any(patterns, name) is not False:
+            return None  # declared, or declared in a branch (closed-object-hides-member says so)
+        return (f"which its `{closer}: false` refuses",
+                f"declare {show(name)} under `properties` at {base}{pointer}, or drop it from this `{keyword}`")
+
     reported: set[str] = set()
     for branch, where, step in _branches(node, root, base, pointer):
-        required = branch.get("required")
-        if not isinstance(required, list):
-            continue
-        # the node's own list beside plain properties is required-not-declared's, but for a name forbidden
+        # the node's own lists beside plain properties are required-not-declared's, but for a name forbidden
         own_list = branch is node and names_checked_beside(node)
-        for index, name in enumerate(required):
-            at = f"{where}/required/{index}"
-            if not isinstance(name, str) or at in reported:
+        for at, name, trigger in _names_counted_on(branch, where):
+            keyword = "required" if trigger is None else "dependentRequired"
+            found = refused(name, own_list, keyword)
+            if at in reported or found is None:
                 continue
-            if name in forbidden:
-                why = "whose schema under `properties` there admits no value"
-                hint = f"drop {show(name)} from this `required`, or give the property a schema its values pass"
-            elif closer is None or own_list or name in own or name in elsewhere \
-                    or patterns and matches_any(patterns, name) is not False:
-                continue  # declared, or declared in a branch (closed-object-hides-member says so)
-            else:
-                why = f"which its `{closer}: false` refuses"
-                hint = f"declare {show(name)} under `properties` at {base}{pointer}, or drop it from this `required`"
+            if trigger is not None and refused(trigger, False, keyword) is not None:
+                continue  # no value holds the trigger: the dependency never applies, so it takes nothing away
             reported.add(at)
+            why, hint = found
+            if trigger is None:
+                listed, cost = "required name", f"so this schema never holds: {_CONSEQUENCE[step]}"
+            else:
+                listed = f"name `dependentRequired` lists for {show(trigger)}"
+                cost = f"so this schema refuses every value holding {show(trigger)}: {_CONSEQUENCE_HELD[step]}"
             report.error(
                 at,
-                f"expected each required name to be one the object at {base}{pointer} accepts (got {show(name)}, "
-                f"{why}, so this schema never holds: {_CONSEQUENCE[step]})",
+                f"expected each {listed} to be one the object at {base}{pointer} accepts (got {show(name)}, "
+                f"{why}, {cost})",
                 "branch-never-holds",
                 hint=hint + (" (or drop the condition)" if step in ("if", "then", "else") else ""),
             )
+
+
+def _names_counted_on(branch: dict[str, Any], where: str) -> Iterator[tuple[str, str, str | None]]:
+    """(pointer, name, the name whose presence requires it, or None) for each name ``branch``'s
+    ``required`` and ``dependentRequired`` lists: a value lacking one fails the branch."""
+    required = branch.get("required")
+    if isinstance(required, list):
+        yield from ((f"{where}/required/{i}", name, None) for i, name in enumerate(required) if isinstance(name, str))
+    dependent = branch.get("dependentRequired")
+    if isinstance(dependent, dict):
+        for trigger, needs in dependent.items():
+            if isinstance(needs, list):
+                yield from ((f"{where}/dependentRequired/{escape_token(trigger)}/{i}", name, trigger)
+                            for i, name in enumerate(needs) if isinstance(name, str))
 
 
 def _admits_nothing(schema: Any) -> bool:

@@ -412,3 +412,39 @@ def test_keywords_beside_a_ref_that_start_to_apply_are_listed(draft: str | None)
     listed = {(c.pointer, c.code) for c in convert_schema(schema).conversions if c.code == "ref-siblings"}
     expected = {("/properties/a/$ref", "ref-siblings"), ("/properties/c/items/$ref", "ref-siblings")}
     assert listed == (expected if draft in ("draft-04", "draft-06", "draft-07") else set())
+
+
+def test_imported_content_keywords_become_patterns_check_accepts(tmp_path: Path) -> None:
+    """`contentEncoding: base64|base64url|base16` was copied into the manifest, which check refuses
+    (content-not-enforced): the imported tool failed check. Import now writes the pattern check's hint
+    gives (one table: unkept_annotations.ENCODING_PATTERNS), beside the author's own pattern when there
+    is one, and drops contentMediaType / contentSchema with a note; the imported tool passes check and
+    its schema refuses what is not in the encoding."""
+    import base64
+
+    from contractgen.manifest.unkept_annotations import CONTENT_KEYWORDS, ENCODING_PATTERNS
+
+    result = _run_case("content-keywords", tmp_path)
+    assert result.returncode == 0, result.stderr
+    work = tmp_path / "content-keywords"
+    checked = run_cli("check", "out", cwd=work)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    schema = _manifest(work / "out" / "upload_report" / "1.0.0.yaml")["input"]
+    assert not any(key in CONTENT_KEYWORDS for _, key in _all_keys(schema))
+    assert schema["properties"]["body"]["pattern"] == ENCODING_PATTERNS["base64"]
+    assert schema["properties"]["token"]["pattern"] == ENCODING_PATTERNS["base64url"]
+    check = reference_validator.validator(schema, formats=False)
+    data = bytes(range(200, 233))
+    good = {"body": base64.b64encode(data).decode(), "digest": data[:32].hex(),
+            "token": base64.urlsafe_b64encode(data).decode().rstrip("="), "meta": "{}"}
+    assert check.is_valid(good)
+    for name, bad in (("body", "not base64 {"), ("token", "a+b/"), ("digest", "zz" * 32), ("digest", "ab")):
+        assert not check.is_valid({**good, name: bad}), (name, bad)
+
+
+def _all_keys(value: Any) -> list[tuple[Any, str]]:
+    if isinstance(value, dict):
+        return [(value, k) for k in value] + [pair for v in value.values() for pair in _all_keys(v)]
+    if isinstance(value, list):
+        return [pair for v in value for pair in _all_keys(v)]
+    return []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..manifest.schema_keywords import GENERATOR_STEERING_KEYS
+from ..manifest.unkept_annotations import ENCODING_PATTERNS
 from ..runtime.pointer import escape_token
 
 #: Type names of the function-calling benchmarks (BFCL/Gorilla: Python, Java and JavaScript
@@ -159,7 +160,11 @@ class _Walker:
         moves = {**self._dependencies(schema, src), **self._definitions(schema, src),
                  **self._tuple_items(schema, src)}
         self._default_null(schema, src)
-        return self._children(schema, src, dst, moves)
+        also = self._content(schema, src)
+        converted = self._children(schema, src, dst, moves)
+        if also is not None:  # beside the author's own pattern: both must hold
+            converted["allOf"] = [*converted.get("allOf", []), {"pattern": also}]
+        return converted
 
     # --- keywords -------------------------------------------------------------------------------
 
@@ -324,6 +329,32 @@ class _Walker:
             self.note(f"{src}/additionalItems", "additional-items",
                       "draft-07 additionalItems removed: without a list under items it applies to nothing")
         return {}
+
+    def _content(self, schema: dict[str, Any], src: str) -> str | None:
+        """The content keywords are annotations the guard never enforces (check refuses them:
+        content-not-enforced): a known encoding becomes the ``pattern`` of its alphabet, the one
+        check's hint offers; a media type and a content schema are dropped. Returns the pattern
+        when the schema has one of its own already (it then goes under ``allOf``)."""
+        also = None
+        encoding = schema.get("contentEncoding")
+        pattern = ENCODING_PATTERNS.get(encoding.lower()) if isinstance(encoding, str) else None
+        if pattern is not None:
+            del schema["contentEncoding"]
+            if "pattern" in schema:
+                also = pattern
+            else:
+                schema["pattern"] = pattern
+            self.note(f"{src}/contentEncoding", "content-encoding",
+                      f"contentEncoding {encoding!r} read as the pattern of its alphabet (the guard checks a "
+                      "pattern; it never decodes)" + (", beside the pattern already there" if also else ""))
+        for key in ("contentMediaType", "contentSchema"):
+            if key in schema:
+                shown = f" {schema[key]!r}" if key == "contentMediaType" else ""
+                del schema[key]
+                self.note(f"{src}/{key}", "content-annotation",
+                          f"{key}{shown} removed: an annotation no validator checks (declare the structure "
+                          "itself, or say it in the description)")
+        return also
 
     def _default_null(self, schema: dict[str, Any], src: str) -> None:
         """``default: null`` on a schema that refuses null: the default is dropped, not the type

@@ -45,6 +45,9 @@ CUT = "…"
 CUT_WINDOW = 300
 #: Characters of a secret's start, cut off by a cap, that are taken out with it.
 MIN_CUT = 3
+#: The fewest characters of a secret's start or end that are taken out where a tool quotes only
+#: them (``key[:16]``): with a quarter of the secret's length (``piece_length``).
+MIN_PIECE = 8
 #: Members looked at when collecting them (bounded work on a huge call).
 _WALK_CAP = 100_000
 #: Distinct member names judged for a secret-looking one before a call counts as one that may hold
@@ -68,6 +71,16 @@ _MEMBER_CAP = 1000
 _KEPT_MEMBERS = 10_000
 
 
+def piece_length(length: int) -> int:
+    """Characters of the start or end of a secret of ``length`` characters that tell enough of it to
+    be taken out: at least ``MIN_PIECE`` (shorter pieces are ordinary words: a secret may start with
+    ``pass``) and at least a quarter of it: 10 characters of a 40-character key (60 bits of a random
+    one) tell it, while what long secrets of a kind share is shorter than a quarter of them (a JWT's
+    usual 36-character header, a PEM key's first line), and stays where a tool writes it of its own.
+    A secret no longer than that has no piece but itself."""
+    return max(MIN_PIECE, -(-length // 4))
+
+
 def _longest_first(text: str) -> tuple[int, str]:
     return -len(text), text
 
@@ -89,8 +102,8 @@ class Scrubber:
     ``withhold`` (more secrets than ``SECRETS_CAP``), it looks for none and fails closed: every text
     long enough to hold one of them becomes ``WITHHELD``."""
 
-    __slots__ = ("_by_prefix", "_compiled", "_encoded", "_lowered", "_numbers", "_prefixes", "_secrets",
-                 "_shortest", "_spellings")
+    __slots__ = ("_by_prefix", "_compiled", "_encoded", "_lowered", "_numbers", "_piece_only", "_pieces",
+                 "_prefixes", "_secrets", "_shortest", "_spellings")
 
     def __init__(self, secrets: Iterable[str], withhold: bool = False) -> None:
         secrets = list(secrets)
@@ -98,14 +111,18 @@ class Scrubber:
         self._shortest: int | None = None
         if withhold:
             # no spelling is shorter than half the secret with its whitespace collapsed (a base64
-            # core of a longer text, a near miss), and a short number is looked for as itself
-            self._shortest = max(MIN_DIGITS, min(((len(" ".join(s.split())) + 1) // 2 for s in secrets),
-                                                 default=MIN_DIGITS))
+            # core of a longer text, a near miss), a quoted start or end shorter than a quarter
+            # (``piece_length``), and a short number is looked for as itself
+            self._shortest = max(MIN_DIGITS, min((min((len(" ".join(s.split())) + 1) // 2, piece_length(len(s)))
+                                                  for s in secrets), default=MIN_DIGITS))
             secrets = []
         self._secrets = sorted({s.lower() for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True)
         spellings: set[str] = set()
         numbers: set[str] = set()
         self._encoded: set[str] = set()
+        #: a lowered piece (a spelling's start or end) -> the lowered spellings it starts (True) or ends
+        self._pieces: dict[str, list[tuple[str, bool]]] = {}
+        pieces: set[str] = set()
         for secret in secrets:
             if MIN_DIGITS <= len(secret) < MIN_SECRET and secret.isdigit() and secret.isascii():
                 numbers.add(secret)
@@ -113,7 +130,12 @@ class Scrubber:
                 encoded = _base64_spellings(secret)  # once: a long secret's encodings cost most here
                 spellings.update(s for s in _spellings(secret, encoded) if len(s) >= MIN_SECRET)
                 self._encoded.update(encoded)
-        self._spellings = sorted(spellings, key=_longest_first)
+                for piece, spelling, starts in _piece_spellings(secret):
+                    pieces.add(piece)
+                    self._pieces.setdefault(piece.lower(), []).append((spelling.lower(), starts))
+        #: pieces that are no whole spelling: replaced only as widened (``_without_pieces``)
+        self._piece_only = frozenset(pieces - spellings)
+        self._spellings = sorted(spellings | pieces, key=_longest_first)
         self._numbers = sorted(numbers)
         self._lowered = _by_lowered(self._spellings)
         self._by_prefix: dict[str, list[str]] | None = None  # made when many spellings are looked for
@@ -146,8 +168,41 @@ class Scrubber:
         if present or numbers:
             if any(s in self._encoded for s in present):
                 text = self._without_encoded(text, present)
-            text = self._pattern(present, numbers).sub(REDACTED, text)
+            text = self._pattern(present - self._piece_only, numbers).sub(REDACTED, text)
+            pieces = [s for s in present if s.lower() in self._pieces]
+            if pieces:
+                text = self._without_pieces(text, pieces)
         return self._cut_prefixes(text) if CUT in text else text
+
+    def _without_pieces(self, text: str, pieces: list[str]) -> str:
+        """``text`` with each quoted start or end of a secret (one of ``pieces``, those of them it
+        holds) replaced, widened by hand to as much of the secret as it quotes: the piece alone would
+        leave the rest of a longer quote (``key[:20]`` past its first 10 characters). One pass: a
+        widened quote is skipped, and a start is widened no further back than the last one, so a
+        text costs its length and each quote the secret's at most (10,000-character secrets stay
+        cheap)."""
+        out, done = [], 0
+        pattern = self._pattern(frozenset(pieces), [])
+        match = pattern.search(text)
+        while match is not None:
+            start, end = match.span()
+            low_piece = match.group().lower()
+            widest_start, widest_end = start, end
+            for spelling, starts in self._pieces.get(low_piece, ()):
+                if starts:  # the spelling's start: read on while the text goes on spelling it
+                    i, j = end, len(low_piece)
+                    while i < len(text) and j < len(spelling) and text[i].lower() == spelling[j]:
+                        i, j = i + 1, j + 1
+                    widest_end = max(widest_end, i)
+                else:  # its end: read back
+                    i, j = start, len(spelling) - len(low_piece)
+                    while i > done and j > 0 and text[i - 1].lower() == spelling[j - 1]:
+                        i, j = i - 1, j - 1
+                    widest_start = min(widest_start, i)
+            out += [text[done:widest_start], REDACTED]
+            done = widest_end
+            match = pattern.search(text, done)
+        return "".join(out) + text[done:]
 
     def _present(self, low: str) -> frozenset[str]:
         """The spellings that occur in ``low`` (a lowered text). Looking for each in turn costs one
@@ -284,6 +339,8 @@ class Scrubber:
         narrowed._lowered = _by_lowered(narrowed._spellings)
         narrowed._numbers = numbers
         narrowed._encoded = self._encoded & present
+        narrowed._pieces = self._pieces
+        narrowed._piece_only = self._piece_only
         narrowed._secrets = self._secrets if cut else []
         if cut and not narrowed:
             return self  # nothing found whole, but a start before a cut may be: the full walk
@@ -369,21 +426,42 @@ def _strings(value: Any, found: list[str], depth: int = 0) -> None:
 _PLAIN = re.compile(r"[A-Za-z0-9_.~-]+")
 
 
+#: The spellings (see ``_spellings``) whose start and end spell the secret's start and end: each of
+#: them escapes or encodes character by character (hex last: the others are its escaped spellings).
+_PIECEWISE: tuple[Callable[[str], str], ...] = (
+    lambda s: s, lambda s: json.dumps(s)[1:-1], lambda s: json.dumps(s, ensure_ascii=False)[1:-1],
+    lambda s: json.dumps(s)[1:-1].replace("/", "\\/"), html.escape, lambda s: html.escape(s, quote=False),
+    lambda s: quote(s, safe="", errors="surrogatepass"), lambda s: quote(s, errors="surrogatepass"),
+    lambda s: quote_plus(s, errors="surrogatepass"), lambda s: s.encode("utf-8", "surrogatepass").hex())
+
+
+def _piece_spellings(secret: str) -> Iterator[tuple[str, str, bool]]:
+    """(piece, spelling, whether it starts it) for the secret's start and end of ``piece_length``
+    characters, in each spelling that escapes character by character: a tool quoting only
+    ``key[:16]`` or ``key[-12:]`` tells that much of it. None for a secret no longer than a piece."""
+    length = piece_length(len(secret))
+    if len(secret) <= length:
+        return
+    escapes = _PIECEWISE if not _PLAIN.fullmatch(secret) else (_PIECEWISE[0], _PIECEWISE[-1])
+    for escape in escapes:
+        spelling = escape(secret)
+        start, end = escape(secret[:length]), escape(secret[-length:])
+        if spelling.startswith(start):
+            yield start, spelling, True
+        if spelling.endswith(end):
+            yield end, spelling, False
+
+
 def _spellings(secret: str, base64_spelt: set[str] | None = None) -> set[str]:
     """The secret as text may carry it: as is, whitespace collapsed, JSON- (also with ``\\/``, as
     PHP writes it), repr- and HTML-escaped, percent-encoded (``/`` kept or not), and each of those
     escaped once more (a KeyError of a tool's JSON text); hex-encoded; and base64-encoded, alone or
     inside a longer encoded text (``Basic <base64 of user:password>`` in an upstream's echo of its
     request). ``base64_spelt``: those base64 spellings, when already made (a long secret's cost most)."""
-    encoded = (_base64_spellings(secret) if base64_spelt is None else base64_spelt) | \
-        {secret.encode("utf-8", "surrogatepass").hex()}
+    encoded = (_base64_spellings(secret) if base64_spelt is None else base64_spelt) | {_PIECEWISE[-1](secret)}
     if _PLAIN.fullmatch(secret):  # every escape leaves it as it is
         return {secret} | encoded
-    once = {secret, " ".join(secret.split()), json.dumps(secret)[1:-1],
-            json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1].replace("/", "\\/"),
-            repr(secret)[1:-1], html.escape(secret), html.escape(secret, quote=False),
-            quote(secret, safe="", errors="surrogatepass"), quote(secret, errors="surrogatepass"),
-            quote_plus(secret, errors="surrogatepass")}
+    once = {escape(secret) for escape in _PIECEWISE[:-1]} | {" ".join(secret.split()), repr(secret)[1:-1]}
     return once | {repr(s)[1:-1] for s in once} | {json.dumps(s)[1:-1] for s in once} | encoded
 
 
@@ -585,7 +663,8 @@ def quotes_arguments(arguments: Any, written: Iterable[Any]) -> bool:
             return False
         shown = json.dumps([w for w in written if w is not MISSING], default=str, ensure_ascii=False).lower()
         shown += " " + json.dumps(shown, ensure_ascii=False)  # escaped once more, as JSON quotes it
-        return CUT in shown or any(t.lower() in shown or _spelt_in(t, shown) for t in texts)
+        return CUT in shown or any(t.lower() in shown or _spelt_in(t, shown)
+                                   or any(p.lower() in shown for p, _, _ in _piece_spellings(t)) for t in texts)
     except Exception:  # noqa: BLE001
         return True
 

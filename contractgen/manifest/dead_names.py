@@ -20,7 +20,6 @@ from typing import Any
 from ..runtime import reference_validator
 from ..runtime.patterns import matches_any, pattern_matches
 from ..runtime.pointer import escape_token
-from ..runtime.reference_validator import PatternUndecided
 from .closed_objects import declared_through_applicators
 from .describe import show
 from .report import Reporter
@@ -248,10 +247,8 @@ class _Judge:
             self._validator = reference_validator.validator(self.root, formats=False)
         try:
             return not any(True for _ in self._validator.evolve(schema=schema).iter_errors(value))
-        except (PatternUndecided, RecursionError, ValueError, LookupError, TypeError):
-            return True
-        except Exception:  # noqa: BLE001 - an unresolvable $ref and the like: no verdict that could be wrong
-            return True
+        except Exception:  # noqa: BLE001 - a pattern it cannot judge (PatternUndecided), an unresolvable
+            return True  # $ref, a recursion too deep and the like: no verdict that could be wrong
 
     def refuses(self, schema: Any, value: Any) -> bool:
         return not self.passes(schema, value)

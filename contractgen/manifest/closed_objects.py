@@ -30,7 +30,8 @@ def check_closed_object(report: Reporter, base: str, pointer: str, node: dict[st
     through an applicator that its own ``additionalProperties: false`` refuses."""
     if node.get("additionalProperties") is not False:
         return
-    own = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    declared = node.get("properties")
+    own: dict[str, Any] = declared if isinstance(declared, dict) else {}
     patterns = list(node["patternProperties"]) if isinstance(node.get("patternProperties"), dict) else []
     refused: dict[str, str] = {}
     for where, name in declared_through_applicators(node, root, base, pointer):

@@ -69,8 +69,9 @@ def check_keyword_partners(report: Reporter, pointer: str, node: dict[str, Any])
 def check_inert_keywords(report: Reporter, pointer: str, node: dict[str, Any]) -> None:
     """Report each keyword of ``node`` that judges a kind of value its ``type`` excludes."""
     declared = node.get("type")
-    names = declared if isinstance(declared, list) else [declared]
-    if not names or not all(isinstance(name, str) for name in names):
+    listed = declared if isinstance(declared, list) else [declared]
+    names = [name for name in listed if isinstance(name, str)]
+    if not names or len(names) != len(listed):
         return  # no type (every kind passes) or a malformed one (the meta-schema check reports it)
     kinds = {_KIND_OF_TYPE.get(name) for name in names}
     shown = names[0] if len(names) == 1 else " or ".join(names)

@@ -346,6 +346,50 @@ def test_a_result_whose_class_lies_or_raises_is_the_tools_failure(raised: BaseEx
     strict_json(envelope)
 
 
+def _asked(reads: list[int], how: str) -> Any:
+    """A value that counts in ``reads`` each time it is asked what it is: a ``__class__`` property
+    claiming dict, or a ``__getattribute__`` of its own."""
+    if how == "class":
+        class Lying:
+            @property  # type: ignore[misc]
+            def __class__(self) -> type:
+                reads[0] += 1
+                return dict
+        return Lying()
+
+    class Asking:
+        def __getattribute__(self, name: str) -> Any:
+            reads[0] += 1
+            return object.__getattribute__(self, name)
+    return Asking()
+
+
+@pytest.mark.parametrize("how", ["class", "getattribute"])
+@pytest.mark.parametrize("shape", ["result", "member", "item"])
+@pytest.mark.parametrize("path", ["sync", "sync-deadline", "async", "async-deadline"])
+def test_a_result_asked_what_it_is_runs_its_code_at_most_once(how: str, shape: str, path: str) -> None:
+    """A result whose ``__class__`` property hangs (or is slow) held the call once per read: it was
+    read 56-65 times while one result was settled (isawaitable, exact_json, json_problem,
+    oversized_int, the explanation), and a member's once more on the async path, where it claimed
+    dict and broke the guard (INTERNAL "failed unexpectedly"). Its class is read off its type once
+    and the value stands as a value JSON cannot carry: an invalid result, named by its class."""
+    reads = [0]
+
+    def made() -> Any:
+        value = _asked(reads, how)
+        return {"result": value, "member": {"a": value}, "item": {"a": [1, value]}}[shape]
+
+    async def asynchronous(args: Any) -> Any:
+        return made()
+    implementation = asynchronous if path.startswith("async") else (lambda args: made())
+    tool = guard(contract(seconds=5 if path.endswith("deadline") else None), implementation)
+    envelope = asyncio.run(tool.acall({})) if path.startswith("async") else tool({})
+    assert envelope["status"] == "error" and envelope["error"]["code"] == "INTERNAL", envelope
+    assert "invalid result" in envelope["error"]["message"], envelope
+    assert reads[0] <= 1, reads
+    strict_json(envelope)
+
+
 def counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Counts what the explanation did: raw errors explained, by wrapping SchemaCheck._explain."""
     counts = {"explained": 0, "raw": 0}

@@ -77,6 +77,7 @@ from .jsonvalue import (
     oversized_int_in,
     plain_json,
     sendable_text,
+    stand_in,
     thaw,
     too_deep,
 )
@@ -709,6 +710,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         try:
             if raised is not None:
                 raise raised
+            result = stand_in(result)  # a __class__ property runs once, here (isawaitable asks it)
             if type(result) is not dict and inspect.isawaitable(result):
                 result = settle_here(result)  # e.g. a lambda returning a coroutine
         except asyncio.CancelledError as exc:
@@ -747,7 +749,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             return self._internal(exc, "guard")
 
     def _run_in_worker(self, value: Any) -> Any:
-        awaitable = self.implementation(value)
+        awaitable = stand_in(self.implementation(value))
         if not self._is_async and not inspect.isawaitable(awaitable):
             return awaitable
 
@@ -862,6 +864,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         """The envelope for a result read on the caller's loop (a big one not pinned to plain JSON
         is checked on a worker thread, the loop left free)."""
         try:
+            result = stand_in(result)
             big = not self._output_plain and larger_than(result, BIG_VALUE)  # else the fast check is Rust
         except BaseException as exc:  # noqa: BLE001 - reading it ran the tool's code (a __class__ property)
             return self._tools_failure(exc)
@@ -875,7 +878,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         raises is the tool's failure, a SystemExit too, as when the tool raises it (it escaped the
         guard from an async tool's result)."""
         try:
-            return self._completed(result)
+            return self._completed(stand_in(result))
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
             return self._tools_failure(exc)
 
@@ -1258,6 +1261,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             if slot.abandoned:
                 raise
             return _Settled(self._settled(None, exc))
+        result = stand_in(result)
         if slot.abandoned or result is DEADLINE_PASSED \
                 or (type(result) is not dict and inspect.isawaitable(result)):
             return result

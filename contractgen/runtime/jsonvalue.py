@@ -8,6 +8,7 @@ import itertools
 import math
 import re
 import sys
+import types
 from collections.abc import Collection, Mapping
 from typing import Any, NamedTuple
 
@@ -66,6 +67,8 @@ def _thawed(value: Any, depth: int, strict: bool) -> Any:
         pairs: Any = dict.items(value)  # what it holds, whatever its own items() says
     elif issubclass(kind, (list, tuple)):
         pairs = None
+    elif asks_its_author(kind):
+        return stand_in(value)  # isinstance below would run its own code, and every check after
     elif isinstance(value, Mapping):
         pairs = value.items()  # a read-only mapping (arguments, schemas): only its own code reads it
     else:
@@ -623,6 +626,48 @@ def members_up_to(value: Any, limit: int) -> int:
     return total
 
 
+def asks_its_author(kind: type) -> bool:
+    """Whether asking an instance of ``kind`` what class it is runs its author's code: a
+    ``__class__`` of its own (``isinstance`` reads it whenever the type does not match, a dozen
+    times per check of a result), or a ``__getattribute__`` written in Python. Read off the class
+    alone: the instance is never asked."""
+    try:
+        mro = type.__dict__["__mro__"].__get__(kind)
+        if any("__class__" in vars(cls) for cls in mro if cls is not object):
+            return True
+        owner = next(cls for cls in mro if "__getattribute__" in vars(cls))
+        return not isinstance(vars(owner)["__getattribute__"], types.WrapperDescriptorType)
+    except Exception:  # noqa: BLE001 - a class that cannot be read is not asked either
+        return True
+
+
+class Unreadable:
+    """Stands in for a value whose class runs its author's code when asked what it is
+    (``asks_its_author``): every check reads this instead, and finds a value JSON cannot carry,
+    named by the class it came in."""
+
+    __slots__ = ()
+
+
+_STAND_INS: dict[type, type[Unreadable]] = {}
+
+
+def stand_in(value: Any) -> Any:
+    """``value``, or an ``Unreadable`` named after its class where asking it what it is runs its
+    author's code (a ``__class__`` property that hangs was read 56-65 times while one result was
+    settled). Its type is read once, here; the value itself never."""
+    kind = type(value)
+    if kind in JSON_SCALARS or kind is dict or kind is list or not asks_its_author(kind):
+        return value
+    made = _STAND_INS.get(kind)
+    if made is None:
+        if len(_STAND_INS) >= 256:
+            _STAND_INS.clear()
+        name = type.__dict__["__name__"].__get__(kind)
+        made = _STAND_INS[kind] = type(name if isinstance(name, str) else "object", (Unreadable,), {"__slots__": ()})
+    return made()
+
+
 def _members(node: Any) -> Any:
     """The members of a dict, list or tuple, read through the base type (a subclass's own
     ``__len__`` or ``values`` may hang: a tool's result is sized on the event loop), or of another
@@ -634,7 +679,7 @@ def _members(node: Any) -> Any:
         return dict.values(node)
     if issubclass(kind, (list, tuple)):
         return tuple(tuple.__iter__(node) if issubclass(kind, tuple) else list.__iter__(node))
-    if isinstance(node, Mapping):
+    if not asks_its_author(kind) and isinstance(node, Mapping):
         return node.values()
     return None
 

@@ -39,6 +39,9 @@ class Node(dict):  # type: ignore[type-arg]
     """A normalized schema: a plain dict (so it serializes as JSON) plus its manifest pointer."""
 
     source: str = ""
+    #: on a recursive reference: the node it refers to (set once that node is built); the reference
+    #: itself is spelt by where that node was first inlined, so renaming a ``$defs`` entry is no change
+    cycle_target: Node | None = None
 
     def __hash__(self) -> int:  # type: ignore[override]  # identity: nodes are shared, never mutated after building
         return id(self)
@@ -59,11 +62,13 @@ class Normalizer:
         self.root_source = root_source
         self._refs: dict[str, Node] = {}
         self._active: set[str] = set()
+        self._inlined_at: dict[str, str] = {}  # reference -> logical pointer where its target was first inlined
+        self._cycles: dict[str, list[Node]] = {}  # reference -> recursive references waiting for its node
 
     def normalize(self) -> Node:
         return self.node(self.root, self.root_source)
 
-    def node(self, schema: Any, source: str) -> Node:
+    def node(self, schema: Any, source: str, logical: str = "") -> Node:
         if schema is True or schema is None:
             return _with_source(Node(), source)
         if schema is False:
@@ -71,18 +76,19 @@ class Normalizer:
         if not isinstance(schema, Mapping):
             return _with_source(Node(), source)
         if "$ref" in schema and isinstance(schema["$ref"], str):
-            return self._reference(schema, source)
+            return self._reference(schema, source, logical)
         out = Node()
         for key, value in schema.items():
             if key in ANNOTATIONS:
                 continue
-            child = f"{source}/{escape_token(key)}"
+            child, at = f"{source}/{escape_token(key)}", f"{logical}/{escape_token(key)}"
             if key in _SCHEMA_MAPS and isinstance(value, Mapping):
-                out[key] = {k: self.node(v, f"{child}/{escape_token(k)}") for k, v in value.items()}
+                out[key] = {k: self.node(v, f"{child}/{escape_token(k)}", f"{at}/{escape_token(k)}")
+                            for k, v in value.items()}
             elif key in _SCHEMA_LISTS and isinstance(value, (list, tuple)):
-                out[key] = [self.node(v, f"{child}/{i}") for i, v in enumerate(value)]
+                out[key] = [self.node(v, f"{child}/{i}", f"{at}/{i}") for i, v in enumerate(value)]
             elif key in _SCHEMA_VALUES and isinstance(value, (Mapping, bool)):
-                out[key] = self.node(value, child)
+                out[key] = self.node(value, child, at)
             elif key == "type":
                 out[key] = sorted({value} if isinstance(value, str) else set(value))
             elif key == "required" and isinstance(value, (list, tuple)):
@@ -92,29 +98,37 @@ class Normalizer:
         _with_source(out, source)
         return _fold_nullable(_flatten_all_of(out))
 
-    def _reference(self, schema: Mapping[str, Any], source: str) -> Node:
+    def _reference(self, schema: Mapping[str, Any], source: str, logical: str) -> Node:
         # followed as the guard follows it (schema_walk.local_ref_pointer): a percent-encoded pointer
         # or an $anchor was compared by its text, so a change behind it was never seen
         target_pointer = local_ref_pointer(self.root, schema["$ref"])
         ref = schema["$ref"] if target_pointer is None else "#" + target_pointer
         siblings = {k: v for k, v in schema.items() if k != "$ref" and k not in ANNOTATIONS}
-        if target_pointer is None or ref in self._active:
-            # external or recursive: compare by the reference (a local one in its pointer spelling)
+        if target_pointer is None:  # external: compare by the reference
             return _with_source(Node({"$ref": ref, **{k: _plain(v) for k, v in siblings.items()}}), source)
+        if ref in self._active:
+            # recursive: spelt by where its target was first inlined (the same tree under any $defs
+            # name), and bound to that target's node so that the prover can read it (bundled)
+            cycle = Node({"$ref": "#" + self._inlined_at[ref], **{k: _plain(v) for k, v in siblings.items()}})
+            self._cycles.setdefault(ref, []).append(cycle)
+            return _with_source(cycle, source)
         if ref not in self._refs:
             try:
                 target = pointer_get(self.root, target_pointer)
             except (KeyError, IndexError, ValueError):
                 return _with_source(Node({"$ref": ref}), source)
             self._active.add(ref)
+            self._inlined_at[ref] = logical
             try:
-                self._refs[ref] = self.node(target, self.root_source + target_pointer)
+                self._refs[ref] = self.node(target, self.root_source + target_pointer, logical)
             finally:
                 self._active.discard(ref)
+            for cycle in self._cycles.pop(ref, []):
+                cycle.cycle_target = self._refs[ref]
         resolved = self._refs[ref]
         if not siblings:
             return resolved
-        extra = self.node(siblings, source)
+        extra = self.node(siblings, source, logical)
         unevaluated = any(k.startswith("unevaluated") for k in (*extra, *resolved))
         if not unevaluated and not set(extra) & set(resolved):
             return _with_source(Node({**resolved, **extra}), resolved.source)
@@ -240,6 +254,46 @@ def canonical(value: Any) -> str:
         _CANON_CACHE[id(value)] = (value, text)
         return text
     return _dumps(comparable(value))
+
+
+def bundled(node: Any) -> Any:
+    """The normalized node as plain JSON a validator can read whole: each recursive reference under it
+    (spelt by where its target was first inlined) points into a ``$defs`` entry holding that target."""
+    targets = _cycle_targets(node)
+    plain = json.loads(canonical(node))
+    if not targets or not isinstance(plain, dict):
+        return plain
+    # plain names: jsonschema-rs does not read an escaped token (~1) in a $defs name
+    names = {ref: f"#/$defs/recursion{i}" for i, ref in enumerate(sorted(targets))}
+    bundle = {names[ref][len("#/$defs/"):]: _rerouted(json.loads(canonical(target)), names)
+              for ref, target in targets.items()}
+    return {**_rerouted(plain, names), "$defs": bundle}
+
+
+def _cycle_targets(node: Any) -> dict[str, Node]:
+    """Recursive reference spelling -> the node it refers to, for every one reachable from ``node``."""
+    found: dict[str, Node] = {}
+    pending, seen = [node], set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen or not isinstance(current, (Mapping, list)):
+            continue
+        seen.add(id(current))
+        if isinstance(current, Node) and current.cycle_target is not None:
+            found.setdefault(current["$ref"], current.cycle_target)
+            pending.append(current.cycle_target)
+        pending.extend(current.values() if isinstance(current, Mapping) else current)
+    return found
+
+
+def _rerouted(value: Any, names: Mapping[str, str]) -> Any:
+    """``value`` with each ``$ref`` spelt as a key of ``names`` pointing at its ``$defs`` entry instead."""
+    if isinstance(value, dict):
+        return {k: names.get(v, v) if k == "$ref" and isinstance(v, str) else _rerouted(v, names)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rerouted(v, names) for v in value]
+    return value
 
 
 def _dumps(value: Any) -> str:

@@ -15,7 +15,7 @@ from weakref import WeakKeyDictionary
 from ..runtime.patterns import matches_any
 from .containment import Proof, Verdict, contains
 from .model import Direction, Step
-from .normalize import canonical
+from .normalize import bundled
 from .structure import SchemaPair
 
 #: (direction, what the default policy reads differently, why): listed by --list-rules and docs/diff.md
@@ -40,10 +40,8 @@ _FALSE: dict[str, Any] = {"not": {}}
 
 
 def plain(node: Any) -> Any:
-    """A normalized node as plain JSON for the prover (soft annotations dropped)."""
-    import json
-
-    return json.loads(canonical(node)) if node is not None else {}
+    """A normalized node as plain JSON for the prover (soft annotations dropped, recursion bundled)."""
+    return bundled(node) if node is not None else {}
 
 
 def adjusted(old: Any, new: Any, direction: Direction, strict: bool) -> tuple[Any, Any]:

@@ -29,11 +29,18 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     name = property_name(pair)
     if rejects_extra(pair.parent.new, name):
         return
+    if pair.new_required:
+        # still required, so still sent and read: only its declaration (what it may hold) went away
+        yield Hit(f"input property '{name}' lost its declaration but is still required: calls still send it, "
+                  "and it now accepts any value the object allows for undeclared names (a relaxation)",
+                  source=pair.old.source, side="old", level=Level.SAFE)
+        return
     if context.strict:
-        message = (f"input property '{name}' was removed from an open object: still accepted (not a narrowing), "
-                   "but no longer declared and likely ignored")
+        message = (f"input property '{name}' is no longer declared on this open object: calls that send it are "
+                   "still accepted (not a narrowing), but the new version no longer describes it")
     else:
-        message = (f"input property '{name}' was removed or renamed: old calls that send it still validate but "
-                   "it is silently ignored (list it in a migrations entry and bump the major version)")
+        message = (f"input property '{name}' is no longer declared on this open object: calls that send it still "
+                   "validate, but the new version no longer describes it and may ignore it (if it was removed "
+                   "or renamed, list it in a migrations entry and bump the major version)")
     yield Hit(message, source=pair.old.source, side="old",
               witness_hint="not about values: the old call is still accepted, its meaning changed")

@@ -28,7 +28,9 @@ def check(pair: ToolPair, findings: Sequence[Finding], context: Context) -> Iter
     old_version = parse(pair.old.version)
     old_names = set(pair.old.contract.input_schema.get("properties", {}))
     new_names = set(pair.new.contract.input_schema.get("properties", {}))
-    gone = sorted(old_names - new_names)
+    # a name the new version still requires is still sent: only its declaration went away
+    still_required = set(pair.new.contract.input_schema.get("required", []) or [])
+    gone = sorted(old_names - new_names - still_required)
     if not gone:
         return
     covered: set[str] = set()

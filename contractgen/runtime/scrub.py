@@ -24,6 +24,7 @@ from urllib.parse import quote, quote_plus
 
 from .jsonvalue import JSON_SCALARS, MISSING, shortened, thaw
 from .patterns import matches_any
+from .quotes import GRAM, MIN_QUOTE, QuoteIndex, comparable
 from .redaction import REDACTED, echo_at, redact, sensitive_name
 from .schema_resolve import marked_member_names, marked_member_patterns, marks_anything
 from .wording import Violation, one_edit_apart
@@ -103,7 +104,7 @@ class Scrubber:
     long enough to hold one of them becomes ``WITHHELD``."""
 
     __slots__ = ("_by_prefix", "_compiled", "_encoded", "_lowered", "_numbers", "_piece_only", "_pieces",
-                 "_prefixes", "_secrets", "_shortest", "_spellings")
+                 "_prefixes", "_quotes", "_secrets", "_shortest", "_spellings")
 
     def __init__(self, secrets: Iterable[str], withhold: bool = False) -> None:
         secrets = list(secrets)
@@ -112,9 +113,10 @@ class Scrubber:
         if withhold:
             # no spelling is shorter than half the secret with its whitespace collapsed (a base64
             # core of a longer text, a near miss), a quoted start or end shorter than a quarter
-            # (``piece_length``), and a short number is looked for as itself
-            self._shortest = max(MIN_DIGITS, min((min((len(" ".join(s.split())) + 1) // 2, piece_length(len(s)))
-                                                  for s in secrets), default=MIN_DIGITS))
+            # (``piece_length``) or than a run of MIN_QUOTE (``quotes``), and a short number is
+            # looked for as itself
+            self._shortest = max(MIN_DIGITS, min((min((len(" ".join(s.split())) + 1) // 2, piece_length(len(s)),
+                                                      MIN_QUOTE) for s in secrets), default=MIN_DIGITS))
             secrets = []
         self._secrets = sorted({s.lower() for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True)
         spellings: set[str] = set()
@@ -123,6 +125,7 @@ class Scrubber:
         #: a lowered piece (a spelling's start or end) -> the lowered spellings it starts (True) or ends
         self._pieces: dict[str, list[tuple[str, bool]]] = {}
         pieces: set[str] = set()
+        runs: list[tuple[str, bool]] = []
         for secret in secrets:
             if MIN_DIGITS <= len(secret) < MIN_SECRET and secret.isdigit() and secret.isascii():
                 numbers.add(secret)
@@ -130,9 +133,14 @@ class Scrubber:
                 encoded = _base64_spellings(secret)  # once: a long secret's encodings cost most here
                 spellings.update(s for s in _spellings(secret, encoded) if len(s) >= MIN_SECRET)
                 self._encoded.update(encoded)
+                if len(secret) > MIN_QUOTE:
+                    runs.extend(_run_spellings(secret))
                 for piece, spelling, starts in _piece_spellings(secret):
                     pieces.add(piece)
                     self._pieces.setdefault(piece.lower(), []).append((spelling.lower(), starts))
+        #: runs of MIN_QUOTE characters anywhere in a secret (``key[5:30]``), in its piecewise spellings
+        quotes = QuoteIndex(runs)
+        self._quotes: QuoteIndex | None = quotes if quotes else None
         #: pieces that are no whole spelling: replaced only as widened (``_without_pieces``)
         self._piece_only = frozenset(pieces - spellings)
         self._spellings = sorted(spellings | pieces, key=_longest_first)
@@ -143,7 +151,7 @@ class Scrubber:
         self._compiled: dict[tuple[bool, frozenset[str]], re.Pattern[str]] = {}  # (encoded?, found) -> pattern
 
     def __bool__(self) -> bool:
-        return bool(self._spellings or self._numbers) or self._shortest is not None
+        return bool(self._spellings or self._numbers) or self._shortest is not None or self._quotes is not None
 
     def withholds(self, value: Any) -> bool:
         """Whether ``value`` (a text or a JSON value) holds a text this scrubber withholds."""
@@ -161,7 +169,7 @@ class Scrubber:
         """``text`` with every secret replaced."""
         if self._shortest is not None and isinstance(text, str):
             return WITHHELD if self._withheld(text) else text
-        if not isinstance(text, str) or not (self._spellings or self._numbers):
+        if not isinstance(text, str) or not (self._spellings or self._numbers or self._quotes is not None):
             return text
         present = self._present(text.lower())
         numbers = self._numbers_in(text)
@@ -172,6 +180,8 @@ class Scrubber:
             pieces = [s for s in present if s.lower() in self._pieces]
             if pieces:
                 text = self._without_pieces(text, pieces)
+        if self._quotes is not None:
+            text = self._quotes.out_of(text, REDACTED)
         return self._cut_prefixes(text) if CUT in text else text
 
     def _without_pieces(self, text: str, pieces: list[str]) -> str:
@@ -299,10 +309,14 @@ class Scrubber:
             lowered = list(map(str.lower, texts))  # (lowering may change a length: 'İ' is two)
             low = "\x00".join(lowered)
             narrowed = self._only(self._present(low), self._numbers_in(joined), CUT in joined)
-            if not narrowed:
+            # a run of a secret quoted anywhere (``quotes``): the texts that may hold one
+            quoting = set() if self._quotes is None else self._quotes.holding(lowered, low)
+            spelt = bool(narrowed._spellings or narrowed._numbers)
+            if not spelt and not quoting:
                 return value
-            holding = narrowed._holding(lowered, low)
+            holding = narrowed._holding(lowered, low) if spelt else set()
             if holding is not None:
+                holding |= quoting
                 # only the texts holding one are scrubbed one by one: scrubbing every text of a
                 # result of 100,000 strings took 0.35-0.5 s
                 if not holding:
@@ -342,7 +356,8 @@ class Scrubber:
         narrowed._pieces = self._pieces
         narrowed._piece_only = self._piece_only
         narrowed._secrets = self._secrets if cut else []
-        if cut and not narrowed:
+        narrowed._quotes = self._quotes
+        if cut and not (narrowed._spellings or narrowed._numbers):
             return self  # nothing found whole, but a start before a cut may be: the full walk
         return narrowed
 
@@ -450,6 +465,21 @@ def _piece_spellings(secret: str) -> Iterator[tuple[str, str, bool]]:
             yield start, spelling, True
         if spelling.endswith(end):
             yield end, spelling, False
+
+
+def _run_spellings(secret: str) -> Iterator[tuple[str, bool]]:
+    """(spelling, whether it encodes) for each spelling of ``secret`` in which a run of its
+    characters is spelt as a run of the spelling: the escapes of ``_PIECEWISE`` (as is, JSON, HTML,
+    percent; a plain secret's are itself), hex, and base64 read from each of the three places a
+    byte can start in a group (``key[5:30]`` encoded shares its whole groups with one of them; the
+    URL-safe alphabet is read as the standard one, ``quotes.comparable``)."""
+    escapes = _PIECEWISE[:-1] if not _PLAIN.fullmatch(secret) else _PIECEWISE[:1]
+    for escape in escapes:
+        yield escape(secret), False
+    yield _PIECEWISE[-1](secret), True
+    data = secret.encode("utf-8", "surrogatepass")
+    for offset in range(3):
+        yield base64.b64encode(data[offset:]).decode("ascii"), True
 
 
 def _spellings(secret: str, base64_spelt: set[str] | None = None) -> set[str]:
@@ -641,12 +671,35 @@ def echoed_secrets(arguments: Any, violations: Sequence[Violation], schema: Any,
             twice = any((joined.count(t) > 1 if "\x00" not in t else sum(t in other for other in texts) > 1)
                         or any(_one_off(t, other) for other in texts if -1 <= len(other) - len(t) <= 1)
                         for t in texts
-                        if _may_be_secret(t) and t in shown)
+                        if _may_be_secret(t) and t in shown) or _shares_a_run(texts, shown)
             if not twice and CUT not in shown:  # a cap may have cut one
                 return NO_SECRETS
     except Exception:  # noqa: BLE001 - arguments that raise when read hold nothing we can look for
         return NO_SECRETS
     return _secrets_in(arguments, schema, resources)
+
+
+#: Characters of a call's texts compared for a run two of them share (``_shares_a_run``): past
+#: this the call's secrets are found (the careful answer), as for more than _COMPARED texts.
+_RUNS_COMPARED = 64_000
+
+
+def _shares_a_run(texts: list[str], shown: str) -> bool:
+    """Whether a text of the call the violations show shares a piece that may start a run of
+    MIN_QUOTE characters with another text of the call (``"x" + key[4:28] + "y"`` in a field beside
+    the key: echoed whole in "attempted"). True past _RUNS_COMPARED characters."""
+    long = [comparable(t) for t in texts if len(t) >= MIN_QUOTE]
+    if len(long) < 2:
+        return False
+    if sum(map(len, long)) > _RUNS_COMPARED:
+        return True
+    owners: dict[str, int] = {}  # a piece -> the one text holding it, or -1 when two or more do
+    for index, text in enumerate(long):
+        for piece in {text[i:i + GRAM] for i in range(len(text) - GRAM + 1)}:
+            owners[piece] = index if owners.setdefault(piece, index) == index else -1
+    shown = comparable(shown)
+    return any(owners.get(text[i:i + GRAM]) == -1 for text in long if text in shown
+               for i in range(len(text) - GRAM + 1))
 
 
 def quotes_arguments(arguments: Any, written: Iterable[Any]) -> bool:
@@ -663,8 +716,12 @@ def quotes_arguments(arguments: Any, written: Iterable[Any]) -> bool:
             return False
         shown = json.dumps([w for w in written if w is not MISSING], default=str, ensure_ascii=False).lower()
         shown += " " + json.dumps(shown, ensure_ascii=False)  # escaped once more, as JSON quotes it
-        return CUT in shown or any(t.lower() in shown or _spelt_in(t, shown)
-                                   or any(p.lower() in shown for p, _, _ in _piece_spellings(t)) for t in texts)
+        if CUT in shown or any(t.lower() in shown or _spelt_in(t, shown)
+                               or any(p.lower() in shown for p, _, _ in _piece_spellings(t)) for t in texts):
+            return True
+        # a run of MIN_QUOTE characters of one of them, anywhere (``quotes``)
+        runs = QuoteIndex(spelling for t in texts if len(t) > MIN_QUOTE for spelling in _run_spellings(t))
+        return bool(runs) and bool(runs.found_in(comparable(shown)))
     except Exception:  # noqa: BLE001
         return True
 

@@ -130,3 +130,28 @@ def test_an_output_value_marked_sensitive_is_withheld(path: str, mark: str) -> N
     envelope = _call(contract, lambda value: {"session": "s-1", "refresh": "rt-9931-secret"}, {"user": "ann"}, path)
     assert envelope["status"] == "ok"
     assert envelope["output"] == {"session": "s-1", "refresh": "[redacted]"}
+
+
+@pytest.mark.parametrize("weak", ["password", "letmein1", "Secret123"])
+@pytest.mark.parametrize("echo", ["output", "tool-error"])
+def test_a_weak_password_is_taken_out_wherever_the_tool_writes_it(weak: str, echo: str) -> None:
+    """The chosen rule (docs/runtime.md): a writeOnly value that is also an ordinary word is taken
+    out wherever the tool writes that word, in any case. The scrubber cannot tell the tool's own
+    word from an echo of the secret, and a weak password is still the user's password: the careful
+    side, at the price of the word. A word the call did not send stays."""
+    from contractgen.runtime import ToolError
+
+    schema = {"type": "object", "properties": {"user": {"type": "string"},
+                                               "password": {"type": "string", "writeOnly": True}}}
+    said = f"{weak.upper()} changed for bob; the old {weak} was weak; other words stay"
+
+    def implementation(args: Any) -> Any:
+        if echo == "tool-error":
+            raise ToolError(said, code="PERMISSION_DENIED")
+        return {"msg": said}
+    tool = guard(Contract(name="login", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={"type": "object"}, timeout=Timeout(None)), implementation)
+    envelope = tool({"user": "bob", "password": weak})
+    shown = json.dumps(envelope)
+    assert weak.lower() not in shown.lower(), envelope
+    assert "[redacted] changed for bob; the old [redacted] was weak; other words stay" in shown, envelope

@@ -1547,3 +1547,46 @@ def test_a_value_the_input_model_refuses_is_echoed_as_exact_json(sent: Any) -> N
     assert _exact(envelope), envelope
     json.dumps(envelope)
     assert _Hostile.ran == []
+
+
+#: Spellings made by the check whether what a tool wrote quotes the call at all
+#: (scrub.quotes_arguments): each is looked for in all the tool wrote, one pass each.
+GATE_SPELLINGS = 64
+
+
+@pytest.mark.parametrize("marked", [False, True])
+def test_a_tool_error_beside_a_call_of_many_texts_is_bounded(marked: bool) -> None:
+    """Before looking for a call's secrets, the guard asks whether what the tool wrote holds any
+    text of the call, in some 25 spellings each, one pass of all it wrote per spelling: a tool whose
+    schema marks nothing, called with 1,000 notes (30 KB), raising a ToolError with partial results
+    of 10,000 rows (300 KB) took 11 s, 3,000 notes beside 40,000 rows 146 s. Past a budget of texts
+    times characters written the check answers "maybe" (the secrets are found instead, cheaper),
+    and a secret the tool wrote is still taken out."""
+    from contractgen.runtime import ToolError, scrub
+
+    properties: dict[str, Any] = {"notes": {"type": "array", "items": {"type": "string"}}}
+    if marked:
+        properties["api_key"] = {"type": "string", "writeOnly": True}
+    key = "sk-live-7Hq2Zk9wLm4Rt8Yp3Xv6"
+    rows = [f"row {i} is fine and dandy" for i in range(10_000)] + (["the key was " + key] if marked else [])
+
+    def implementation(args: Any) -> Any:
+        raise ToolError("failed", code="UNAVAILABLE", partial_results={"rows": rows})
+    tool = guard(Contract(name="notes", version="1.0.0", summary="s", description="d",
+                          input_schema={"type": "object", "properties": properties},
+                          output_schema={"type": "object"}, timeout=Timeout(None)), implementation)
+    made = [0]
+    real = scrub._spellings
+
+    def counting(*args: Any) -> Any:
+        made[0] += 1
+        return real(*args)
+    call: dict[str, Any] = {"notes": [f"note number {i:06d} here" for i in range(1_000)]}
+    if marked:
+        call["api_key"] = key
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scrub, "_spellings", counting)
+        envelope = strict_json(tool(call))
+    assert envelope["error"]["code"] == "UNAVAILABLE", envelope
+    assert made[0] <= GATE_SPELLINGS, made[0]
+    assert key not in json.dumps(envelope)

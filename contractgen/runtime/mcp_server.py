@@ -33,6 +33,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.runtime.mcp_server needs the MCP SDK: pip install 'contractgen[mcp]'") from exc
 
+from .envelope import SHORT_TEXT_CAP, cap_text
 from .guard import GuardedTool
 from .mcp import META_ENVELOPE, META_LONG_RUNNING, to_call_tool_result
 from .observe import loggable, logger
@@ -81,8 +82,9 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
         tool = listed.get(params.name)
         if tool is None:
             # an unknown tool is a protocol error in MCP 2025-11-25, not a tool-execution error
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}; this server has: "
-                                                 f"{', '.join(listed) or 'no tools'}")
+            # the name is the client's own text, of any size: echoed capped, on one line
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {cap_text(repr(params.name), SHORT_TEXT_CAP)}; "
+                                                 f"this server has: {', '.join(listed) or 'no tools'}")
         meta = _request_meta(ctx, params)
         declared = meta.get(META_VERSION)
         declared = declared if isinstance(declared, str) and declared.strip() else None

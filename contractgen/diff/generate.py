@@ -207,11 +207,27 @@ def _with_contained(schema: Mapping[str, Any], out: list[Any], depth: int) -> An
     return out
 
 
+def member_schema(schema: Any, name: str) -> Any:
+    """The subschema a member named ``name`` meets (declared, else pattern, else additional)."""
+    if not isinstance(schema, Mapping):
+        return {}
+    props = schema.get("properties", {})
+    if isinstance(props, Mapping) and name in props:
+        return props[name]
+    for pattern, sub in (schema.get("patternProperties") or {}).items():
+        if pattern_matches(pattern, name):
+            return sub
+    # a name nothing else describes meets additionalProperties, or else unevaluatedProperties
+    extra = schema.get("additionalProperties", schema.get("unevaluatedProperties", {}))
+    return extra if isinstance(extra, Mapping) else ({} if extra else {"not": {}})
+
+
 def _object(schema: Mapping[str, Any], depth: int) -> Any:
     properties: Mapping[str, Any] = schema.get("properties", {})
     out: dict[str, Any] = {}
     for name in schema.get("required", ()):
-        value = generate(properties.get(name, {}), depth + 1)
+        # a required name it does not declare holds what a pattern or additionalProperties asks
+        value = generate(member_schema(schema, name), depth + 1)
         if value is NOTHING:
             return NOTHING
         out[name] = value

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
-from ..runtime.patterns import pattern_matches
 from .generate import (
     FORMAT_BREAKERS,
     NOTHING,
     accepts,
     candidates,
     generate,
+    member_schema,
     regex_samples,
     rejects,
 )
@@ -147,17 +147,51 @@ def _patterns(schema: Any) -> list[str]:
 
 
 def _property_names(inner: Any, outer: Any) -> list[str]:
+    """The object's own names, an undeclared one, then names only its subschemas speak of (last: each
+    name's values take a share of the budget, which the names read before them must still get)."""
     names: list[str] = []
     for schema in (inner, outer):
-        if not isinstance(schema, dict):
-            continue
-        names.extend(schema.get("properties", {}) if isinstance(schema.get("properties"), dict) else ())
-        names.extend(n for n in schema.get("required", ()) if isinstance(n, str))
-        for pattern in schema.get("patternProperties", {}) if isinstance(schema.get("patternProperties"), dict) else ():
-            names.extend(regex_samples(pattern, 3))
-        names.extend(_names_around(schema.get("propertyNames")))
+        names.extend(_names_of(schema, 0, nested=False))
     names.append("extra")
+    for schema in (inner, outer):
+        names.extend(_names_of(schema, 0))
     return list(dict.fromkeys(names))
+
+
+#: subschemas that judge the same object as their parent: a name they speak of is a name of it
+_SAME_INSTANCE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
+
+
+def _names_of(schema: Any, depth: int, nested: bool = True) -> list[str]:
+    """The member names ``schema`` speaks of: declared, required, matched by a pattern, around its name
+    rule, named by a dependency, and the same in the subschemas judging the same object (a name only
+    an ``if``/``then`` or a ``dependentSchemas`` entry names is where a changed condition shows)."""
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+        return []
+    names: list[str] = [*_mapping(schema, "properties"), *(n for n in _listed(schema, "required") if isinstance(n, str))]
+    for pattern in _mapping(schema, "patternProperties"):
+        names.extend(regex_samples(pattern, 3))
+    names.extend(_names_around(schema.get("propertyNames")))
+    if not nested:
+        return names
+    for trigger, needed in _mapping(schema, "dependentRequired").items():
+        names.extend([trigger, *(n for n in needed if isinstance(n, str))] if isinstance(needed, list) else [trigger])
+    for trigger, sub in _mapping(schema, "dependentSchemas").items():
+        names.extend([trigger, *_names_of(sub, depth + 1)])
+    for key in _SAME_INSTANCE:
+        for sub in _listed(schema, key) if key.endswith("Of") else (schema.get(key),):
+            names.extend(_names_of(sub, depth + 1))
+    return names
+
+
+def _mapping(schema: dict[str, Any], key: str) -> dict[str, Any]:
+    value = schema.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _listed(schema: dict[str, Any], key: str) -> list[Any]:
+    value = schema.get(key)
+    return value if isinstance(value, list) else []
 
 
 #: names a name rule (a pattern, a format, a ``not``) commonly refuses: capitals, digits, separators
@@ -203,7 +237,7 @@ def _objects(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
             trimmed = dict(base)
             del trimmed[name]
             yield trimmed
-        inner_sub, outer_sub = _for_property(inner, name), _for_property(outer, name)
+        inner_sub, outer_sub = member_schema(inner, name), member_schema(outer, name)
         for value in islice(_values(inner_sub, outer_sub, depth + 1), 60):
             if value is not NOTHING:
                 yield {**base, name: value}
@@ -215,21 +249,6 @@ def _objects(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
                 break
             grown.setdefault(f"p{index}", 1)
         yield grown
-
-
-def _for_property(schema: Any, name: str) -> Any:
-    """The subschema a property named ``name`` meets (declared, else pattern, else additional)."""
-    if not isinstance(schema, dict):
-        return {}
-    props = schema.get("properties", {})
-    if isinstance(props, dict) and name in props:
-        return props[name]
-    for pattern, sub in (schema.get("patternProperties") or {}).items():
-        if pattern_matches(pattern, name):
-            return sub
-    # a name nothing else describes meets additionalProperties, or else unevaluatedProperties
-    extra = schema.get("additionalProperties", schema.get("unevaluatedProperties", {}))
-    return extra if isinstance(extra, dict) else ({} if extra else {"not": {}})
 
 
 def _may_be(schema: Any, json_type: str) -> bool:

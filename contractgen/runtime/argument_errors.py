@@ -12,26 +12,42 @@ carry, goes the full way (tests/test_argument_errors.py checks the two agree).
 
 A flat call of a known signature (``SchemaCheck.mistake``) goes further: once its explanation's
 shape is kept, the guard asks only for what the call echoes (``SchemaCheck.echoes``) and fills it
-in here (``known``), with no violation made.
+in here (``known``), with no violation made. A signature holds a placeholder for each unknown name
+of a closed object (a model's misspelt name is new call after call): the violation naming it is made
+anew, and its field, message and expectation (and the summary at the top, where it comes first) are
+put in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring as encode_text
-from typing import Any
+from typing import Any, TypeAlias
 
 from .contract import Contract
-from .envelope import ERROR_SIZE_CAP, MESSAGE_CAP, _json_bytes, error_envelope, error_size
+from .envelope import (
+    ERROR_SIZE_CAP,
+    MESSAGE_CAP,
+    _as_pointer,
+    _json_bytes,
+    cap_text,
+    error_envelope,
+    error_size,
+)
 from .jsonvalue import JSON_SCALARS, MISSING
 from .pointer import cap_pointer
-from .wording import Violation, first_lines
+from .wording import Violation, first_lines, summary_line
 
 #: shapes kept per tool; odd input cannot grow it forever
 _SHAPE_LIMIT = 256
 
-#: (attempted, did_you_mean) of one violation: what it echoes of the call
-Echo = tuple[Any, "str | None"]
+#: (attempted, did_you_mean) of one violation: what it echoes of the call; or the violation itself,
+#: made anew for each call (one naming an unknown name)
+Echo: TypeAlias = "tuple[Any, str | None] | Violation"
+#: the part of a shape standing for a violation made anew for each call
+_ANEW = object()
+#: the base size of a kept envelope whose filled copies are measured whole (they hold violations made anew)
+_MEASURED = -1
 
 
 def argument_error(contract: Contract, violations: Sequence[Violation], omitted: int) -> dict[str, Any]:
@@ -48,16 +64,26 @@ def argument_error(contract: Contract, violations: Sequence[Violation], omitted:
     return error_envelope(contract, "INVALID_ARGUMENT", first_lines(violations, MESSAGE_CAP), **optional)
 
 
-def _shape(violations: Sequence[Violation], omitted: int) -> tuple[Any, ...] | None:
-    """What the envelope depends on besides the echoed values; None when a value is not a scalar."""
+def _shape(violations: Sequence[Violation], omitted: int,
+           anew: Sequence[bool] = ()) -> tuple[Any, ...] | None:
+    """What the envelope depends on besides the echoed values (and, for the violations ``anew`` marks,
+    their field, message, expectation and guess); None when a value is not a scalar."""
     parts: list[Any] = [omitted]
-    for v in violations:
+    for index, v in enumerate(violations):
         attempted = v.attempted
         if attempted is not MISSING and type(attempted) not in JSON_SCALARS:
             return None  # a container would be shared with the kept explanation
-        parts.append((v.field, v.constraint, v.message, v.expected, v.secondary,
-                      _echo_form(attempted, v.did_you_mean)))
+        if index < len(anew) and anew[index]:
+            parts.append(_anew_part(v))
+        else:
+            parts.append((v.field, v.constraint, v.message, v.expected, v.secondary,
+                          _echo_form(attempted, v.did_you_mean)))
     return tuple(parts)
+
+
+def _anew_part(v: Violation) -> tuple[Any, ...]:
+    """The part of a shape a violation made anew for each call stands for."""
+    return _ANEW, v.constraint, v.expected is None, v.secondary, _echo_form(v.attempted, v.did_you_mean)
 
 
 def _echo_form(attempted: Any, guess: str | None) -> tuple[bool, bool, bool]:
@@ -108,15 +134,33 @@ class ShapedErrors:
             return copy
         return made
 
-    def learn(self, signature: tuple[Any, ...], violations: Sequence[Violation], omitted: int) -> None:
+    def learn(self, signature: tuple[Any, ...], violations: Sequence[Violation], omitted: int,
+              anew: Sequence[bool] = ()) -> None:
         """Answer calls of ``signature`` by ``known`` from now on: ``violations`` explained one by a
         plan of ``SchemaCheck``, and the envelope made for them is a kept one (a shape is kept when
-        it comes back)."""
+        it comes back). ``anew``: which violations the plan makes anew for each call; the envelope
+        of such a shape is kept at once (it never comes back: it names the unknown names)."""
+        if any(anew) and violations:
+            self._learn_anew(signature, violations, omitted, anew)
+            return
         shape = _shape(violations, omitted) if violations else None
         if shape is not None and shape in self._kept:
             if len(self._answers) >= _SHAPE_LIMIT:
                 self._answers.clear()
             self._answers[signature] = shape
+
+    def _learn_anew(self, signature: tuple[Any, ...], violations: Sequence[Violation], omitted: int,
+                    anew: Sequence[bool]) -> None:
+        shape = _shape(violations, omitted, anew)
+        made = argument_error(self._contract, violations, omitted)
+        if shape is None or not _whole(made["error"], violations, omitted):
+            return  # cut to fit: a filled copy would not be cut alike
+        if len(self._kept) >= _SHAPE_LIMIT:
+            self._kept.clear()
+        if len(self._answers) >= _SHAPE_LIMIT:
+            self._answers.clear()
+        self._kept[shape] = (made, _MEASURED)
+        self._answers[signature] = shape
 
     def known(self, signature: tuple[Any, ...],
               echoes_of: Callable[[], Sequence[Echo]]) -> dict[str, Any] | None:
@@ -130,13 +174,16 @@ class ShapedErrors:
         echoes = echoes_of()
         if len(echoes) != len(shape) - 1:  # (one part per violation, after the omitted count)
             return None
-        for (attempted, guess), part in zip(echoes, shape[1:]):
-            if _echo_form(attempted, guess) != part[-1]:
+        for echo, part in zip(echoes, shape[1:]):
+            if isinstance(echo, Violation):
+                if _anew_part(echo) != part:
+                    return None
+            elif part[0] is _ANEW or _echo_form(*echo) != part[-1]:
                 return None
         return _filled(*kept, echoes)
 
 
-def _echoes(violations: Sequence[Violation]) -> list[Echo]:
+def _echoes(violations: Sequence[Violation]) -> list[tuple[Any, str | None]]:
     return [(v.attempted, v.did_you_mean) for v in violations]
 
 
@@ -168,7 +215,7 @@ def _json_size(value: Any) -> int:
     return _json_bytes(value)
 
 
-def _echoed_size(echoes: Sequence[Echo], at_top: bool) -> int:
+def _echoed_size(echoes: Sequence[tuple[Any, str | None]], at_top: bool) -> int:
     """Bytes the echoed values take in their envelope's error (the first one's twice ``at_top``)."""
     size = _json_size(echoes[0][0]) if at_top else 0
     for attempted, guess in echoes:
@@ -181,10 +228,16 @@ def _echoed_size(echoes: Sequence[Echo], at_top: bool) -> int:
 
 def _filled(kept: dict[str, Any], base: int, echoes: Sequence[Echo]) -> dict[str, Any] | None:
     """A copy of ``kept`` echoing ``echoes`` (one per violation), or None where the full build
-    differs (it would cut something to fit, or respell text that UTF-8 JSON cannot carry)."""
+    differs (it would cut something to fit, or respell text that UTF-8 JSON cannot carry). A
+    violation made anew replaces its item whole, and, first, the field, expectation and summary at the
+    top as ``argument_error`` writes them; such a copy is measured whole (``base`` is ``_MEASURED``)."""
     error = dict(kept["error"])
     items = []
-    for item, (attempted, guess) in zip(error["violations"], echoes):
+    for item, echo in zip(error["violations"], echoes):
+        if isinstance(echo, Violation):
+            items.append(echo.as_dict())
+            continue
+        attempted, guess = echo
         item = dict(item)
         if attempted is not MISSING:
             item["attempted"] = attempted
@@ -192,11 +245,19 @@ def _filled(kept: dict[str, Any], base: int, echoes: Sequence[Echo]) -> dict[str
             item["did_you_mean"] = guess
         items.append(item)
     error["violations"] = items
-    at_top = "attempted" in error
-    if at_top:
-        error["attempted"] = echoes[0][0]
+    first = echoes[0]
+    if isinstance(first, Violation):  # (its shape has no value at the top)
+        error["field"] = _as_pointer(cap_pointer(first.field))
+        if first.expected is not None:  # (its shape has an expectation or none, as this one)
+            error["expected"] = first.expected
+        error["message"] = cap_text(summary_line(first.message, len(echoes) - 1, MESSAGE_CAP))
+    elif "attempted" in error:
+        error["attempted"] = first[0]
     try:
-        if base + _echoed_size(echoes, at_top) > ERROR_SIZE_CAP:
+        if base == _MEASURED:
+            if error_size(error) > ERROR_SIZE_CAP:
+                return None
+        elif base + _echoed_size(echoes, "attempted" in error) > ERROR_SIZE_CAP:  # type: ignore[arg-type]
             return None
     except ValueError:  # a lone surrogate: the full build respells it
         return None

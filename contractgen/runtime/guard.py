@@ -378,10 +378,12 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                         return known
             violations, omitted = check.explain(arguments, key=exact, mistake=mistake)
             envelope = self._invalid_arguments(violations, omitted, exact=exact)
-            # learnt only where no secret can be echoed: the names say so (and are in the signature)
-            if mistake is not None and check.plan(mistake.signature) is not None \
+            # learnt only where no secret can be echoed: the names say so (the signature holds every
+            # name that could: only an unknown name not named like a secret is a placeholder there)
+            followed = None if mistake is None else check.plan(mistake.signature)
+            if mistake is not None and followed is not None \
                     and not may_hold_secrets(arguments, check.schema, self._resources):
-                self._shaped_errors.learn(mistake.signature, violations, omitted)
+                self._shaped_errors.learn(mistake.signature, violations, omitted, check.made_anew(followed))
             return envelope
         except _NEVER_SWALLOWED:
             raise

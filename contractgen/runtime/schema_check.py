@@ -193,12 +193,14 @@ class SchemaCheck:
         self._places_seen: set[tuple[Any, ...]] = set()  # learnt from the second call of its places
         #: per signature of a flat call's mistake (``Mistake``): the recipe that explained it, with
         #: the name each filled-in violation echoes (see ``echoes``)
-        self._plans: dict[tuple[Any, ...], tuple[tuple[str | None, Any, Violation], ...]] = {}
+        self._plans: dict[tuple[Any, ...], tuple[tuple[Any, Any, Violation], ...]] = {}
         #: top-level names of an open object schema (unknown keys pass it), for near-miss notices;
         #: None when the root is closed or declares nothing
         self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
         #: errors can be read from evaluate(): jsonschema-rs compiled it and it is made of flat keywords
         self._flat = self._rs is not None and _flat_schema(self.schema)
+        #: the names of a closed flat root whose unknown names are all worded alike (see ``_places``)
+        self._closed_names = _closed_root_names(self.schema) if self._flat else None
         #: where a value the backend accepts may hide an integer too long to read (jsonschema-rs reads
         #: one inside a value as 0): () nowhere, top-level names, or None for anywhere
         self.number_names = number_judging_names(self.schema)
@@ -336,7 +338,7 @@ class SchemaCheck:
                     quick = self._follow(recipe, value, raw)
                     self._keep(key, (quick, 0))
                     if mistake is not None:
-                        self._keep_plan(mistake.signature, recipe, raw)
+                        self._keep_plan(mistake.signature, recipe, raw, quick)
                     return quick, 0
         with similarity_budget():
             token = _closest_work.set([CLOSEST_WORK])
@@ -382,9 +384,18 @@ class SchemaCheck:
 
     def _follow(self, recipe: tuple[tuple[int, Violation, Any], ...], value: dict[str, Any],
                 raw: list[tuple[str, list[Any], Any, Any]]) -> list[Violation]:
-        guesses = any(node is not None for _, _, node in recipe)  # an enum's did-you-mean, bounded as always
+        """The violations ``recipe`` makes of ``value``. A step is (the index of the raw error whose
+        value a templated violation echoes, the template, an enum's node for its did-you-mean), or
+        (_AS_SHOWN, the violation, None), or (_UNKNOWN_NAME_STEP, the learning call's violation, the node
+        refusing the call's next unknown name: ``_unknown_names`` lists them in the order their
+        violations come)."""
+        guesses = any(node is not None for _, _, node in recipe)  # did-you-means, bounded as always
+        unknown = iter(self._unknown_names(value))
         with similarity_budget() if guesses else contextlib.nullcontext():
-            return [shown if index < 0 else self._filled(shown, value[raw[index][1][0]], node)
+            return [shown if index == _AS_SHOWN
+                    else self._unknown_name(next(unknown), "additionalProperties", [], "", node, self._known(node))
+                    if index == _UNKNOWN_NAME_STEP
+                    else self._filled(shown, value[raw[index][1][0]], node)
                     for index, shown, node in recipe]
 
     def _filled(self, shown: Violation, sent: Any, node: Any) -> Violation:
@@ -423,28 +434,39 @@ class SchemaCheck:
             evaluated = self._rs.evaluate(value).errors()
         except ValueError:  # a lone surrogate: the full path says where
             return None
-        return Mistake((tuple(value), kinds, *[(e["schemaLocation"], e["instanceLocation"]) for e in evaluated]),
-                       evaluated)
+        return Mistake((self._names_worded(value), kinds,
+                        *[(e["schemaLocation"], e["instanceLocation"]) for e in evaluated]), evaluated)
 
     def _keep_plan(self, signature: tuple[Any, ...], recipe: tuple[tuple[int, Violation, Any], ...],
-                   raw: list[tuple[str, list[Any], Any, Any]]) -> None:
+                   raw: list[tuple[str, list[Any], Any, Any]], followed: list[Violation]) -> None:
+        """Keep how ``recipe`` explained a call of ``signature`` (``followed``, the violations it made)."""
         if signature not in self._plans:
             if len(self._plans) >= _MEMO_LIMIT:
                 self._plans.clear()
-            self._plans[signature] = tuple((None, None, shown) if index < 0 else (raw[index][1][0], node, shown)
-                                           for index, shown, node in recipe)
+            self._plans[signature] = tuple(
+                (None, None, made) if index == _AS_SHOWN else (_AN_UNKNOWN_NAME, node, made)
+                if index == _UNKNOWN_NAME_STEP else (raw[index][1][0], node, made)
+                for (index, _, node), made in zip(recipe, followed))
 
-    def plan(self, signature: tuple[Any, ...]) -> tuple[tuple[str | None, Any, Violation], ...] | None:
+    def plan(self, signature: tuple[Any, ...]) -> tuple[tuple[Any, Any, Violation], ...] | None:
         """How a recipe explained calls of ``signature`` (a ``Mistake``'s), or None if none has."""
         return self._plans.get(signature)
 
-    def echoes(self, plan: tuple[tuple[str | None, Any, Violation], ...],
-               value: dict[str, Any]) -> list[tuple[Any, str | None]]:
+    @staticmethod
+    def made_anew(plan: tuple[tuple[Any, Any, Violation], ...]) -> tuple[bool, ...]:
+        """Which violations of ``plan`` ``echoes`` makes whole: those naming the call's unknown names."""
+        return tuple(name is _AN_UNKNOWN_NAME for name, _, _ in plan)
+
+    def echoes(self, plan: tuple[tuple[Any, Any, Violation], ...],
+               value: dict[str, Any]) -> list[tuple[Any, str | None] | Violation]:
         """(attempted, did_you_mean) of each violation explaining ``value`` by ``plan``, as ``explain``
-        would make them."""
-        guesses = any(node is not None for _, node, _ in plan)  # an enum's did-you-mean, bounded as always
+        would make them; the whole violation where it names one of the call's unknown names (``made_anew``)."""
+        guesses = any(node is not None for _, node, _ in plan)  # did-you-means, bounded as always
+        unknown = iter(self._unknown_names(value))
         with similarity_budget() if guesses else contextlib.nullcontext():
-            return [(shown.attempted, shown.did_you_mean) if name is None else self._echo(value[name], node)
+            return [(shown.attempted, shown.did_you_mean) if name is None
+                    else self._unknown_name(next(unknown), "additionalProperties", [], "", node, self._known(node))
+                    if name is _AN_UNKNOWN_NAME else self._echo(value[name], node)
                     for name, node, shown in plan]
 
     def _learn_recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]],
@@ -471,7 +493,12 @@ class SchemaCheck:
             if not sensitive and self.masked(shown) is shown:  # else nothing of the value is shown
                 fills.setdefault((shown.field, shown.constraint, shown.message),
                                  (index, shown, node if keyword == "enum" else None))
-        recipe = tuple(fills.get((v.field, v.constraint, v.message), (-1, v, None)) for v in explained)
+        named = {pointer([name]) for name in self._unknown_names(value)}
+        unknown_at = next((node for keyword, path, node, _ in raw if keyword == "additionalProperties" and not path), None)
+        recipe = tuple(
+            (_UNKNOWN_NAME_STEP, v, unknown_at) if v.constraint == "additionalProperties" and v.field in named
+            and unknown_at is not None else fills.get((v.field, v.constraint, v.message), (_AS_SHOWN, v, None))
+            for v in explained)
         follows = self._follow(recipe, value, raw) == explained
         if len(self._recipes) >= _MEMO_LIMIT:
             self._recipes.clear()
@@ -482,7 +509,7 @@ class SchemaCheck:
         error's keyword, name, schema node and the JSON type sent there (1.0 is an integer). None
         unless every error is a templated one at a name or, where no combinator can make a name's
         schema depend on a value (``_flat``), a missing or unknown name of the call."""
-        places: list[Any] = [tuple(value)]
+        places: list[Any] = [self._names_worded(value)]
         for keyword, path, node, _ in raw:
             if len(path) == 1 and keyword in _TEMPLATED:
                 places.append((keyword, path[0], id(node), json_type(value[path[0]])))  # as templates are kept
@@ -491,6 +518,22 @@ class SchemaCheck:
             else:
                 return None
         return tuple(places)
+
+    def _names_worded(self, value: dict[str, Any]) -> tuple[Any, ...]:
+        """A flat call's names as its explanation depends on them: the unknown names of a closed root
+        (``_unknown_names``) are one placeholder each, since their violations say the same of every
+        name (``_unknown_name``): a model's misspelt name is new call after call."""
+        closed = self._closed_names
+        if closed is None:
+            return tuple(value)
+        return tuple(_AN_UNKNOWN_NAME if name not in closed and not sensitive_name(name) else name
+                     for name in value)
+
+    def _unknown_names(self, value: dict[str, Any]) -> list[str]:
+        """The names ``_names_worded`` holds a placeholder for, in the call's order (which is the order
+        their violations are listed in)."""
+        closed = self._closed_names
+        return [] if closed is None else [name for name in value if name not in closed and not sensitive_name(name)]
 
     def _explain_value(self, value: Any) -> tuple[list[Violation], int]:
         whole_value = value
@@ -752,32 +795,9 @@ class SchemaCheck:
             unexpected = details.get("unexpected") if isinstance(details, Mapping) else None
             if not unexpected and isinstance(sent, Mapping) and isinstance(node, Mapping):
                 unexpected = extra_keys(sent, node, keyword)
-            known = self._cached("known", node, lambda: known_properties(node, self.schema))
-            out = []
+            known = self._known(node)
             unexpected = list(unexpected or [])
-            for key in unexpected[:room]:
-                key_text = str(key)
-                where = "" if not path else f" in {field_label(here, self.subject)}"
-                allowed = self._cached("allowed", node, lambda: listed(known, cap=12, quoted=False)) \
-                    if len(known) <= 12 else listed(known, key_text, cap=12, quoted=False)
-                expected = f"only these keys: {allowed}" if known else "no other keys"
-                if key_text in known:
-                    # declared, but only by a part of the schema that does not count here: a shape
-                    # the value fails (unevaluatedProperties), or one additionalProperties does not
-                    # read. "unknown 'a'; did you mean 'a'?" told the caller to drop a right key.
-                    out.append(Violation(
-                        here + pointer([key]), keyword,
-                        f"{self.subject.noun} '{clip(key_text)}'{where} is declared only by a part of the "
-                        f"schema that does not apply here ({_NOT_APPLYING[keyword]})", expected=expected,
-                        secondary=True))
-                    continue
-                guess = self._cached_key("guess", node, key_text,
-                                         functools.partial(did_you_mean, key_text, known))
-                hint = f"; did you mean '{guess}'?" if guess else ""
-                out.append(Violation(
-                    here + pointer([key]), keyword,
-                    f"unknown {self.subject.noun} '{clip(str(key))}'{where}{hint}",
-                    expected=expected, did_you_mean=guess))
+            out = [self._unknown_name(key, keyword, path, here, node, known) for key in unexpected[:room]]
             return out, max(len(unexpected) - room, 0)
         if keyword == "required":
             name = details.get("property") if isinstance(details, Mapping) else None
@@ -828,6 +848,32 @@ class SchemaCheck:
         return [Violation(here, keyword, keyword_message(keyword, here, node, sent, details, self.subject,
                                                          hidden=sensitive),
                           expected=expected, attempted=attempted, did_you_mean=guess)], 0
+
+    def _known(self, node: Any) -> list[str]:
+        """The names ``node`` declares (through ``$ref`` too), in their order."""
+        return self._cached("known", node, lambda: known_properties(node, self.schema))  # type: ignore[no-any-return]
+
+    def _unknown_name(self, key: Any, keyword: str, path: list[Any], here: str, node: Any,
+                      known: list[str]) -> Violation:
+        """The violation of a name ``node`` (at ``here``) does not take: unknown, with the declared
+        name it most likely misspells."""
+        key_text = str(key)
+        where = "" if not path else f" in {field_label(here, self.subject)}"
+        allowed = self._cached("allowed", node, lambda: listed(known, cap=12, quoted=False)) \
+            if len(known) <= 12 else listed(known, key_text, cap=12, quoted=False)
+        expected = f"only these keys: {allowed}" if known else "no other keys"
+        if key_text in known:
+            # declared, but only by a part of the schema that does not count here: a shape the value
+            # fails (unevaluatedProperties), or one additionalProperties does not read. "unknown 'a';
+            # did you mean 'a'?" told the caller to drop a right key.
+            return Violation(here + pointer([key]), keyword,
+                             f"{self.subject.noun} '{clip(key_text)}'{where} is declared only by a part of the "
+                             f"schema that does not apply here ({_NOT_APPLYING[keyword]})", expected=expected,
+                             secondary=True)
+        guess = self._cached_key("guess", node, key_text, functools.partial(did_you_mean, key_text, known))
+        hint = f"; did you mean '{guess}'?" if guess else ""
+        return Violation(here + pointer([key]), keyword, f"unknown {self.subject.noun} '{clip(key_text)}'{where}{hint}",
+                         expected=expected, did_you_mean=guess)
 
     def _refused_name(self, here: str, path: list[Any], node: Any, name: str, keyword: Any) -> Violation:
         """The violation of a member name ``propertyNames`` refuses, at the member, naming it and the
@@ -1383,6 +1429,21 @@ def _instance_path(value: Any, tokens: list[str]) -> list[Any]:
             path.append(token)
             node = node.get(token) if isinstance(node, Mapping) else None
     return path
+
+
+def _closed_root_names(schema: Any) -> frozenset[str] | None:
+    """The declared names of a root object that refuses every other name, or None."""
+    if not isinstance(schema, Mapping) or schema.get("additionalProperties") is not False or "$ref" in schema:
+        return None
+    declared = schema.get("properties")
+    return frozenset(declared) if isinstance(declared, Mapping) else None
+
+
+#: what ``SchemaCheck._names_worded`` puts in place of each unknown name
+_AN_UNKNOWN_NAME = object()
+#: the index of a recipe's step that is not a templated violation echoing a raw error's value
+_AS_SHOWN = -1  # a violation shown as it was made (a missing name, a masked value)
+_UNKNOWN_NAME_STEP = -2  # the violation of the call's next unknown name (``_unknown_name``)
 
 
 def _open_root_names(schema: Any) -> frozenset[str] | None:

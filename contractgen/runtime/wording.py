@@ -403,8 +403,11 @@ def first_lines(violations: Sequence[Violation], limit: int) -> str:
     """A message naming the first violation and how many more there are, within ``limit``."""
     if not violations:
         return "The arguments do not match the tool's input schema."
-    first = violations[0].message
-    more = len(violations) - 1
+    return summary_line(violations[0].message, len(violations) - 1, limit)
+
+
+def summary_line(first: str, more: int, limit: int) -> str:
+    """``first_lines`` of a first violation's message and ``more`` violations after it."""
     text = f"Invalid arguments: {first}" + ("" if first.endswith(("?", ".", "!")) else ".")
     if more:
         text += f" {more} more problem{'s' if more > 1 else ''} in 'violations'."

@@ -14,8 +14,10 @@ import contextvars
 import copy
 import functools
 import inspect
+import itertools
 import json
 import logging
+import math
 import sys
 import threading
 import time
@@ -46,7 +48,7 @@ from .deadlines import (
     with_deadline,
     within_deadline,
 )
-from .envelope import error_envelope, new_ref, ok_envelope, untrusted
+from .envelope import cap_text, error_envelope, new_ref, ok_envelope, untrusted
 from .envelope_types import (
     Arguments,
     AsyncImplementation,
@@ -1040,15 +1042,21 @@ class GuardedTool(Generic[InT, OutT, WireT]):
     def _from_tool_error(self, err: ToolError) -> dict[str, Any]:
         # the author's texts and numbers, read through their base types: a str subclass's own
         # __eq__ and __hash__ would pick the code, and its __str__ the message
-        code, message, field, retry_after, action = (
-            thaw(err.code), thaw(err.message), thaw(err.field), thaw(err.retry_after), thaw(err.action))
+        code, retry_after, action = thaw(err.code), thaw(err.retry_after), thaw(err.action)
+        # texts that are no str (an object whose __str__ raises or lies, NaN) are dropped: nothing
+        # of theirs runs, and the envelope stays JSON
+        message, field = _author_text(err.message), _author_text(err.field)
         if type(code) is not str or code not in CODES:
             return self._internal(err, "undeclared code")
         partial = MISSING if err.partial_results is None else _jsonable(err.partial_results)
         upstream = MISSING if err.upstream is None else _jsonable(
             err.upstream.decode("utf-8", "replace") if isinstance(err.upstream, bytes) else err.upstream)
-        versions = (err.expected_version, err.received_version, *err.migration) \
-            if isinstance(err, VersionMismatchError) else ()
+        versions: tuple[Any, ...] = ()
+        if isinstance(err, VersionMismatchError):
+            # at most MIGRATION_STEPS steps, read as text (an endless iterable set as migration hung)
+            steps = [_author_text(step) for step in itertools.islice(iter(err.migration), MIGRATION_STEPS)]
+            versions = (_author_text(err.expected_version), _author_text(err.received_version),
+                        *(step for step in steps if step is not None))
         # the author's text may quote what the call sent: its secrets go before any cap cuts them
         scrub = self._secrets(message, field, partial, upstream, versions)
         optional: dict[str, Any] = {"field": scrub.text(field) if type(field) is str else field,
@@ -1068,10 +1076,12 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if spec is not None and spec.class_name not in self._declared and code != "VERSION_MISMATCH":
             logger.warning("%s %s raised %s, which its contract does not declare", self.name,
                            self.version, spec.class_name)
-        if isinstance(err, VersionMismatchError):
-            optional.update(expected_version=scrub.value(err.expected_version),
-                            received_version=scrub.value(err.received_version),
-                            migration=scrub.value(list(err.migration)) or None)
+        if versions:
+            expected, received, *migration = versions
+            # each step one capped line, scrubbed first (a cut never leaves a secret's start)
+            optional.update(expected_version=scrub.text(expected) if expected is not None else None,
+                            received_version=scrub.text(received) if received is not None else None,
+                            migration=[cap_text(scrub.text(step)) for step in migration] or None)
         if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
             optional["expected_version"] = self.contract.version
         message, retryable, action = self._retry_policy(code, scrub.text(message), err.retryable, action)
@@ -1138,7 +1148,13 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             # what else the author gave (partial results, upstream text, migration steps) leaves as
             # exact JSON types too: nothing of theirs runs when the envelope is printed or encoded
             return exact_json(self._from_tool_error(err))
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # reading it ran the author's code (a property, __bool__)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)) and owner_stop(exc):
+                raise
+            if isinstance(exc, asyncio.CancelledError) and cancelled_here():
+                raise
+            # (not _tools_failure: a stop raised here has the ToolError as its context, which
+            # would be read again)
             return self._internal(exc, "a ToolError that could not be read")
 
     def _hooks_failed(self, exc: BaseException, arguments: Any) -> dict[str, Any]:
@@ -1440,6 +1456,22 @@ def _fresh_copy(envelope: dict[str, Any]) -> dict[str, Any]:
         if isinstance(holder.get("attempted"), (dict, list)):
             holder["attempted"] = copy.deepcopy(holder["attempted"])
     return {**envelope, "error": error}
+
+
+#: Migration steps a VersionMismatchError shows (each one line of at most MESSAGE_CAP characters).
+MIGRATION_STEPS = 20
+
+
+def _author_text(value: Any) -> str | None:
+    """The text an author's field of a ToolError holds, read through its base type (nothing of
+    theirs runs): a str, a finite number as JSON writes it, else None (an object whose ``__str__``
+    raised SystemExit escaped the guard; NaN or an object was left in the envelope, no JSON)."""
+    value = thaw(value)
+    if type(value) is str:
+        return value
+    if type(value) is int and INT_FLOOR < value < INT_CEILING or type(value) is float and math.isfinite(value):
+        return json.dumps(value)
+    return None
 
 
 def _jsonable(value: Any) -> Any:

@@ -1390,7 +1390,6 @@ def test_a_call_of_many_small_containers_is_read_in_bulk(shape: str, recursive: 
     container (for nesting past 256 levels, for integers too long to read, for exact JSON types):
     300,000 small objects (4 MB) took 1.2 s, 1.2 million 5 s. Each level of containers is now read in
     C; a container is walked one by one only to name the place of a problem found."""
-    import sys
 
     small: list[Any] = [{"q": i} if shape == "objects" else [i] if shape == "arrays" else {"q": [i]}
                         for i in range(150_000)]  # walked one by one: about 300,000 Python calls
@@ -1402,18 +1401,9 @@ def test_a_call_of_many_small_containers_is_read_in_bulk(shape: str, recursive: 
     tool = guard(Contract(name="small", version="1.0.0", summary="s", description="d", input_schema=schema,
                           output_schema={}, timeout=Timeout(None)), lambda a: {})
     tool({"a": 1})  # the schema's own preparation is not counted
-    calls = [0]
-
-    def counting(frame: Any, event: str, arg: Any) -> None:
-        if event == "call":
-            calls[0] += 1
-    sys.setprofile(counting)
-    try:
-        envelope = tool({"a": "wrong" if bad else 1, "rows": small})
-    finally:
-        sys.setprofile(None)
+    envelope, calls = _python_calls(lambda: tool({"a": "wrong" if bad else 1, "rows": small}))
     assert envelope["status"] == ("error" if bad else "ok"), envelope
-    assert calls[0] <= PYTHON_CALLS, calls[0]
+    assert calls <= PYTHON_CALLS, calls
     if bad:  # an explanation still names the place of an integer too long to read, anywhere
         small[123_456] = {"q": 10 ** 5000} if shape == "objects" else [10 ** 5000] if shape == "arrays" \
             else {"q": [10 ** 5000]}
@@ -1653,3 +1643,39 @@ def test_a_tool_errors_hostile_texts_never_escape_or_break_the_envelope(attr: st
     assert error["code"] == "VERSION_MISMATCH", envelope
     steps = error.get("migration") or []
     assert len(steps) <= 20 and all(type(s) is str and "\n" not in s for s in steps), steps
+
+
+#: Python calls one guarded call may make refusing a result of 20,000 records that its output
+#: schema refuses: its explanation and the JSON checks make about 75,000; converting the result to
+#: JSON again (already JSON) walked it whole once more (195,000; 1.8 s of a 3 MB result).
+INVALID_RESULT_CALLS = 100_000
+
+
+def test_refusing_a_big_invalid_result_reads_it_a_bounded_number_of_times() -> None:
+    """An invalid result made only of JSON types was converted to JSON again before its violations
+    were worded (an iterator search, pydantic's conversion and an encoding, each over all of it)."""
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"k": {"type": "integer"}}}}}}
+    result = {"rows": [{"k": "x", "v": [i, i + 1]} for i in range(20_000)]}
+    tool = guard(contract(output=schema), lambda a: result)
+    tool({})  # the schema's own preparation is not counted
+    envelope, calls = _python_calls(lambda: tool({}))
+    assert envelope["error"]["code"] == "INTERNAL" and "invalid result" in envelope["error"]["message"], envelope
+    assert calls <= INVALID_RESULT_CALLS, calls
+
+
+def _python_calls(run: Callable[[], Any]) -> tuple[Any, int]:
+    """What ``run()`` gave, and how many Python calls (functions, comprehensions, generator steps) it made."""
+    import sys
+
+    calls = 0
+
+    def counting(frame: Any, event: str, arg: Any) -> None:
+        nonlocal calls
+        calls += event == "call"
+    sys.setprofile(counting)
+    try:
+        given = run()
+    finally:
+        sys.setprofile(None)
+    return given, calls

@@ -942,7 +942,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                     continue
         if not valid:
             check = self._compiled.output
-            plain = _jsonable(output)
+            # JSON already when no problem was found (a value of another type, a datetime, is
+            # converted): converting it again walked it whole, 1.8 s of a 3 MB invalid result
+            plain = output if problem is None else _jsonable(output)
             if plain is MISSING or not check.is_valid(plain):
                 problems = [f"{v.field or '/'} {v.constraint}: {v.message}"
                             for v in check.violations(output if plain is MISSING else plain)[:10]]

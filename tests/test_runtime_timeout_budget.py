@@ -304,3 +304,22 @@ def test_async_implementation_called_synchronously_times_out_as_timeout() -> Non
         cancelled.clear()
         assert guard(contract(seconds=0.02), stuck)({})["error"]["code"] == "TIMEOUT"
         assert cancelled.wait(5)  # the coroutine in the worker was cancelled too
+
+
+def test_an_in_memory_budget_keeps_a_bounded_number_of_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client names its own sessions, and every failing call under a new name kept a count in
+    the in-memory store for good: the store grew without end. Past SESSIONS_KEPT the longest-held
+    count goes; a session counted lately keeps counting toward its budget."""
+    from contractgen.runtime import budget
+
+    monkeypatch.setattr(budget, "SESSIONS_KEPT", 50)
+    store = budget.InMemoryBudgetStore()
+    tool = guard(contract(None, budget=3), failing, state=store)
+    tool({}, session="steady")
+    for i in range(200):
+        tool({}, session=f"client-{i}")
+        if i % 40 == 0:
+            tool({}, session="steady")  # counted lately: kept
+    assert len(store._counts) <= 50
+    envelope = tool({}, session="steady")
+    assert envelope["error"]["budget"]["exhausted"] is True, envelope

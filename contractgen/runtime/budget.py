@@ -41,8 +41,15 @@ class BudgetStore(Protocol):
         """The current consecutive count."""
 
 
+#: Sessions an in-memory store keeps counts for; past it the longest-held count is dropped. A
+#: client names its own sessions (MCP ``_meta["contractgen/session"]``), and one failing call per
+#: new name grew the store without end (a million names, a few hundred MB). Dropping a count lets
+#: that session start again at zero, which a client naming a new session can do anyway.
+SESSIONS_KEPT = 100_000
+
+
 class InMemoryBudgetStore:
-    """Process-local counts; thread- and asyncio-safe."""
+    """Process-local counts (at most ``SESSIONS_KEPT`` keys); thread- and asyncio-safe."""
 
     def __init__(self) -> None:
         self._counts: dict[str, int] = {}
@@ -50,7 +57,9 @@ class InMemoryBudgetStore:
 
     def record_failure(self, key: str) -> int:
         with self._lock:
-            count = self._counts.get(key, 0) + 1
+            count = self._counts.pop(key, 0) + 1  # (re)inserted last: the most recently counted
+            if len(self._counts) >= SESSIONS_KEPT:
+                del self._counts[next(iter(self._counts))]
             self._counts[key] = count
             return count
 

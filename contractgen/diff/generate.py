@@ -154,7 +154,9 @@ def _number(schema: Mapping[str, Any], integer: bool) -> Any:
 
 def _string(schema: Mapping[str, Any]) -> Any:
     fmt = schema.get("format")
-    if isinstance(fmt, str) and fmt in FORMAT_SAMPLES:
+    if isinstance(fmt, str) and fmt in FORMAT_SAMPLES and isinstance(schema.get("pattern"), str):
+        text = _formatted_match(FORMAT_SAMPLES[fmt], schema)
+    elif isinstance(fmt, str) and fmt in FORMAT_SAMPLES:
         text = FORMAT_SAMPLES[fmt]
     elif isinstance(schema.get("pattern"), str):
         samples = regex_samples(schema["pattern"], 12)
@@ -170,6 +172,20 @@ def _string(schema: Mapping[str, Any]) -> Any:
     if isinstance(high, int) and len(text) > high:
         text = text[:high]
     return text
+
+
+def _formatted_match(sample: str, schema: Mapping[str, Any]) -> str:
+    """A text of the format that the pattern also matches: a sample of the pattern in place of the
+    format's sample's start or end ("^2025-" over 2026-01-01 is 2025-01-01, "@corp\\.org$" over
+    user@example.com is user@corp.org), else the format's sample (the caller checks what it gets)."""
+    texts = [sample]
+    for piece in regex_samples(schema["pattern"], 12):
+        # the piece in place of the sample's start or end, of any length (10. over 192.0.2.1 is 10.0.2.1)
+        texts += [piece + sample[cut:] for cut in range(len(sample) + 1)]
+        texts += [sample[:cut] + piece for cut in range(len(sample), -1, -1)]
+    # the texts closest to the sample's length first: the least of it replaced reads most like it
+    ordered = sorted(dict.fromkeys(texts), key=lambda text: abs(len(text) - len(sample)))
+    return next((t for t in ordered if accepts(schema, t)), sample)
 
 
 def _array(schema: Mapping[str, Any], depth: int) -> Any:

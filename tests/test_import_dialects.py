@@ -448,3 +448,22 @@ def _all_keys(value: Any) -> list[tuple[Any, str]]:
     if isinstance(value, list):
         return [pair for v in value for pair in _all_keys(v)]
     return []
+
+
+@pytest.mark.parametrize("declared", ["integer", "object", ["array", "null"]])
+def test_a_content_encoding_on_a_node_without_strings_is_dropped_not_turned_into_a_pattern(
+        tmp_path: Path, declared: Any) -> None:
+    """``contentEncoding`` describes strings. On ``type: integer`` (or object, or array and null) import
+    wrote the base64 pattern in its place, and refused its own output: "#/.../pattern: expected keywords
+    that can judge a value of type integer", a keyword the source never had, with the hint to drop it.
+    It never judged a value there, so it is dropped, listed as a conversion, and check passes."""
+    tool = {"name": "upload", "description": "Upload a file.",
+            "inputSchema": {"type": "object", "required": ["data"], "properties": {
+                "data": {"type": declared, "contentEncoding": "base64", "contentMediaType": "image/png"}}}}
+    (tmp_path / "tool.json").write_text(json.dumps(tool), "utf-8")
+    result = run_cli("import", "tool.json", "--out", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "contentEncoding 'base64' removed: it describes strings" in result.stderr
+    assert _manifest(tmp_path / "out" / "upload" / "1.0.0.yaml")["input"]["properties"]["data"] == {"type": declared}
+    checked = run_cli("check", "out", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -338,7 +338,16 @@ class _Walker:
         also = None
         encoding = schema.get("contentEncoding")
         pattern = ENCODING_PATTERNS.get(encoding.lower()) if isinstance(encoding, str) else None
-        if pattern is not None:
+        declared = schema.get("type")
+        types = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else None
+        if "contentEncoding" in schema and types is not None and "string" not in types:
+            # it describes strings, and this node admits none: it never judged a value here, and a
+            # pattern in its place would be refused by check as a keyword its type never meets
+            del schema["contentEncoding"]
+            self.note(f"{src}/contentEncoding", "content-encoding",
+                      f"contentEncoding {encoding!r} removed: it describes strings, and this schema's type "
+                      f"({', '.join(map(str, types))}) admits none, so it never applied here")
+        elif pattern is not None:
             del schema["contentEncoding"]
             if "pattern" in schema:
                 also = pattern

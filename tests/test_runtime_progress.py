@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import anyio
+import pytest
 from mcp_support import connected
 
 from contractgen.runtime import Contract, Timeout, guard
@@ -115,3 +116,36 @@ def test_a_progress_message_never_carries_a_secret_the_call_sent() -> None:
 
     anyio.run(main)
     assert reports == ["checking [redacted] with the bank", "[redacted] accepted"]
+
+
+class _StrRaises:
+    def __str__(self) -> str:
+        raise ValueError("its own __str__ ran")
+
+
+class _FloatRaises(float):
+    def __float__(self) -> float:
+        raise ValueError("its own __float__ ran")
+
+
+@pytest.mark.parametrize("args", [(10 ** 400, None, None), (1, 10 ** 400, None), (1, 2, _StrRaises()),
+                                  (_FloatRaises(1.0), None, "half"), (float("nan"), None, None), (True, None, None)],
+                         ids=["huge progress", "huge total", "message str raises", "float subclass", "nan", "bool"])
+def test_report_progress_never_raises_whatever_it_is_given(args: tuple[Any, ...]) -> None:
+    """``report_progress`` promises never to raise (progress is advice): an integer past any float
+    (OverflowError) or a message whose __str__ raised went into the tool, whose call then failed
+    (INTERNAL); a float subclass's own __float__ ran. Numbers and texts are read through their base
+    types now: what is no finite number is not reported, what is no text is no message."""
+    heard: list[Any] = []
+
+    def implementation(_: Any) -> Any:
+        report_progress(*args)
+        return {}
+    tool = guard(Contract(name="t", version="1.0.0", summary="s", description="d", input_schema={"type": "object"},
+                          output_schema={"type": "object"}, timeout=Timeout(None)), implementation)
+    with progress_listener(lambda *heard_now: heard.append(heard_now)):
+        envelope = tool({})
+    assert envelope["status"] == "ok", envelope
+    for progress, total, message in heard:
+        assert type(progress) is float and (total is None or type(total) is float)
+        assert message is None or type(message) is str

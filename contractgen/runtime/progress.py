@@ -30,16 +30,23 @@ def report_progress(progress: float, total: float | None = None, message: str | 
     Returns whether anyone listens. Never raises: progress is advice, the call's result is what counts.
     """
     listener = _LISTENER.get()
-    if listener is None or not _finite(progress) or (total is not None and not _finite(total)):
+    if listener is None:
         return False
+    # read through base types: a subclass's own __float__ or __str__ never runs
+    from .jsonvalue import thaw
+
+    done, whole, message = _number(thaw(progress)), None if total is None else _number(thaw(total)), thaw(message)
+    if done is None or (total is not None and whole is None):
+        return False  # NaN, infinite, no number, or an integer past any float (10**400 raised)
     text = None
     if message is not None:
         from .guard import call_secrets  # loaded whenever a guarded call runs
 
+        said = message if type(message) is str else repr(message) if type(message) in (int, float) else None
         # the tool's own text may quote what the call sent: its secrets go before the cap cuts one
-        text = call_secrets().text(" ".join(str(message).split()))[:MESSAGE_CAP]
+        text = None if said is None else call_secrets().text(" ".join(said.split()))[:MESSAGE_CAP]
     try:
-        listener(float(progress), None if total is None else float(total), text)
+        listener(done, whole, text)
     except Exception as exc:  # noqa: BLE001 - a broken listener must not fail the tool
         from .observe import loggable, logger
         from .scrub import Scrubber
@@ -65,5 +72,12 @@ def progress_listener(listener: ProgressListener | None) -> Iterator[None]:
         _LISTENER.reset(token)
 
 
-def _finite(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+def _number(value: object) -> float | None:
+    """A finite float for an exact int or float, else None (a bool is no number here)."""
+    if type(value) is not int and type(value) is not float:
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None

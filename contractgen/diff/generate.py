@@ -204,10 +204,10 @@ def _array(schema: Mapping[str, Any], depth: int) -> Any:
                 return NOTHING
             item = alternatives[0]
         out.append(item)
-    return _with_contained(schema, out, depth)
+    return with_contained(schema, out, depth)
 
 
-def _with_contained(schema: Mapping[str, Any], out: list[Any], depth: int) -> Any:
+def with_contained(schema: Mapping[str, Any], out: list[Any], depth: int) -> Any:
     """``out`` grown by items that match ``contains`` until ``minContains`` (1 by default) of them do:
     without them no array ``contains`` judges passes (the value is still checked by the caller)."""
     contains, needed = schema.get("contains"), schema.get("minContains", 1)

@@ -20,6 +20,7 @@ from .generate import (
     member_schema,
     regex_samples,
     rejects,
+    with_contained,
 )
 from .witness import PROBES
 
@@ -238,9 +239,12 @@ def _objects(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
             del trimmed[name]
             yield trimmed
         inner_sub, outer_sub = member_schema(inner, name), member_schema(outer, name)
+        partners = _partners(inner, base, name)
         for value in islice(_values(inner_sub, outer_sub, depth + 1), 60):
             if value is not NOTHING:
                 yield {**base, name: value}
+                if partners:  # the names a dependentRequired asks for beside it
+                    yield {**base, **partners, name: value}
     counts = [int(v) for k in ("minProperties", "maxProperties") for v in _limits(k, inner, outer)]
     for count in {c + d for c in counts for d in (-1, 0, 1) if c + d >= 0}:
         grown = dict(base)
@@ -249,6 +253,20 @@ def _objects(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
                 break
             grown.setdefault(f"p{index}", 1)
         yield grown
+
+
+def _partners(schema: Any, base: dict[str, Any], name: str) -> dict[str, Any]:
+    """Members ``schema``'s dependentRequired asks for beside ``name`` that ``base`` lacks, each valued
+    as the object asks (empty when one cannot be built)."""
+    needed = _mapping(schema, "dependentRequired").get(name) if isinstance(schema, dict) else None
+    partners: dict[str, Any] = {}
+    for other in needed if isinstance(needed, list) else ():
+        if isinstance(other, str) and other not in base and other != name:
+            value = generate(member_schema(schema, other))
+            if value is NOTHING:
+                return {}
+            partners[other] = value
+    return partners
 
 
 def _may_be(schema: Any, json_type: str) -> bool:
@@ -273,7 +291,10 @@ def _arrays(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
         for index, slot in enumerate(prefix):
             other = outer_prefix[index] if index < len(outer_prefix) else _sub(outer, "items")
             for value in islice(_values(slot, other, depth + 1), 30):
-                yield [*filled[:index], value, *filled[index + 1:]]
+                varied = [*filled[:index], value, *filled[index + 1:]]
+                yield varied
+                # a slot's value the array's contains does not match: the items it asks for after it
+                yield with_contained(inner, varied, depth)
     # the items past the tuple meet `items`, or else `unevaluatedItems`
     items, outer_items = _past_tuple(inner), _past_tuple(outer)
     contains = _sub(inner, "contains")

@@ -1679,3 +1679,23 @@ def _python_calls(run: Callable[[], Any]) -> tuple[Any, int]:
     finally:
         sys.setprofile(None)
     return given, calls
+
+
+@pytest.mark.parametrize("message", [_StopsWhenRead, object, lambda: math.nan], ids=["stops", "object", "nan"])
+def test_a_transient_tool_error_whose_message_is_no_text_keeps_its_code(message: Callable[[], Any]) -> None:
+    """A transient code the contract does not let the model retry is reworded to "do not call it
+    again": its message was split as text, so a message that is no text (dropped when read) made
+    the envelope INTERNAL "a ToolError that could not be read" instead of the tool's own code."""
+    from contractgen.runtime import RetryPolicy, ToolError
+
+    def failing(args: Any) -> Any:
+        error = ToolError(code="UNAVAILABLE")
+        error.message = message()
+        raise error
+
+    no_retries = Contract(name="hostile", version="1.2.0", summary="s", description="d", input_schema=INPUT,
+                          output_schema={"type": "object"}, timeout=Timeout(None),
+                          retry=RetryPolicy(retryable_codes=()))
+    error = strict_json(guard(no_retries, failing)({}))["error"]
+    assert (error["code"], error["retryable"], error["action"]) == ("UNAVAILABLE", False, "stop_and_tell_user"), error
+    assert "must not be retried after UNAVAILABLE" in error["message"], error

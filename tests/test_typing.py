@@ -57,3 +57,13 @@ def test_pass_and_fail_files_under_mypy_strict() -> None:
     assert not problems, "\n".join(problems) + "\n\nmypy said:\n" + result.stdout
     # the pass files hold assert_type checks: a mypy that resolved nothing (all Any) would fail them
     assert result.returncode == 1 and "error:" in result.stdout
+
+
+def test_the_package_type_checks(tmp_path: Path) -> None:
+    """contractgen type-checks under mypy, and the runtime (what generated code imports) under
+    ``--strict``: a type slip in the compiler or the runtime is a failing test, not a warning."""
+    for arguments in (["contractgen"], ["--strict", "contractgen/runtime"]):
+        result = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path), "--show-error-codes",
+                                 "--no-pretty", "--no-color-output", *arguments],
+                                cwd=ROOT, capture_output=True, text=True, check=False)
+        assert result.returncode == 0 and "Success" in result.stdout, result.stdout + result.stderr

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import jsonschema
@@ -84,9 +84,16 @@ def one_of(options: Iterable[Any]) -> str:
     return ", ".join(shown)
 
 
+def schema_of(error: jsonschema.ValidationError) -> Mapping[str, Any]:
+    """The schema object holding the keyword ``error`` failed ({} for a boolean schema)."""
+    return error.schema if isinstance(error.schema, Mapping) else {}
+
+
 def describe_validation_error(error: jsonschema.ValidationError) -> tuple[str, str | None]:
     """Message and optional hint for one jsonschema error, phrased as "expected X (got Y)"."""
-    keyword, expected, instance = error.validator, error.validator_value, error.instance
+    keyword = error.validator
+    expected: Any = error.validator_value  # (set on every error a validator yields)
+    instance: Any = error.instance
     if keyword == "type":
         names = expected if isinstance(expected, list) else [expected]
         hint = None
@@ -109,7 +116,7 @@ def describe_validation_error(error: jsonschema.ValidationError) -> tuple[str, s
         missing = [name for name in expected if isinstance(instance, dict) and name not in instance]
         return f"missing required key {missing[0]!r}" if missing else error.message, None
     if keyword == "additionalProperties" and isinstance(instance, dict):
-        allowed = sorted(error.schema.get("properties", {}))
+        allowed = sorted(schema_of(error).get("properties", {}))
         extras = sorted(set(instance) - set(allowed))
         return (
             f"unknown key {extras[0]!r} (expected one of: {', '.join(allowed)})"

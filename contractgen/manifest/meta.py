@@ -15,7 +15,7 @@ from ..runtime import reference_validator
 from ..runtime.codes import CODES
 from ..runtime.pointer import escape_token
 from ..runtime.pointer import pointer as json_pointer
-from .describe import describe_validation_error, did_you_mean, show
+from .describe import describe_validation_error, did_you_mean, schema_of, show
 from .fast_validate import fast_validator
 from .report import Reporter
 
@@ -85,8 +85,8 @@ def check_meta(report: Reporter, value: dict[str, Any]) -> set[str]:
 
 def _report(report: Reporter, error: jsonschema.ValidationError, pointer: str) -> None:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = sorted(error.schema.get("properties", {}))
-        patterns = list(error.schema.get("patternProperties", {}))
+        allowed = sorted(schema_of(error).get("properties", {}))
+        patterns = list(schema_of(error).get("patternProperties", {}))
         extras = [
             k
             for k in error.instance
@@ -102,10 +102,11 @@ def _report(report: Reporter, error: jsonschema.ValidationError, pointer: str) -
             )
         return
     if error.validator == "required" and isinstance(error.instance, dict):
-        properties = error.schema.get("properties", {})
+        properties = schema_of(error).get("properties", {})
         # jsonschema yields one error per missing key, each with the whole list: report each once
         missing = re.match(r"^'(.*)' is a required property$", error.message)
-        for name in error.validator_value:
+        required: Any = error.validator_value
+        for name in required:
             if name not in error.instance and (missing is None or missing.group(1) == name):
                 about = (
                     (properties.get(name, {}).get("description") or "").split(". ")[0].rstrip(".")
@@ -129,7 +130,7 @@ def _special(
     pointer: str, error: jsonschema.ValidationError
 ) -> tuple[str | None, str | None] | None:
     """Field-specific wording for the mistakes authors make most."""
-    instance = error.instance
+    instance: Any = error.instance
     if pointer == "/name" and error.validator == "pattern":
         cleaned = re.sub(r"[^a-zA-Z0-9_-]+", "_", instance).strip("_-")[:64]
         return (

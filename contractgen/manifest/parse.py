@@ -320,7 +320,7 @@ def _fast_parse(text: str, result: ParsedFile) -> bool:
         if id(node) in active:
             raise _Unclean
         active = active | {id(node)}
-        flow = flow or bool(node.flow_style)
+        flow = flow or bool(getattr(node, "flow_style", False))  # (collection nodes have one)
         if isinstance(node, yaml.MappingNode):
             mapping: dict[str, Any] = {}
             for key_node, value_node in node.value:

@@ -55,9 +55,10 @@ def ok_envelope(contract: Contract, output: Any) -> dict[str, Any]:
     return envelope
 
 
-def error_envelope(contract: Contract, code: str, message: str, *, retryable: bool | None = None,
+def error_envelope(contract: Contract, code: str, message: str | None, *, retryable: bool | None = None,
                    action: str | None = None, **optional: Any) -> dict[str, Any]:
-    """An error envelope; unknown codes or actions degrade to INTERNAL's defaults, never raise."""
+    """An error envelope; unknown codes or actions degrade to INTERNAL's defaults, never raise (no
+    ``message``: the code's own meaning)."""
     defaults = CODES.get(code)
     if defaults is None:
         code, defaults = "INTERNAL", CODES["INTERNAL"]

@@ -122,7 +122,7 @@ from .workers import POOL, PoolBusy, Raised, boxed
 Mapper = Callable[[BaseException], "ToolError | None"]
 _NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
 #: what the fast path answers for invalid arguments: the full path explains them
-_INVALID: Any = object()
+_INVALID = cast("Envelope[Any]", object())
 _CHAIN_LIMIT = 32
 _INFO = logging.INFO
 #: bound once: the happy path asks it on every call (a level set later still counts)
@@ -1086,7 +1086,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             migration=[cap_text(scrub.text(step)) for step in migration] or None)
         if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
             optional["expected_version"] = self.contract.version
-        message, retryable, action = self._retry_policy(code, scrub.text(message), err.retryable, action)
+        message, retryable, action = self._retry_policy(code, None if message is None else scrub.text(message),
+                                                        err.retryable, action)
         return error_envelope(self.contract, code, message, retryable=retryable, action=action,
                               **optional)
 
@@ -1105,8 +1106,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except Exception:  # noqa: BLE001 - the answer must still come back (the careful path failed)
             return NO_SECRETS
 
-    def _retry_policy(self, code: str, message: str, retryable: bool | None,
-                      action: str | None) -> tuple[str, bool | None, str | None]:
+    def _retry_policy(self, code: str, message: str | None, retryable: bool | None,
+                      action: str | None) -> tuple[str | None, bool | None, str | None]:
         """Honour ``retry.retryable_codes``: a transient code the contract does not list (e.g.
         TIMEOUT on a non-idempotent refund) must not invite a retry, unless the error itself says
         so explicitly."""
@@ -1115,7 +1116,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         defaults = CODES[code]
         if defaults.action != "retry_later" or code in self._retryable_codes:
             return message, retryable, action
-        first = message.split(". ")[0].rstrip(".")
+        # (no text of the author's: a message that was no text was dropped, and the code's meaning says it)
+        first = (message or defaults.meaning).split(". ")[0].rstrip(".")
         stop = (f"{first}. This tool must not be retried after {code}: do not call it again for "
                 "this request; tell the user what happened.")
         return stop, False, "stop_and_tell_user"
@@ -1149,7 +1151,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         try:
             # what else the author gave (partial results, upstream text, migration steps) leaves as
             # exact JSON types too: nothing of theirs runs when the envelope is printed or encoded
-            return exact_json(self._from_tool_error(err))
+            envelope: dict[str, Any] = exact_json(self._from_tool_error(err))
+            return envelope
         except BaseException as exc:  # reading it ran the author's code (a property, __bool__)
             if isinstance(exc, (KeyboardInterrupt, SystemExit)) and owner_stop(exc):
                 raise

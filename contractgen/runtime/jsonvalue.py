@@ -19,7 +19,7 @@ MISSING: Any = object()
 INT_DIGITS_CAP = 4300
 #: The integers this runtime reads lie strictly between INT_FLOOR and INT_CEILING. Both bounds are
 #: made once: negating a 4,300-digit integer on every check would cost more than the check.
-INT_CEILING = 10 ** INT_DIGITS_CAP
+INT_CEILING: int = 10 ** INT_DIGITS_CAP
 INT_FLOOR = -INT_CEILING
 
 
@@ -240,7 +240,7 @@ def _of_kinds(members: list[Any], kinds: frozenset[type]) -> list[Any]:
     return list(itertools.compress(members, map(kinds.__contains__, map(type, members))))
 
 
-def _all_readable(integers: Collection[Any]) -> bool:
+def _all_readable(integers: Collection[int]) -> bool:
     """Whether none of (a non-empty collection of) ``integers`` is too long to read, in C."""
     return INT_FLOOR < min(integers) and max(integers) < INT_CEILING
 

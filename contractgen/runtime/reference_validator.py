@@ -153,7 +153,8 @@ def _multiple_of(strict: bool, validator: Any, divisor: Any, instance: Any, sche
     if not validator.is_type(instance, "number") or not validator.is_type(divisor, "number"):
         return
     if _rs is None:  # pragma: no cover - see the import
-        yield from jsonschema._keywords.multipleOf(validator, divisor, instance, schema)
+        yield from jsonschema._keywords.multipleOf(  # type: ignore[attr-defined,unused-ignore]
+            validator, divisor, instance, schema)
     elif not _multiple_of_validator(divisor).is_valid(instance):
         yield ValidationError(f"{instance!r} is not a multiple of {divisor!r}")
 
@@ -181,7 +182,7 @@ def validator_class(base: Any = None, *, strict: bool = True) -> Any:
     keywords: dict[str, Callable[..., Iterator[Any]]] = {"pattern": _pattern, "patternProperties": _pattern_properties,
                 "additionalProperties": _additional_properties,
                 "unevaluatedProperties": _unevaluated_properties, "multipleOf": _multiple_of}
-    extended = jsonschema.validators.extend(base, {
+    extended = jsonschema.validators.extend(base, {  # type: ignore[no-untyped-call,unused-ignore]
         name: functools.partial(function, strict) for name, function in keywords.items()
         if name in base.VALIDATORS})
     extended.FORMAT_CHECKER = format_checker(base)

@@ -257,7 +257,7 @@ class SchemaCheck:
 
     def _python_validator(self) -> Any:
         try:
-            import jsonschema  # type: ignore[import-untyped]
+            import jsonschema  # type: ignore[import-untyped,unused-ignore]
         except ImportError as exc:  # a runtime-only install: jsonschema comes with the compiler extra
             raise ImportError("jsonschema-rs cannot compile this schema and the reference validator "
                               "is not installed: pip install 'contractgen[compiler]'") from exc

@@ -1047,9 +1047,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         code, retry_after, action = thaw(err.code), thaw(err.retry_after), thaw(err.action)
         # texts that are no str (an object whose __str__ raises or lies, NaN) are dropped: nothing
         # of theirs runs, and the envelope stays JSON
-        message, field = _author_text(err.message), _author_text(err.field)
+        text, field = _author_text(err.message), _author_text(err.field)
         if type(code) is not str or code not in CODES:
             return self._internal(err, "undeclared code")
+        message = CODES[code].meaning if text is None else text  # no text: what the code means
         partial = MISSING if err.partial_results is None else _jsonable(err.partial_results)
         upstream = MISSING if err.upstream is None else _jsonable(
             err.upstream.decode("utf-8", "replace") if isinstance(err.upstream, bytes) else err.upstream)

@@ -245,6 +245,9 @@ def _objects(inner: Any, outer: Any, depth: int) -> Iterator[Any]:
                 yield {**base, name: value}
                 if partners:  # the names a dependentRequired asks for beside it
                     yield {**base, **partners, name: value}
+                padded = _padded(inner, {**base, **partners, name: value})
+                if padded is not None:  # as many members as minProperties asks for
+                    yield padded
     counts = [int(v) for k in ("minProperties", "maxProperties") for v in _limits(k, inner, outer)]
     for count in {c + d for c in counts for d in (-1, 0, 1) if c + d >= 0}:
         grown = dict(base)
@@ -267,6 +270,25 @@ def _partners(schema: Any, base: dict[str, Any], name: str) -> dict[str, Any]:
                 return {}
             partners[other] = value
     return partners
+
+
+def _padded(schema: Any, value: dict[str, Any]) -> dict[str, Any] | None:
+    """``value`` grown by undeclared members, valued as the object asks, to ``schema``'s minProperties
+    (None when it holds enough already or no member can be built)."""
+    low = schema.get("minProperties") if isinstance(schema, dict) else None
+    if not isinstance(low, int) or isinstance(low, bool) or len(value) >= low or low > 50:
+        return None
+    grown = dict(value)
+    for index in range(low + len(value)):
+        if len(grown) >= low:
+            return grown
+        name = f"p{index}"
+        if name not in grown:
+            member = generate(member_schema(schema, name))
+            if member is NOTHING:
+                return None
+            grown[name] = member
+    return grown if len(grown) >= low else None
 
 
 def _may_be(schema: Any, json_type: str) -> bool:

@@ -1087,9 +1087,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             migration=[cap_text(scrub.text(step)) for step in migration] or None)
         if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
             optional["expected_version"] = self.contract.version
-        message, retryable, action = self._retry_policy(code, None if message is None else scrub.text(message),
-                                                        err.retryable, action)
-        return error_envelope(self.contract, code, message, retryable=retryable, action=action,
+        worded, retryable, action = self._retry_policy(code, scrub.text(message), err.retryable, action)
+        return error_envelope(self.contract, code, worded or message, retryable=retryable, action=action,
                               **optional)
 
     def _secrets(self, *written: Any) -> Scrubber:

@@ -30,6 +30,8 @@ STEP = MIN_QUOTE - GRAM + 1
 _PIECES_KEPT = 200_000
 #: Of those, what the shortest spellings (a call's keys and passwords) keep whole.
 _PIECES_WHOLE = _PIECES_KEPT // 4
+#: Characters of spellings looked through by a substring search per piece read, with no dict kept.
+_SEARCHED = 4_096
 #: Places of a text widened: past this the text is taken out whole (a text of 100,000 places
 #: sharing a piece with a secret is no answer).
 _WIDENED = 4_096
@@ -85,14 +87,22 @@ class QuoteIndex:
         #: a piece -> where it first is in _joined (read backwards: the first place written last wins)
         joined, split = self._joined, self._starts[whole]
         places = itertools.chain(range(len(joined) - GRAM, split - 1, -step), range(split - GRAM - 1, -1, -1))
-        self._pieces = {joined[at:at + GRAM]: at for at in places}
+        # a call's password or key is looked through directly: making the dict cost 40 us a call
+        self._pieces = {joined[at:at + GRAM]: at for at in places} if len(joined) > _SEARCHED else None
 
     def __bool__(self) -> bool:
-        return bool(self._pieces)
+        return bool(self._joined)
 
     def found_in(self, low: str) -> bool:
         """Whether ``low`` (``comparable``) holds a piece of a secret where it is read."""
-        return not self._pieces.keys().isdisjoint(_EVERY_STEP.findall(low))
+        read = _EVERY_STEP.findall(low)
+        if self._pieces is None:
+            return any(map(self._joined.__contains__, read))
+        return not self._pieces.keys().isdisjoint(read)
+
+    def _place(self, piece: str) -> int:
+        """Where ``piece`` first is in the spellings (-1: nowhere)."""
+        return self._joined.find(piece) if self._pieces is None else self._pieces.get(piece, -1)
 
     def holding(self, texts: Sequence[str], joined: str | None = None) -> set[int]:
         """The indexes of ``texts`` (each lowered; ``joined``: those joined by NUL, when made
@@ -100,18 +110,16 @@ class QuoteIndex:
         text read on its own."""
         if not self.found_in(comparable("\x00".join(texts) if joined is None else joined, lowered=True)):
             return set()
-        pieces = self._pieces.keys()
         return {index for index, text in enumerate(texts)
-                if len(text) >= MIN_QUOTE and not pieces.isdisjoint(_EVERY_STEP.findall(comparable(text, lowered=True)))}
+                if len(text) >= MIN_QUOTE and self.found_in(comparable(text, lowered=True))}
 
     def spans(self, text: str) -> list[tuple[int, int]] | None:
         """The runs of at least ``guaranteed_run`` characters ``text`` shares with a spelling, each
         as wide as it goes (over the encoded text around a run of an encoding), in order; None when
         a text has too many places sharing a piece with a secret to widen each (take it out whole)."""
         low = comparable(text)
-        pieces = self._pieces
         read = _EVERY_STEP.findall(low)
-        places = [index * STEP for index, piece in enumerate(read) if piece in pieces]
+        places = [index * STEP for index, piece in enumerate(read) if self._place(piece) >= 0]
         if len(places) > _WIDENED:
             return None
         spans: list[tuple[int, int]] = []
@@ -119,7 +127,7 @@ class QuoteIndex:
         for at in places:
             if at < done:
                 continue  # inside the run just taken out
-            other = pieces[low[at:at + GRAM]]
+            other = self._place(low[at:at + GRAM])
             which = self._spelling_at(other)
             start, end = self._starts[which], self._starts[which + 1] - 1
             left = _shared_before(low, at, self._joined, other, min(at - done, other - start))

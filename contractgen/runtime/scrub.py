@@ -139,7 +139,7 @@ class Scrubber:
                     pieces.add(piece)
                     self._pieces.setdefault(piece.lower(), []).append((spelling.lower(), starts))
         #: runs of MIN_QUOTE characters anywhere in a secret (``key[5:30]``), in its piecewise spellings
-        quotes = QuoteIndex(runs)
+        quotes = QuoteIndex(runs) if runs else None
         self._quotes: QuoteIndex | None = quotes if quotes else None
         #: pieces that are no whole spelling: replaced only as widened (``_without_pieces``)
         self._piece_only = frozenset(pieces - spellings)

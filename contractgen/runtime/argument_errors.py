@@ -46,7 +46,7 @@ _SHAPE_LIMIT = 256
 Echo: TypeAlias = "tuple[Any, str | None] | Violation"
 #: the part of a shape standing for a violation made anew for each call
 _ANEW = object()
-#: the base size of a kept envelope whose filled copies are measured whole (they hold violations made anew)
+#: the base size kept with an envelope whose copies are measured whole (``_filled_anew``)
 _MEASURED = -1
 
 
@@ -174,13 +174,18 @@ class ShapedErrors:
         echoes = echoes_of()
         if len(echoes) != len(shape) - 1:  # (one part per violation, after the omitted count)
             return None
+        if kept[1] != _MEASURED:  # (no violation made anew: the usual shape)
+            for (attempted, guess), part in zip(echoes, shape[1:]):  # type: ignore[misc]
+                if _echo_form(attempted, guess) != part[-1]:
+                    return None
+            return _filled(*kept, echoes)  # type: ignore[arg-type]
         for echo, part in zip(echoes, shape[1:]):
             if isinstance(echo, Violation):
                 if _anew_part(echo) != part:
                     return None
             elif part[0] is _ANEW or _echo_form(*echo) != part[-1]:
                 return None
-        return _filled(*kept, echoes)
+        return _filled_anew(kept[0], echoes)
 
 
 def _echoes(violations: Sequence[Violation]) -> list[tuple[Any, str | None]]:
@@ -226,25 +231,40 @@ def _echoed_size(echoes: Sequence[tuple[Any, str | None]], at_top: bool) -> int:
     return size
 
 
-def _filled(kept: dict[str, Any], base: int, echoes: Sequence[Echo]) -> dict[str, Any] | None:
+def _filled(kept: dict[str, Any], base: int, echoes: Sequence[tuple[Any, str | None]]) -> dict[str, Any] | None:
     """A copy of ``kept`` echoing ``echoes`` (one per violation), or None where the full build
-    differs (it would cut something to fit, or respell text that UTF-8 JSON cannot carry). A
-    violation made anew replaces its item whole, and, first, the field, expectation and summary at the
-    top as ``argument_error`` writes them; such a copy is measured whole (``base`` is ``_MEASURED``)."""
+    differs (it would cut something to fit, or respell text that UTF-8 JSON cannot carry)."""
     error = dict(kept["error"])
-    items = []
-    for item, echo in zip(error["violations"], echoes):
-        if isinstance(echo, Violation):
-            items.append(echo.as_dict())
-            continue
-        attempted, guess = echo
-        item = dict(item)
-        if attempted is not MISSING:
-            item["attempted"] = attempted
-        if guess:
-            item["did_you_mean"] = guess
-        items.append(item)
-    error["violations"] = items
+    error["violations"] = [_echoing(item, attempted, guess)
+                           for item, (attempted, guess) in zip(error["violations"], echoes)]
+    at_top = "attempted" in error
+    if at_top:
+        error["attempted"] = echoes[0][0]
+    try:
+        if base + _echoed_size(echoes, at_top) > ERROR_SIZE_CAP:
+            return None
+    except ValueError:  # a lone surrogate: the full build respells it
+        return None
+    return {**kept, "error": error}
+
+
+def _echoing(item: dict[str, Any], attempted: Any, guess: str | None) -> dict[str, Any]:
+    """A copy of a kept violation ``item`` showing ``attempted`` and ``guess``."""
+    item = dict(item)
+    if attempted is not MISSING:
+        item["attempted"] = attempted
+    if guess:
+        item["did_you_mean"] = guess
+    return item
+
+
+def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo]) -> dict[str, Any] | None:
+    """``_filled``, where some violations are made anew: each replaces its item whole, and, first,
+    the field, expectation and summary at the top as ``argument_error`` writes them; the copy is
+    measured whole."""
+    error = dict(kept["error"])
+    error["violations"] = [echo.as_dict() if isinstance(echo, Violation) else _echoing(item, *echo)
+                           for item, echo in zip(error["violations"], echoes)]
     first = echoes[0]
     if isinstance(first, Violation):  # (its shape has no value at the top)
         error["field"] = _as_pointer(cap_pointer(first.field))
@@ -254,10 +274,7 @@ def _filled(kept: dict[str, Any], base: int, echoes: Sequence[Echo]) -> dict[str
     elif "attempted" in error:
         error["attempted"] = first[0]
     try:
-        if base == _MEASURED:
-            if error_size(error) > ERROR_SIZE_CAP:
-                return None
-        elif base + _echoed_size(echoes, "attempted" in error) > ERROR_SIZE_CAP:  # type: ignore[arg-type]
+        if error_size(error) > ERROR_SIZE_CAP:
             return None
     except ValueError:  # a lone surrogate: the full build respells it
         return None

@@ -524,7 +524,7 @@ class SchemaCheck:
         (``_unknown_names``) are one placeholder each, since their violations say the same of every
         name (``_unknown_name``): a model's misspelt name is new call after call."""
         closed = self._closed_names
-        if closed is None:
+        if closed is None or closed.issuperset(value):  # (the usual call names none: asked in C)
             return tuple(value)
         return tuple(_AN_UNKNOWN_NAME if name not in closed and not sensitive_name(name) else name
                      for name in value)
@@ -533,7 +533,9 @@ class SchemaCheck:
         """The names ``_names_worded`` holds a placeholder for, in the call's order (which is the order
         their violations are listed in)."""
         closed = self._closed_names
-        return [] if closed is None else [name for name in value if name not in closed and not sensitive_name(name)]
+        if closed is None or closed.issuperset(value):
+            return []
+        return [name for name in value if name not in closed and not sensitive_name(name)]
 
     def _explain_value(self, value: Any) -> tuple[list[Violation], int]:
         whole_value = value

@@ -393,7 +393,7 @@ class SchemaCheck:
         unknown = iter(self._unknown_names(value))
         with similarity_budget() if guesses else contextlib.nullcontext():
             return [shown if index == _AS_SHOWN
-                    else self._unknown_name(next(unknown), "additionalProperties", [], "", node, self._known(node))
+                    else self._root_unknown_name(next(unknown), node)
                     if index == _UNKNOWN_NAME_STEP
                     else self._filled(shown, value[raw[index][1][0]], node)
                     for index, shown, node in recipe]
@@ -465,7 +465,7 @@ class SchemaCheck:
         unknown = iter(self._unknown_names(value))
         with similarity_budget() if guesses else contextlib.nullcontext():
             return [(shown.attempted, shown.did_you_mean) if name is None
-                    else self._unknown_name(next(unknown), "additionalProperties", [], "", node, self._known(node))
+                    else self._root_unknown_name(next(unknown), node)
                     if name is _AN_UNKNOWN_NAME else self._echo(value[name], node)
                     for name, node, shown in plan]
 
@@ -854,6 +854,11 @@ class SchemaCheck:
     def _known(self, node: Any) -> list[str]:
         """The names ``node`` declares (through ``$ref`` too), in their order."""
         return self._cached("known", node, lambda: known_properties(node, self.schema))  # type: ignore[no-any-return]
+
+    def _root_unknown_name(self, name: str, node: Any) -> Violation:
+        """The violation of a call's name the closed root ``node`` does not take (a recipe's or plan's
+        step made anew for each call)."""
+        return self._unknown_name(name, "additionalProperties", [], "", node, self._known(node))
 
     def _unknown_name(self, key: Any, keyword: str, path: list[Any], here: str, node: Any,
                       known: list[str]) -> Violation:

@@ -192,7 +192,9 @@ def _array(schema: Mapping[str, Any], depth: int) -> Any:
     count = schema.get("minItems", 0) if isinstance(schema.get("minItems", 0), int) else 0
     prefix = schema.get("prefixItems", [])
     out: list[Any] = []
-    for index in range(max(count, len(prefix) if count else 0)):
+    # the items ``contains`` asks for go after the slots: built in front, one would have to fit slot 0
+    filled = len(prefix) if count or isinstance(schema.get("contains"), Mapping) else 0
+    for index in range(max(count, filled)):
         item_schema = prefix[index] if index < len(prefix) else schema.get("items", {})
         item = generate(item_schema, depth + 1)
         if item is NOTHING:

@@ -41,7 +41,7 @@ class Scope(str, Enum):
     GATE = "gate"  # a ToolPair plus the findings kept so far
 
 
-ITEM = "[]"  # a path step into an array's items (the witness uses index 0)
+ITEM = "[]"  # a path step into an array's items (the witness uses ``Step.index``, 0 for ``items``)
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,10 @@ class Step:
 
     key: str  # a property name, or ITEM
     schema: Any = None  # the old side's normalized schema for the value at this step
+    #: for ITEM: the array index the step enters (a tuple slot, or the first item past the slots)
+    index: int = 0
+    #: for ITEM: the old schemas of the slots before ``index``, to build them when the array is shorter
+    before: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -138,12 +138,8 @@ def _walk(pair: SchemaPair) -> Iterator[SchemaPair]:
             yield child
         else:
             yield from _walk(child)
-    tuple_form = "prefixItems" in old or "prefixItems" in new  # then `items` is only the tail, not every item
-    if ("items" in old or "items" in new) and "array" in shared and not tuple_form:
-        old_items, new_items = old.get("items", Node()), new.get("items", Node())
-        if isinstance(old_items, Node) and isinstance(new_items, Node):
-            yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/items", old_items, new_items,
-                                        pair.child_steps(ITEM, old_items), parent=pair))
+    if "array" in shared:
+        yield from _walk_items(pair)
     for keyword in ("anyOf", "oneOf"):
         yield from _walk_branches(pair, keyword)
     old_all, new_all = old.get("allOf", []), new.get("allOf", [])
@@ -151,6 +147,26 @@ def _walk(pair: SchemaPair) -> Iterator[SchemaPair]:
         for index, (a, b) in enumerate(zip(old_all, new_all)):
             yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/allOf/{index}", a, b, pair.steps,
                                         parent=pair))
+
+
+def _walk_items(pair: SchemaPair) -> Iterator[SchemaPair]:
+    """Array members: each tuple slot (``prefixItems/i``) both sides declare, at its own index, then
+    ``items``: every item, or in the tuple form the tail past the slots (only where both sides have as
+    many slots, so the tail starts at the same index)."""
+    assert pair.old is not None and pair.new is not None
+    old_slots: list[Any] = list(pair.old.get("prefixItems", ()))
+    new_slots: list[Any] = list(pair.new.get("prefixItems", ()))
+    for index, (a, b) in enumerate(zip(old_slots, new_slots)):
+        if isinstance(a, Node) and isinstance(b, Node):
+            step = Step(ITEM, a, index=index, before=tuple(old_slots[:index]))
+            yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/prefixItems/{index}", a, b,
+                                        (*pair.steps, step), parent=pair))
+    if ("items" in pair.old or "items" in pair.new) and len(old_slots) == len(new_slots):
+        old_items, new_items = pair.old.get("items", Node()), pair.new.get("items", Node())
+        if isinstance(old_items, Node) and isinstance(new_items, Node):
+            step = Step(ITEM, old_items, index=len(old_slots), before=tuple(old_slots))
+            yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/items", old_items, new_items,
+                                        (*pair.steps, step), parent=pair))
 
 
 def _walk_branches(pair: SchemaPair, keyword: str) -> Iterator[SchemaPair]:

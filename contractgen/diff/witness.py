@@ -138,11 +138,13 @@ def apply_mutation(base: Any, mutation: Mutation) -> Any:
         if not isinstance(container, list):
             return NOTHING
         if mutation.action == "delete":
-            if not container:
+            if len(container) <= last.index:
                 return NOTHING
-            container.pop(0)
-        elif container:
-            container[0] = copy.deepcopy(mutation.value)
+            container.pop(last.index)
+        elif not _reach(container, last):
+            return NOTHING
+        elif len(container) > last.index:
+            container[last.index] = copy.deepcopy(mutation.value)
         else:
             container.append(copy.deepcopy(mutation.value))
         return root
@@ -157,16 +159,29 @@ def apply_mutation(base: Any, mutation: Mutation) -> Any:
     return root
 
 
+def _reach(container: list[Any], step: Step) -> bool:
+    """Grow ``container`` until ``step.index`` is at most one past its end, building the missing
+    earlier slots from their old schemas (False when one cannot be built)."""
+    while len(container) < step.index:
+        slot = len(container)
+        schema = step.before[slot] if slot < len(step.before) else None
+        item = generate(schema) if schema is not None else NOTHING
+        if item is NOTHING:
+            return False
+        container.append(item)
+    return True
+
+
 def _enter(container: Any, step: Step) -> Any:
     if step.key == ITEM:
-        if not isinstance(container, list):
+        if not isinstance(container, list) or not _reach(container, step):
             return NOTHING
-        if not container:
+        if len(container) == step.index:
             item = generate(step.schema) if step.schema is not None else NOTHING
             if item is NOTHING:
                 return NOTHING
             container.append(item)
-        return container[0]
+        return container[step.index]
     if not isinstance(container, dict):
         return NOTHING
     if step.key not in container:

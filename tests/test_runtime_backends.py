@@ -117,6 +117,43 @@ def test_did_you_mean_names_the_most_similar_name_and_misses_none_difflib_would_
         assert guess is not None
 
 
+
+@settings(max_examples=400, deadline=None)
+@given(key=st.text(alphabet=st.sampled_from("abcqeury_-Z\u00e9\U0001f6005"), min_size=1, max_size=20),
+       known=st.lists(st.text(alphabet=st.sampled_from("abcqeury_Z\u00e9\U0001f600lmitod"), min_size=1, max_size=20),
+                      min_size=1, max_size=6, unique=True),
+       cutoff=st.sampled_from([0.5, 0.6, 0.8]))
+def test_the_letters_bound_skips_only_names_that_could_not_win(key: str, known: list[str], cutoff: float) -> None:
+    """The similarity tier is the most similar name at ``cutoff`` or above, the first declared on a tie,
+    with or without the bound on common letters (ASCII and other keys and names alike)."""
+    def norm(name: str) -> str:
+        return name.lower().replace("_", "").replace("-", "")
+
+    if any(norm(n) == norm(key) or one_edit_apart(norm(key), norm(n)) for n in known):
+        return  # a cheap tier answers first
+    scores = [similarity(key, name) for name in known]
+    best = max(scores)
+    assert did_you_mean(key, known, cutoff) == (known[scores.index(best)] if best >= cutoff else None)
+
+
+def test_a_name_sharing_too_few_letters_is_not_compared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A misspelt name is compared (longest common subsequence) only with the declared names whose
+    letters could make it similar enough: here 'query' alone (it was all four)."""
+    from contractgen.runtime import wording
+
+    compared: list[str] = []
+    common = wording._common_subsequence
+
+    def counting(pattern: str, text: str) -> int:
+        compared.append(pattern)
+        return common(pattern, text)
+
+    monkeypatch.setattr(wording, "_common_subsequence", counting)
+    assert did_you_mean("qeury12345", ["query", "limit", "order", "include_archived"]) is None
+    assert did_you_mean("qeury12", ["query", "limit", "order", "include_archived"]) == "query"
+    assert compared == ["query", "query"]
+
+
 NAME_RULES: list[Any] = [{"pattern": "^[a-z_]+$"}, {"maxLength": 3}, {"enum": ["ab", "b_", "ZZ"]},
                          {"pattern": "^[a-z]", "maxLength": 4}, False, {"$ref": "#/$defs/name"}]
 

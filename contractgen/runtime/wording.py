@@ -142,14 +142,10 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
         return None
     norm = _norm(key)
     names = tuple(known)
-    normalised = _NORMALISED.get(names)
-    if normalised is None:  # the declared names come back call after call: normalised once
-        norms = tuple(_norm(name) for name in names)
-        if len(_NORMALISED) >= 256:
-            _NORMALISED.clear()
-        normalised = _NORMALISED[names] = (norms, dict(zip(reversed(norms), reversed(names))),
-                                           sum(min(len(name), 64) for name in names))
-    norms, first_by_norm, compared = normalised
+    declared = _DECLARED.get(names)
+    if declared is None:  # the declared names come back call after call: read once
+        declared = _declared(names)
+    norms, first_by_norm, compared, sizes, spelt = declared
     same = first_by_norm.get(norm)
     if same is not None:
         return same
@@ -157,18 +153,39 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
     for name, other in zip(names, norms):
         if size - 1 <= len(other) <= size + 1 and one_edit_apart(norm, other):
             return name
-    if len(key) > 64 or cutoff is None or not _spend(len(key) * compared):
+    length = len(key)
+    if length > 64 or cutoff is None or not _spend(length * compared):
         return None
+    # an ASCII name's letters found in a declared name bound their common subsequence: counted in C
+    # (bytes.translate), it skips the comparisons that could not win (most names share few letters)
+    sent = key.encode() if key.isascii() else None
     best: str | None = None
     best_score = cutoff
-    for name in known:
-        total = len(key) + len(name)
-        if 2 * min(len(key), len(name)) < cutoff * total:  # even all of the shorter one would not do
+    for name, name_size, letters in zip(names, sizes, spelt):
+        total = length + name_size
+        if 2 * min(length, name_size) < cutoff * total:  # even all of the shorter one would not do
             continue
+        if sent is not None:  # (a score is 2 * common / total, so a bound on common bounds it)
+            bound = 2 * min(name_size, length - len(sent.translate(None, letters))) / total
+            if bound < best_score or best is not None and bound <= best_score:
+                continue
         score = 2 * _common_subsequence(name, key) / total
         if score > best_score or best is None and score >= cutoff:
             best, best_score = name, score
     return best
+
+
+def _declared(names: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, str], int, tuple[int, ...], tuple[bytes, ...]]:
+    """What ``did_you_mean`` reads of a tuple of declared names, kept: their normalised forms, the
+    first name of each form, the characters compared per character sent (the similarity budget's
+    unit), their lengths and their UTF-8 bytes (an ASCII letter is found among them as itself)."""
+    norms = tuple(_norm(name) for name in names)
+    if len(_DECLARED) >= 256:
+        _DECLARED.clear()
+    found = _DECLARED[names] = (norms, dict(zip(reversed(norms), reversed(names))),
+                                sum(min(len(name), 64) for name in names), tuple(map(len, names)),
+                                tuple(name.encode("utf-8", "surrogatepass") for name in names))
+    return found
 
 
 def similarity(a: str, b: str) -> float:
@@ -202,9 +219,8 @@ def _common_subsequence(pattern: str, text: str) -> int:
 
 
 _MASKS: dict[str, dict[str, int]] = {}  # per pattern: each character's positions as bits
-#: per tuple of declared names: their normalised forms, the first name of each form, and the
-#: characters compared per character sent (the similarity budget's unit)
-_NORMALISED: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str], int]] = {}
+#: per tuple of declared names: what ``did_you_mean`` reads of them (``_declared``)
+_DECLARED: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str], int, tuple[int, ...], tuple[bytes, ...]]] = {}
 
 
 #: A notice names an undeclared argument only when it is this close to a declared one.

@@ -6,14 +6,14 @@ from collections.abc import Iterable
 from itertools import pairwise
 
 from ..ir import ContractSet, ToolVersion
+from ..manifest.semver import sort_key
 from .normalize import Normalizer, canonical
-from .rules._versions import parse
 from .structure import ToolChange, ToolPair
 
 
 def _key(tool: ToolVersion) -> tuple[int, object]:
-    version = parse(tool.version)
-    return (0, version) if version is not None else (1, tool.version)
+    """SemVer precedence: 1.9.0 before 1.10.0, and 1.0.0+build.2 the same version as 1.0.0."""
+    return sort_key(tool.version)
 
 
 def pair_files(old: ContractSet, new: ContractSet) -> tuple[list[ToolPair], list[ToolChange]]:
@@ -36,9 +36,9 @@ def pair_trees(old: ContractSet, new: ContractSet) -> tuple[list[ToolPair], list
         olds = sorted(old_by[name], key=_key)
         news = sorted(new_by[name], key=_key)
         used: set[str] = set()
-        old_versions = {t.version: t for t in olds}
+        old_versions = {_key(t): t for t in olds}  # the same version, whatever build metadata it carries
         for tool in news:
-            partner = old_versions.get(tool.version) or _predecessor(olds, tool) or olds[0]
+            partner = old_versions.get(_key(tool)) or _predecessor(olds, tool) or olds[0]
             used.add(partner.version)
             pairs.append(ToolPair(partner, tool))
         remaining = tuple(t.version for t in news)

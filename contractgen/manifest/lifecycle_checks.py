@@ -12,6 +12,7 @@ from packaging.version import InvalidVersion, Version
 
 from .describe import show
 from .report import Reporter
+from .semver import pep440_disagreement
 
 _SEMVER_FILE = re.compile(r"^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?\Z")
 
@@ -21,10 +22,14 @@ def check_lifecycle(report: Reporter, data: dict[str, Any]) -> None:
     version = data["version"]
     try:
         Version(version)
+        disagreement = pep440_disagreement(version)
     except InvalidVersion:
+        disagreement = "PEP 440 (migration ranges) cannot read it"
+    if disagreement is not None:
         report.error(
             "/version",
-            f"expected a version that both semver and PEP 440 can order (got {version!r})",
+            f"expected a version that both semver and PEP 440 order the same way (got {version!r}: "
+            f"{disagreement})",
             "unorderable-version",
             hint="use pre-release tags alpha.N, beta.N or rc.N, e.g. 2.0.0-rc.1",
         )

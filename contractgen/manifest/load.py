@@ -178,12 +178,9 @@ def load_parsed(
 
 
 def _version_key(version: str) -> Any:
-    from packaging.version import InvalidVersion, Version
+    from .semver import sort_key
 
-    try:
-        return (0, Version(version))
-    except InvalidVersion:
-        return (1, version)
+    return (sort_key(version), version)  # of two equal versions, the one without build metadata first
 
 
 def validate_against(schema: dict[str, Any], value: Any) -> list[jsonschema.ValidationError]:

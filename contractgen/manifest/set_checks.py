@@ -14,6 +14,7 @@ from ..naming import class_prefix, python_identifier
 from ..runtime.pointer import escape_token
 from .describe import did_you_mean
 from .schema_walk import top_level_properties
+from .semver import parse as parse_semver
 
 
 def _at(
@@ -48,7 +49,7 @@ def check_set(tools: list[ToolVersion], seen: Iterable[tuple[str, str]] = ()) ->
 
 def _unique_versions(tools: list[ToolVersion]) -> list[Diagnostic]:
     problems = []
-    seen: dict[tuple[str, str], ToolVersion] = {}
+    seen: dict[tuple[str, object], ToolVersion] = {}
     for tool in tools:
         # semver orders versions that differ only in build metadata (+...) as equal, PEP 440 does
         # not: two of them would leave which one is current to a tie-break
@@ -208,7 +209,7 @@ def _deprecation(
                 hint=did_you_mean(name, by_name) or "write it as '<tool name> [version]'",
             )
         ]
-    if len(parts) > 1 and not any(_normal(v.version) == _normal(parts[1]) for v in by_name[name]):
+    if len(parts) > 1 and not any(_precedence(v.version) == _precedence(parts[1]) for v in by_name[name]):
         known = ", ".join(v.version for v in by_name[name])
         return [
             _at(
@@ -236,9 +237,6 @@ def _normal(version: str) -> str:
         return version
 
 
-def _precedence(version: str) -> str:
-    """The version without build metadata: what semver orders by."""
-    try:
-        return Version(version).public
-    except InvalidVersion:
-        return version
+def _precedence(version: str) -> object:
+    """What SemVer orders by (build metadata dropped), else the text."""
+    return parse_semver(version) or version

@@ -1,17 +1,15 @@
-"""Version comparisons for the gates, with ``packaging``: what counts as a major bump."""
+"""Version comparisons for the gates, by SemVer precedence (``manifest/semver.py``): what counts as
+a version change (build metadata does not) and as a major bump."""
 
 from __future__ import annotations
 
-from packaging.version import InvalidVersion, Version
-
 from ...ir import ToolVersion
+from ...manifest.semver import SemVer
+from ...manifest.semver import parse as parse_semver
 
 
-def parse(text: str) -> Version | None:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None
+def parse(text: str) -> SemVer | None:
+    return parse_semver(text)
 
 
 def is_major_bump(old: str, new: str) -> bool:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 from ...runtime.pointer import escape_token
 from ..model import Context, Direction, Finding, Hit, Level, Scope
 from ..structure import ToolPair
-from ._versions import is_major_bump, parse
+from ._versions import is_major_bump
 
 ID = "migration-missing"
 LEVEL = Level.BREAKING
@@ -25,7 +26,10 @@ def check(pair: ToolPair, findings: Sequence[Finding], context: Context) -> Iter
     removed."""
     if not is_major_bump(pair.old.version, pair.new.version):
         return
-    old_version = parse(pair.old.version)
+    try:  # a migration's `from` is a PEP 440 range: read the old version as PEP 440 does
+        old_version: Version | None = Version(pair.old.version)
+    except InvalidVersion:
+        old_version = None
     old_names = set(pair.old.contract.input_schema.get("properties", {}))
     new_names = set(pair.new.contract.input_schema.get("properties", {}))
     # a name the new version still requires is still sent: only its declaration went away

@@ -196,3 +196,24 @@ def test_close_and_aclose_release_every_connection(redis_db: str) -> None:
     # the asyncio pool's connections and the sync one; the sync one alone; none
     assert counts["during"] >= 2 and counts["after_aclose"] == 1 and counts["after_close"] == 0
     assert counts["next"] == 22  # closed is not broken: the next call connects again
+
+
+@pytest.mark.parametrize("garbage", [b"abc", b"1.5", b"--5", b"9" * 40, b"\xff\xfe", b""])
+def test_a_count_that_is_not_a_whole_number_is_state_unavailable_not_a_crash(redis_db: str, garbage: bytes) -> None:
+    """Something else wrote the budget key: reading it names the key (StateUnavailable, as any
+    Redis failure), and a guarded call follows the contract's state_unreachable instead of raising."""
+    import redis
+
+    from contractgen.runtime.budget import StateUnavailable
+
+    key = budget_key("flaky", "garbage")
+    raw = redis.Redis.from_url(redis_db)
+    raw.set("cg:" + key, garbage)
+    raw.close()
+    store = RedisBudgetStore(redis_db)
+    with pytest.raises(StateUnavailable, match="budget count at 'contractgen.budget:garbage:flaky' is not a whole number"):
+        store.failures(key)
+    envelope = guard(contract(budget=3), fail, state=store)({}, session="garbage")
+    assert envelope["error"]["code"] == "UNAVAILABLE"
+    assert envelope["error"]["budget"] == {"store": "unreachable", "policy": "allow", "limit": 3, "exhausted": False}
+    assert_valid_envelope(envelope, contract(budget=3))

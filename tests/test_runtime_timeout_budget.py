@@ -19,6 +19,7 @@ from contractgen.runtime import (
     ToolError,
     guard,
 )
+from contractgen.runtime.budget import MappingBudgetStore, StateUnavailable
 from contractgen.testing import assert_valid_envelope
 
 
@@ -149,6 +150,29 @@ def test_mutable_mapping_backs_the_budget() -> None:
     tool({}, session="s1")
     assert session_state == {"contractgen.budget:s1:slow": 1}
     assert tool({}, session="s1")["error"]["action"] == "stop_and_tell_user"
+
+
+@pytest.mark.parametrize("kept", [2, 2.0, "2", b"2", "-0"])
+def test_a_mapping_store_reads_whole_numbers_in_the_forms_stores_keep(kept: Any) -> None:
+    """A framework's session state may hold the count as an int, a whole float or text."""
+    key = "contractgen.budget:s1:slow"
+    store = MappingBudgetStore({key: kept})
+    assert store.failures(key) == int(float(kept))
+    assert store.record_failure(key) == int(float(kept)) + 1
+
+
+@pytest.mark.parametrize("garbage", ["abc", "--5", "1.5", 2.5, float("nan"), True, [3], {"n": 1}, "9" * 40, "\u0662"])
+def test_a_mapping_store_holding_no_count_is_state_unavailable(garbage: Any) -> None:
+    """Something else wrote the budget key: reading it names the key instead of raising ValueError
+    (or counting ``True`` as 1), and a guarded call follows state_unreachable instead of raising."""
+    key = "contractgen.budget:s1:slow"
+    session_state: dict[str, Any] = {key: garbage}
+    with pytest.raises(StateUnavailable, match=f"budget count at '{key}' is not a whole number"):
+        MappingBudgetStore(session_state).failures(key)
+    envelope = guard(contract(None, 2), failing, state=session_state)({}, session="s1")
+    assert envelope["error"]["code"] == "UNAVAILABLE"
+    assert envelope["error"]["budget"] == {"store": "unreachable", "policy": "allow", "limit": 2, "exhausted": False}
+    assert session_state[key] is garbage  # nothing was made up in its place
 
 
 def test_thousand_concurrent_async_calls_count_exactly() -> None:

@@ -10,6 +10,7 @@ contract's ``state_unreachable`` then decides what the model is told (``note_unr
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import MutableMapping
 from typing import Any, Protocol, runtime_checkable
@@ -25,6 +26,35 @@ def budget_key(tool: str, session: str) -> str:
 
 class StateUnavailable(RuntimeError):
     """Shared state (a Redis server, say) could not be read or written for this call."""
+
+
+def stored_count(key: str, value: Any) -> int:
+    """A count as a store holds it (None when there is none): an int, a whole float, or its digits as
+    text or bytes (Redis). Anything else, written there by something else, is StateUnavailable naming
+    the key (the guard then follows the contract's ``state_unreachable``), never a bare ValueError or
+    a count made up."""
+    if value is None:
+        return 0
+    text = value.decode("ascii", "replace") if isinstance(value, (bytes, bytearray)) else value
+    if type(text) is int and abs(text) < 10 ** 20:  # (not a bool: its type is bool)
+        return text
+    if type(text) is float and text.is_integer() and abs(text) < 1e15:  # a store that keeps numbers as floats
+        return int(text)
+    if isinstance(text, str) and _COUNT_TEXT.fullmatch(text):
+        return int(text)
+    raise StateUnavailable(f"the budget count at {clip_repr(key, 120)} is not a whole number: {clip_repr(value)}")
+
+
+_COUNT_TEXT = re.compile(r"-?[0-9]{1,19}")
+
+
+def clip_repr(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters (a stored value can be anything, of any size)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a repr that raises says nothing about the count
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 @runtime_checkable
@@ -81,7 +111,7 @@ class MappingBudgetStore:
 
     def record_failure(self, key: str) -> int:
         with self._lock:
-            count = int(self.mapping.get(key, 0) or 0) + 1
+            count = stored_count(key, self.mapping.get(key)) + 1
             self.mapping[key] = count
             return count
 
@@ -91,7 +121,7 @@ class MappingBudgetStore:
                 del self.mapping[key]
 
     def failures(self, key: str) -> int:
-        return int(self.mapping.get(key, 0) or 0)
+        return stored_count(key, self.mapping.get(key))
 
 
 def as_budget_store(state: Any) -> BudgetStore:

@@ -24,7 +24,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("contractgen.runtime.stores.redis needs redis-py: pip install 'contractgen[redis]'") from exc
 
 from ..breaker import CLOSED, HALF_OPEN, OPEN, Admission
-from ..budget import StateUnavailable
+from ..budget import StateUnavailable, stored_count
 from ..contract import Breaker
 
 __all__ = ["RedisBreakerStore", "RedisBudgetStore", "RedisState", "share_state"]
@@ -183,7 +183,7 @@ class RedisBudgetStore:
         self.redis.delete(self._key(key))
 
     def failures(self, key: str) -> int:
-        return int(self.redis.get(self._key(key)) or 0)
+        return stored_count(key, self.redis.get(self._key(key)))
 
     async def arecord_failure(self, key: str) -> int:
         return int(await self.redis.arun("incr", [self._key(key)], [self._ttl_ms]))

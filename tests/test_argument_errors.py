@@ -18,7 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic_core import to_json
 
-from contractgen.runtime import Contract, Timeout, guard
+from contractgen.runtime import Contract, Timeout, guard, schema_check
 from contractgen.runtime.argument_errors import _json_size
 
 #: a wide flat input: every templated keyword, an enum to guess against, one marked secret, one
@@ -297,3 +297,107 @@ def test_a_new_unknown_name_of_a_known_signature_is_answered_without_explaining(
         assert error["field"] == f"/moed{i}" and f"'moed{i}'" in error["message"]
         assert error["violations"][0]["did_you_mean"] == "mode"
     assert explained == [3]
+
+
+# -- signatures read member by member ---------------------------------------------------------------
+# A flat root whose members' schemas hold only rules a scalar fails one by one reads a call's
+# signature with a validator per rule (SchemaCheck._member_failures), not evaluate(); the first plan
+# kept checks that the rules failed are evaluate()'s, and turns the reading off where they are not.
+
+#: member schemas: every scalar rule, annotations and x- keys beside them, rules of arrays and objects
+#: a scalar skips, a marked secret, ``true`` and ``false``
+_MEMBER_SCHEMAS = st.sampled_from([
+    {"type": "integer", "minimum": 2, "maximum": 9, "description": "how many"},
+    {"type": "string", "minLength": 2, "maxLength": 5, "examples": ["ab"]},
+    {"enum": ["red", "green", "blue", 1, None], "title": "colour"},
+    {"type": "string", "pattern": "^[a-z]+$", "x-note": "lower case"},
+    {"type": "number", "exclusiveMaximum": 1.5, "exclusiveMinimum": -1, "multipleOf": 0.5},
+    {"const": "x"}, {"type": ["string", "null"], "maxLength": 3}, {"type": "string", "format": "date"},
+    {"type": "string", "writeOnly": True, "minLength": 12},
+    {"type": "array", "items": {"type": "string"}, "minItems": 1, "uniqueItems": True},
+    {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+    {"description": "anything"}, True, False,
+    {"type": "string", "enum": ["alpha", "beta", "gamma"], "default": "alpha"}])
+#: declared names: plain, secret by name, non-ASCII, needing escapes in a pointer, longer than a message shows
+_MEMBER_NAMES = st.sampled_from(["mode", "count", "api_key", "password", "名前", "é" * 3, "a/b~c", "x" * 70,
+                                 "order", "limit", "query"])
+
+
+@st.composite
+def _member_tools(draw: st.DrawFn) -> tuple[dict[str, Any], bool, list[dict[str, Any]]]:
+    """A flat tool read member by member (open or closed, names required or not, formats asserted or
+    not) and a run of calls sending the same declared names, with new values and unknown names at the
+    same places drawn anew."""
+    names = draw(st.lists(_MEMBER_NAMES, min_size=1, max_size=6, unique=True))
+    schema: dict[str, Any] = {"type": "object", "properties": {name: draw(_MEMBER_SCHEMAS) for name in names}}
+    if draw(st.booleans()):
+        schema["additionalProperties"] = False
+    if draw(st.booleans()):
+        schema["required"] = draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
+    sent = draw(st.lists(st.sampled_from(names), unique=True))
+    places = draw(st.lists(st.integers(0, len(sent)), max_size=2))
+    calls = []
+    for _ in range(draw(st.integers(4, 10))):
+        slots: list[str | None] = list(sent)
+        for place in sorted(places, reverse=True):
+            slots.insert(place, None)
+        calls.append({draw(_UNKNOWN) if name is None else name: draw(_VALUE | _SHARED) for name in slots})
+    return schema, draw(st.booleans()), calls
+
+
+@settings(max_examples=80, deadline=None)
+@given(tool=_member_tools())
+@example(tool=({"type": "object", "additionalProperties": False, "required": ["query", "limit"], "properties": {
+    "query": {"type": "string", "minLength": 1}, "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+    "order": {"enum": ["newest", "oldest"]}}}, False,
+    [{f"qeury{i}": "q", "limit": str(i), "order": f"random{i}"} for i in range(6)]))
+def test_a_signature_read_member_by_member_answers_as_a_fresh_guard(
+        tool: tuple[dict[str, Any], bool, list[dict[str, Any]]]) -> None:
+    """Warm guards (signatures read rule by rule, plans, kept envelopes) answer every call as fresh
+    ones do, and the rules never disagree with evaluate(): the reading stays on for every such tool."""
+    schema, formats, calls = tool
+    warm = guard(_contract(schema), _ok, formats=formats)
+    assert warm._compiled.input._member_rules is not None
+    for arguments in calls:
+        assert warm(arguments) == guard(_contract(schema), _ok, formats=formats)(arguments), arguments
+    assert warm._compiled.input._member_rules is not None
+
+
+class _CountingValidator:
+    """A jsonschema-rs validator that counts the calls of evaluate()."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.evaluated = inner, 0
+
+    def evaluate(self, value: Any) -> Any:
+        self.evaluated += 1
+        return self.inner.evaluate(value)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_known_signature_is_read_without_evaluate() -> None:
+    """The bench's four-problem mistake, new names and values each call: once its plan is kept,
+    nothing asks evaluate() for the call's errors (it did on every call)."""
+    warm = guard(_contract(PLAIN), _ok)
+    check = warm._compiled.input
+    check._rs = counting = _CountingValidator(check._rs)
+    for i in range(20):
+        arguments = {f"moed{i}": "fast", "n": str(i), "code": f"{i:02d}", "flag": True}
+        assert warm(arguments) == _fresh(arguments, PLAIN)
+    assert counting.evaluated == 3  # the three calls that learn the places, the recipe and the plan
+
+
+def test_rules_that_disagree_with_evaluate_turn_the_member_reading_off() -> None:
+    """Were a rule read alone to fail where evaluate() does not (here a rule made to refuse every
+    value), no plan is kept under the signature it read and evaluate() reads every later call."""
+    warm = guard(_contract(PLAIN), _ok)
+    check = warm._compiled.input
+    whole, each = check._member_rules["n"]
+    check._member_rules["n"] = (whole, (*each, ("maximum", lambda member: False)))
+    for i in range(8):
+        arguments = {f"moed{i}": "fast", "n": str(i), "code": f"{i:02d}", "flag": True}
+        assert warm(arguments) == _fresh(arguments, PLAIN)
+    assert check._member_rules is None
+    assert all(signature[2:3] != (schema_check._BY_MEMBER,) for signature in check._plans)

@@ -149,11 +149,12 @@ NOTICE_CAP = 5
 
 
 class Mistake(NamedTuple):
-    """A flat call's errors as ``evaluate()`` gives them, and the signature of its mistake: what its
+    """A flat call's errors as ``evaluate()`` gives them (None where the signature was read member by
+    member: ``explain`` asks for them if it needs them), and the signature of its mistake: what its
     explanation depends on besides the values it echoes (``SchemaCheck.mistake``)."""
 
     signature: tuple[Any, ...]
-    evaluated: list[dict[str, Any]]
+    evaluated: list[dict[str, Any]] | None
 
 
 class SchemaCheck:
@@ -201,6 +202,9 @@ class SchemaCheck:
         self._flat = self._rs is not None and _flat_schema(self.schema)
         #: the names of a closed flat root whose unknown names are all worded alike (see ``_places``)
         self._closed_names = _closed_root_names(self.schema) if self._flat else None
+        #: per declared name of a flat root whose members are judged one by one: its schema's scalar
+        #: rules (see ``_member_failures``); None where a call's errors are read off evaluate()
+        self._member_rules = self._compile_member_rules() if self._flat else None
         #: where a value the backend accepts may hide an integer too long to read (jsonschema-rs reads
         #: one inside a value as 0): () nowhere, top-level names, or None for anywhere
         self.number_names = number_judging_names(self.schema)
@@ -430,6 +434,9 @@ class SchemaCheck:
             if not all(map(math.isfinite, (m for m in value.values() if type(m) is float))):
                 return None
             kinds = tuple(json_type(m) if type(m) is float else kind for kind, m in zip(kinds, value.values()))
+        if self._member_rules is not None:
+            failures = self._member_failures(value)
+            return None if failures is None else Mistake((self._names_worded(value), kinds, _BY_MEMBER, failures), None)
         try:
             evaluated = self._rs.evaluate(value).errors()
         except ValueError:  # a lone surrogate: the full path says where
@@ -437,10 +444,86 @@ class SchemaCheck:
         return Mistake((self._names_worded(value), kinds,
                         *[(e["schemaLocation"], e["instanceLocation"]) for e in evaluated]), evaluated)
 
+    # A flat root whose members' schemas hold only rules a scalar can fail one by one (``type``, an
+    # enum, bounds...) and whose own errors depend on the names sent alone (``required``, a closed
+    # root's unknown names) fails a flat call exactly at the rules each member fails on its own. The
+    # signature then reads each member with a validator per rule, asked only when the member's
+    # validator refuses it: about a third of what evaluate() costs (it words every error) for the
+    # bench's four-problem mistake. The first plan kept checks the rules agree with evaluate() there.
+
+    def _compile_member_rules(self) -> dict[str, Any] | None:
+        """Per declared name: (its scalar rules' yes/no, (rule, that rule's yes/no) per rule), or
+        _ANY_VALUE / _NO_VALUE for a schema without rules / ``false``; None where the members cannot be
+        judged one by one (a root or a member schema with another keyword, a $ref, a rule the backend
+        cannot compile alone)."""
+        root = self.schema
+        if not isinstance(root, dict) or not _ROOT_BY_NAMES.issuperset(k for k in root if not k.startswith("x-")) \
+                or root.get("additionalProperties", True) not in (True, False) \
+                or not isinstance(root.get("properties", {}), dict):
+            return None
+        rules: dict[str, Any] = {}
+        try:
+            for name, node in root.get("properties", {}).items():
+                rules[name] = self._member_rule(node)
+        except _NotByMember:
+            return None
+        return rules
+
+    def _member_rule(self, node: Any) -> Any:
+        """One declared name's entry of ``_compile_member_rules`` (raises _NotByMember)."""
+        if node is True or node is False:
+            return _ANY_VALUE if node else _NO_VALUE
+        if not isinstance(node, dict):
+            raise _NotByMember
+        own = {k: v for k, v in node.items() if k in _SCALAR_RULES}
+        if any(k not in _SCALAR_RULES and k not in _SCALAR_SILENT and not k.startswith("x-") for k in node):
+            raise _NotByMember
+        if not own:
+            return _ANY_VALUE
+        formats = self.formats or None
+        try:
+            each = tuple((k, _rs.validator_for({k: v}, validate_formats=formats).is_valid) for k, v in own.items())
+            whole = each[0][1] if len(each) == 1 else _rs.validator_for(own, validate_formats=formats).is_valid
+        except Exception as exc:  # a rule the backend cannot compile alone: evaluate() reads it
+            raise _NotByMember from exc
+        return whole, each
+
+    def _member_failures(self, value: dict[str, Any]) -> tuple[Any, ...] | None:
+        """(name, the rules its member fails) per member of ``value`` failing its declared schema, in the
+        call's order; None where the backend cannot read a member (a lone surrogate)."""
+        rules = self._member_rules
+        assert rules is not None
+        found = []
+        try:
+            for name, member in value.items():
+                rule = rules.get(name)
+                if rule is None or rule is _ANY_VALUE:  # (an undeclared name is the root's error)
+                    continue
+                if rule is _NO_VALUE:
+                    found.append((name, _REFUSED_MEMBER))
+                    continue
+                whole, each = rule
+                if not whole(member):
+                    found.append((name, tuple([keyword for keyword, ok in each if not ok(member)])))
+        except ValueError:
+            return None
+        return tuple(found)
+
+    def _members_agree(self, failures: tuple[Any, ...], raw: list[tuple[str, list[Any], Any, Any]]) -> bool:
+        """Whether the raw errors evaluate() gave a call are those its signature read member by member:
+        the same rules failed at the same names, and at the root only what the names decide."""
+        at_root = {keyword for keyword, path, _, _ in raw if not path}
+        by_member = sorted((path[0], keyword) for keyword, path, _, _ in raw if path)
+        return at_root <= {"required", "additionalProperties"} and all(len(path) <= 1 for _, path, _, _ in raw) \
+            and by_member == sorted((name, keyword) for name, keywords in failures for keyword in keywords)
+
     def _keep_plan(self, signature: tuple[Any, ...], recipe: tuple[tuple[int, Violation, Any], ...],
                    raw: list[tuple[str, list[Any], Any, Any]], followed: list[Violation]) -> None:
         """Keep how ``recipe`` explained a call of ``signature`` (``followed``, the violations it made)."""
         if signature not in self._plans:
+            if signature[2:3] == (_BY_MEMBER,) and not self._members_agree(signature[3], raw):
+                self._member_rules = None  # read off evaluate() from now on
+                return
             if len(self._plans) >= _MEMO_LIMIT:
                 self._plans.clear()
             self._plans[signature] = tuple(
@@ -1444,6 +1527,26 @@ def _closed_root_names(schema: Any) -> frozenset[str] | None:
         return None
     declared = schema.get("properties")
     return frozenset(declared) if isinstance(declared, Mapping) else None
+
+
+#: Keywords of a root whose errors depend on the names sent alone (see ``_compile_member_rules``).
+_ROOT_BY_NAMES = frozenset({"type", "properties", "required", "additionalProperties", "title", "description",
+                            "$schema", "$comment", "default", "examples", "deprecated", "$defs", "definitions"})
+#: Keywords of a member's schema a scalar fails each on its own, whatever its siblings say.
+_SCALAR_RULES = frozenset({"type", "enum", "const", "minLength", "maxLength", "pattern", "format", "minimum",
+                           "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+#: Keywords of a member's schema that no scalar fails: annotations, and rules of arrays and objects.
+_SCALAR_SILENT = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+                            "$comment", "items", "prefixItems", "minItems", "maxItems", "uniqueItems",
+                            "properties", "additionalProperties", "required", "minProperties", "maxProperties"})
+_ANY_VALUE = object()  # a member schema without a rule a scalar can fail
+_NO_VALUE = object()  # a ``false`` member schema
+_REFUSED_MEMBER = ("falseSchema",)  # what a ``false`` member schema fails (as _flat_keyword names it)
+_BY_MEMBER = object()  # marks a signature read member by member (``SchemaCheck._member_failures``)
+
+
+class _NotByMember(Exception):
+    """A member schema ``SchemaCheck._member_rule`` cannot judge one rule at a time."""
 
 
 #: what ``SchemaCheck._names_worded`` puts in place of each unknown name

@@ -354,10 +354,10 @@ def _member_tools(draw: st.DrawFn) -> tuple[dict[str, Any], bool, list[dict[str,
 def test_a_signature_read_member_by_member_answers_as_a_fresh_guard(
         tool: tuple[dict[str, Any], bool, list[dict[str, Any]]]) -> None:
     """Warm guards (signatures read rule by rule, plans, kept envelopes) answer every call as fresh
-    ones do, and the rules never disagree with evaluate(): the reading stays on for every such tool."""
+    ones do, and the rules never disagree with evaluate(): the reading stays on for every such tool
+    (None only once turned off)."""
     schema, formats, calls = tool
     warm = guard(_contract(schema), _ok, formats=formats)
-    assert warm._compiled.input._member_rules is not None
     for arguments in calls:
         assert warm(arguments) == guard(_contract(schema), _ok, formats=formats)(arguments), arguments
     assert warm._compiled.input._member_rules is not None
@@ -394,6 +394,7 @@ def test_rules_that_disagree_with_evaluate_turn_the_member_reading_off() -> None
     value), no plan is kept under the signature it read and evaluate() reads every later call."""
     warm = guard(_contract(PLAIN), _ok)
     check = warm._compiled.input
+    check._member_rules = check._compile_member_rules()  # (else compiled at the first bad call)
     whole, each = check._member_rules["n"]
     check._member_rules["n"] = (whole, (*each, ("maximum", lambda member: False)))
     for i in range(8):
@@ -401,3 +402,14 @@ def test_rules_that_disagree_with_evaluate_turn_the_member_reading_off() -> None
         assert warm(arguments) == _fresh(arguments, PLAIN)
     assert check._member_rules is None
     assert all(signature[2:3] != (schema_check._BY_MEMBER,) for signature in check._plans)
+
+
+def test_member_rules_are_compiled_at_the_first_bad_call_only() -> None:
+    """A validator per rule of every declared name is built when a call is first refused, not when the
+    tool is made (a tool of thousands of names that is never misused pays nothing)."""
+    warm = guard(_contract(PLAIN), _ok)
+    check = warm._compiled.input
+    assert warm({"mode": "fast", "flag": True})["status"] == "ok"
+    assert check._member_rules is schema_check._UNREAD
+    assert warm({"mode": "fats", "flag": True})["status"] == "error"
+    assert set(check._member_rules) == set(PLAIN["properties"])

@@ -203,8 +203,9 @@ class SchemaCheck:
         #: the names of a closed flat root whose unknown names are all worded alike (see ``_places``)
         self._closed_names = _closed_root_names(self.schema) if self._flat else None
         #: per declared name of a flat root whose members are judged one by one: its schema's scalar
-        #: rules (see ``_member_failures``); None where a call's errors are read off evaluate()
-        self._member_rules = self._compile_member_rules() if self._flat else None
+        #: rules (see ``_member_failures``); None where a call's errors are read off evaluate(). Compiled
+        #: at the first bad call (_UNREAD till then): a tool of 10,000 names pays only if it is misused
+        self._member_rules: Any = _UNREAD if self._flat else None
         #: where a value the backend accepts may hide an integer too long to read (jsonschema-rs reads
         #: one inside a value as 0): () nowhere, top-level names, or None for anywhere
         self.number_names = number_judging_names(self.schema)
@@ -434,6 +435,8 @@ class SchemaCheck:
             if not all(map(math.isfinite, (m for m in value.values() if type(m) is float))):
                 return None
             kinds = tuple(json_type(m) if type(m) is float else kind for kind, m in zip(kinds, value.values()))
+        if self._member_rules is _UNREAD:
+            self._member_rules = self._compile_member_rules()
         if self._member_rules is not None:
             failures = self._member_failures(value)
             return None if failures is None else Mistake((self._names_worded(value), kinds, _BY_MEMBER, failures), None)
@@ -1539,6 +1542,7 @@ _SCALAR_RULES = frozenset({"type", "enum", "const", "minLength", "maxLength", "p
 _SCALAR_SILENT = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
                             "$comment", "items", "prefixItems", "minItems", "maxItems", "uniqueItems",
                             "properties", "additionalProperties", "required", "minProperties", "maxProperties"})
+_UNREAD = object()  # member rules not compiled yet
 _ANY_VALUE = object()  # a member schema without a rule a scalar can fail
 _NO_VALUE = object()  # a ``false`` member schema
 _REFUSED_MEMBER = ("falseSchema",)  # what a ``false`` member schema fails (as _flat_keyword names it)

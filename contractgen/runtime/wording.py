@@ -145,34 +145,38 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
     (skipped when ``cutoff`` is None)."""
     if not known or not _spend(4 * len(known)):  # normalising a name costs about four cells
         return None
-    norm = _norm(key)
-    names = tuple(known)
+    names = known if type(known) is tuple else tuple(known)
     declared = _DECLARED.get(names)
     if declared is None:  # the declared names come back call after call: read once
-        declared = _declared(names)
-    norms, first_by_norm, compared, sizes, spelt = declared
-    same = first_by_norm.get(norm)
+        if len(_DECLARED) >= 256:
+            _DECLARED.clear()
+        declared = _DECLARED[names] = _Declared(names)
+    norm = _norm(key)
+    same = declared.first_by_norm.get(norm)
     if same is not None:
         return same
     size = len(norm)
-    for name, other in zip(names, norms):
-        if size - 1 <= len(other) <= size + 1 and one_edit_apart(norm, other):
+    near = declared.near.get(size)
+    if near is None:
+        near = declared.near_to(size)
+    for name, other in near:
+        if one_edit_apart(norm, other):
             return name
     length = len(key)
-    if length > 64 or cutoff is None or not _spend(length * compared):
+    if length > 64 or cutoff is None or not _spend(length * declared.compared):
         return None
+    candidates = declared.candidates.get((length, cutoff))
+    if candidates is None:
+        candidates = declared.candidates_for(length, cutoff)
     # an ASCII name's letters found in a declared name bound their common subsequence: counted in C
     # (bytes.translate), it skips the comparisons that could not win (most names share few letters)
     sent = key.encode() if key.isascii() else None
     best: str | None = None
     best_score = cutoff
-    for name, name_size, letters in zip(names, sizes, spelt):
-        total = length + name_size
-        if 2 * min(length, name_size) < cutoff * total:  # even all of the shorter one would not do
-            continue
+    for name, letters, total, needed in candidates:
         if sent is not None:  # (a score is 2 * common / total, so a bound on common bounds it)
-            bound = 2 * min(name_size, length - len(sent.translate(None, letters))) / total
-            if bound < best_score or best is not None and bound <= best_score:
+            common = length - len(sent.translate(None, letters))
+            if common < needed or best is not None and 2 * min(common, total - length) / total <= best_score:
                 continue
         score = 2 * _common_subsequence(name, key) / total
         if score > best_score or best is None and score >= cutoff:
@@ -180,17 +184,49 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
     return best
 
 
-def _declared(names: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, str], int, tuple[int, ...], tuple[bytes, ...]]:
-    """What ``did_you_mean`` reads of a tuple of declared names, kept: their normalised forms, the
-    first name of each form, the characters compared per character sent (the similarity budget's
-    unit), their lengths and their UTF-8 bytes (an ASCII letter is found among them as itself)."""
-    norms = tuple(_norm(name) for name in names)
-    if len(_DECLARED) >= 256:
-        _DECLARED.clear()
-    found = _DECLARED[names] = (norms, dict(zip(reversed(norms), reversed(names))),
-                                sum(min(len(name), 64) for name in names), tuple(map(len, names)),
-                                tuple(name.encode("utf-8", "surrogatepass") for name in names))
-    return found
+class _Declared:
+    """What ``did_you_mean`` reads of a tuple of declared names, kept: their normalised forms, the first
+    name of each form, the characters compared per character sent (the similarity budget's unit), and,
+    per length of what was sent, the names within one edit of it and those similar enough to compare."""
+
+    __slots__ = ("candidates", "compared", "first_by_norm", "names", "near", "norms")
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.norms = tuple(_norm(name) for name in names)
+        self.first_by_norm = dict(zip(reversed(self.norms), reversed(names)))
+        self.compared = sum(min(len(name), 64) for name in names)
+        #: per normalised length sent: (name, its normalised form) of those one letter longer or shorter at most
+        self.near: dict[int, tuple[tuple[str, str], ...]] = {}
+        #: per (length sent, cutoff): (name, its UTF-8 bytes, the two lengths' total, the fewest common
+        #: characters that reach the cutoff) of the names long enough to reach it, in declared order
+        self.candidates: dict[tuple[int, float], tuple[tuple[str, bytes, int, int], ...]] = {}
+
+    def near_to(self, size: int) -> tuple[tuple[str, str], ...]:
+        """The names whose normalised form may be one edit from one of ``size`` characters, kept."""
+        if len(self.near) >= 256:
+            self.near.clear()
+        found = self.near[size] = tuple((name, norm) for name, norm in zip(self.names, self.norms)
+                                        if size - 1 <= len(norm) <= size + 1)
+        return found
+
+    def candidates_for(self, length: int, cutoff: float) -> tuple[tuple[str, bytes, int, int], ...]:
+        """The names a name of ``length`` characters may reach ``cutoff`` with, kept: those where even
+        all of the shorter one would do, with the fewest common characters for a score of ``cutoff``
+        (found by the very division the score is, so a count below it scores below the cutoff)."""
+        if len(self.candidates) >= 256:
+            self.candidates.clear()
+        found = []
+        for name in self.names:
+            total = length + len(name)
+            shorter = min(length, len(name))
+            if 2 * shorter < cutoff * total:  # even all of the shorter one would not do
+                continue
+            # (none below shorter + 1 where the product and the quotient round apart: never reached)
+            needed = next((common for common in range(shorter + 1) if 2 * common / total >= cutoff), shorter + 1)
+            found.append((name, name.encode("utf-8", "surrogatepass"), total, needed))
+        self.candidates[(length, cutoff)] = candidates = tuple(found)
+        return candidates
 
 
 def similarity(a: str, b: str) -> float:
@@ -224,8 +260,8 @@ def _common_subsequence(pattern: str, text: str) -> int:
 
 
 _MASKS: dict[str, dict[str, int]] = {}  # per pattern: each character's positions as bits
-#: per tuple of declared names: what ``did_you_mean`` reads of them (``_declared``)
-_DECLARED: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str], int, tuple[int, ...], tuple[bytes, ...]]] = {}
+#: per tuple of declared names: what ``did_you_mean`` reads of them
+_DECLARED: dict[tuple[str, ...], _Declared] = {}
 
 
 #: A notice names an undeclared argument only when it is this close to a declared one.

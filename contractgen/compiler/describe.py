@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..manifest.schema_walk import local_ref_pointer
-from ..runtime.codes import ACTIONS, CODES
+from ..runtime.codes import ACTIONS, CODES, retry_withheld
 from ..runtime.contract import Contract, ErrorSpec
 from ..runtime.jsonvalue import MISSING
 from ..runtime.pointer import resolve_pointer
@@ -216,10 +216,9 @@ def effective_action(contract: Contract, code: str, action: str | None = None,
     transient code missing from ``retry.retryable_codes`` must not invite a retry."""
     if action is not None:
         return action
-    default = CODES[code].action
-    if retryable is None and default == "retry_later" and code not in contract.retry.retryable_codes:
+    if retry_withheld(code, retryable, action, contract.retry.retryable_codes):
         return "stop_and_tell_user"
-    return default
+    return CODES[code].action
 
 
 def listed_errors(contract: Contract) -> list[ErrorSpec]:

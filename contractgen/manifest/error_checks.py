@@ -130,13 +130,24 @@ def check_errors(
                 and entry.get("retryable", spec.retryable)
                 and entry["code"] not in listed
             ):
-                report.warning(
-                    f"/errors/{i}/code",
-                    f"error {entry['class']!r} tells the model to retry later, "
-                    f"but {entry['code']} is not in retry.retryable_codes",
-                    "code-not-retryable",
-                    hint=f"add {entry['code']} to retry.retryable_codes, or set `retryable: false`",
-                )
+                message, hint = _unlisted_retry(entry)
+                report.warning(f"/errors/{i}/code", message, "code-not-retryable", hint=hint)
+
+
+def _unlisted_retry(entry: dict[str, Any]) -> tuple[str, str]:
+    """(message, hint) for an error of a code ``retry.retryable_codes`` leaves out, by what the
+    runtime sends (``runtime.codes.retry_withheld``): an error that writes neither retryable nor
+    action follows the list and is told not to retry; one that writes them keeps its own answer."""
+    code, name = entry["code"], entry["class"]
+    if "retryable" not in entry and "action" not in entry:
+        message = (f"error {name!r} has the transient code {code}, which retry.retryable_codes does not "
+                   "list: the runtime tells callers not to retry it (retryable: false, action stop_and_tell_user)")
+        hint = (f"add {code} to retry.retryable_codes to have it retried, or write `retryable: false` and "
+                "`action: stop_and_tell_user` to say so")
+        return message, hint
+    message = (f"error {name!r} tells the model to retry later, but {code} is not in retry.retryable_codes: "
+               "callers are told to retry it while the published retry policy leaves it out")
+    return message, f"add {code} to retry.retryable_codes, or set `retryable: false`"
 
 
 def _idempotent(data: dict[str, Any]) -> bool | None:

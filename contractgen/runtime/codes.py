@@ -72,3 +72,11 @@ CODES: Mapping[str, CodeDefaults] = MappingProxyType({entry.code: entry for entr
 
 #: Codes whose default action is to retry later; these count against the failure budget.
 TRANSIENT_CODES = frozenset(c.code for c in _TABLE if c.action == "retry_later")
+
+
+def retry_withheld(code: str, retryable: bool | None, action: str | None, listed: frozenset[str] | tuple[str, ...]) -> bool:
+    """Whether the runtime tells callers NOT to retry an error of ``code``: a transient code that
+    the contract's ``retry.retryable_codes`` (``listed``) leaves out, on an error that writes neither
+    ``retryable`` nor ``action`` (what an error writes itself wins). The one reading of the two fields
+    that the guard, the generated description and ``contractgen diff`` share."""
+    return retryable is None and action is None and code in TRANSIENT_CODES and code not in listed

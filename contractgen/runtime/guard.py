@@ -36,7 +36,7 @@ from .budget import (
     note_unreachable,
 )
 from .capacity import Capacity, Slot
-from .codes import CODES
+from .codes import CODES, retry_withheld
 from .contract import Contract
 from .deadlines import (
     DEADLINE_PASSED,
@@ -1111,11 +1111,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         """Honour ``retry.retryable_codes``: a transient code the contract does not list (e.g.
         TIMEOUT on a non-idempotent refund) must not invite a retry, unless the error itself says
         so explicitly."""
-        if retryable is not None or action is not None:
+        if not retry_withheld(code, retryable, action, self._retryable_codes):
             return message, retryable, action
         defaults = CODES[code]
-        if defaults.action != "retry_later" or code in self._retryable_codes:
-            return message, retryable, action
         # (no text of the author's: a message that was no text was dropped, and the code's meaning says it)
         first = (message or defaults.meaning).split(". ")[0].rstrip(".")
         stop = (f"{first}. This tool must not be retried after {code}: do not call it again for "

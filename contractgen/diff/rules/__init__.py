@@ -55,6 +55,7 @@ from . import (
     output_type_narrowed,
     output_type_widened,
     retry_failure_budget_changed,
+    retry_retryable_codes_changed,
     timeout_decreased,
     tool_added,
     tool_deprecated,
@@ -80,7 +81,7 @@ MODULES = (
     output_property_added, output_type_widened, output_type_narrowed, output_nullability_added,
     output_enum_value_added, output_schema_widened, output_keyword_changed,
     error_code_added, error_removed, error_code_changed, error_retryable_changed, error_action_changed,
-    error_retry_after_dropped, retry_failure_budget_changed, timeout_decreased, dependency_breaker_changed,
+    error_retry_after_dropped, retry_failure_budget_changed, retry_retryable_codes_changed, timeout_decreased, dependency_breaker_changed,
     annotations_weakened, contract_term_changed,
     version_decreased, version_unchanged, major_bump_required, migration_missing,
 )

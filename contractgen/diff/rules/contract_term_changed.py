@@ -6,13 +6,14 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from ...runtime.codes import TRANSIENT_CODES
 from ..model import Context, Direction, Hit, Level, Scope
 from ..structure import ToolPair
 from ._errors import matched_errors
 
 ID = "contract-term-changed"
 LEVEL = Level.DANGEROUS
-SUMMARY = "A call term no rule covers changed (retryable codes, backoff, partial or empty results, sunset...)."
+SUMMARY = "A call term no rule covers changed (non-transient retryable codes, backoff, partial or empty results, sunset...)."
 DIRECTION = Direction.CONTRACT
 SCOPE = Scope.CONTRACT
 
@@ -33,7 +34,8 @@ def check(pair: ToolPair, context: Context) -> Iterator[Hit]:
     is reviewed (raise its level in [tool.contractgen.diff.levels] to gate on it)."""
     old, new = pair.old.contract, pair.new.contract
     terms: list[tuple[str, Any, Any]] = [
-        ("/retry/retryable_codes", tuple(sorted(old.retry.retryable_codes)), tuple(sorted(new.retry.retryable_codes))),
+        # transient codes (which the list turns on and off) are retry-retryable-codes-changed's
+        ("/retry/retryable_codes", _inert(old.retry.retryable_codes), _inert(new.retry.retryable_codes)),
         ("/retry/backoff", old.retry.backoff, new.retry.backoff),
         ("/partial_results", old.partial_results, new.partial_results),
         ("/empty_result", old.empty_result, new.empty_result),
@@ -51,6 +53,11 @@ def check(pair: ToolPair, context: Context) -> Iterator[Hit]:
             if before != after and before is not None and after is not None:
                 yield Hit(f"error {name}'s {key} changed from {_show(before)} to {_show(after)}",
                           pointer=f"/errors/{name}/{key}", source=f"/errors/{new_index}/{key}")
+
+
+def _inert(codes: tuple[str, ...]) -> tuple[str, ...]:
+    """The listed codes the runtime never retries by default: listing them only changes the description."""
+    return tuple(sorted(c for c in codes if c not in TRANSIENT_CODES))
 
 
 def _written(pair: ToolPair, pointer: str) -> str | None:

@@ -184,6 +184,8 @@ class SchemaCheck:
         #: the bare yes/no of the fast backend; raises ValueError on non-JSON values (use is_valid)
         self._memo: dict[tuple[str, int], Any] = {}  # per schema node: its description, its keys
         self._key_memo: dict[tuple[str, int, str], Any] = {}
+        #: per closed object node: what the violation of an unknown name there reads of it (_root_unknown_name)
+        self._root_words: dict[int, tuple[list[str], tuple[str, ...], frozenset[str], str | None]] = {}
         self._explained: dict[tuple[Any, ...], tuple[list[Violation], int]] = {}
         self._located: dict[str, tuple[str, Any]] = {}  # evaluate()'s schema locations, read once
         #: per (keyword, instance path, node, JSON type sent): a violation to reword for a new value
@@ -411,11 +413,14 @@ class SchemaCheck:
 
     def _echo(self, sent: Any, node: Any) -> tuple[Any, str | None]:
         """(what a templated violation echoes of ``sent``, its enum's did-you-mean when ``node`` is one)."""
-        guess = None
-        if node is not None and isinstance(sent, str):
-            guess = self._cached_key("enum-guess", node, sent, lambda: did_you_mean(
-                sent, [o for o in node["enum"] if isinstance(o, str)], None))
-        return cap_value(sent), guess
+        return cap_value(sent), None if node is None or not isinstance(sent, str) else self._enum_guess(node, sent)
+
+    def _enum_guess(self, node: Any, sent: str) -> str | None:
+        """The text of ``node``'s enum that ``sent`` most likely meant, by the cheap tiers of did-you-mean
+        only (same modulo case, or one typo away), kept per text sent."""
+        return self._cached_key("enum-guess", node, sent, lambda: did_you_mean(  # type: ignore[no-any-return]
+            sent, self._cached("enum-texts", node, lambda: tuple(o for o in node["enum"] if isinstance(o, str))),
+            None))
 
     # -- a new value at places explained before, straight to its echoes --------------------------
     # A flat call's signature (``mistake``) says everything its places say (``_places``), read off
@@ -860,8 +865,7 @@ class SchemaCheck:
             return [shown], 0
         guess = None
         if keyword == "enum" and isinstance(sent, str):  # as _explain_once guesses
-            guess = self._cached_key("enum-guess", node, sent, lambda: did_you_mean(
-                sent, [o for o in node["enum"] if isinstance(o, str)], None))
+            guess = self._enum_guess(node, sent)
         return [Violation(shown.field, keyword, shown.message, expected=shown.expected, attempted=cap_value(sent),
                           did_you_mean=guess)], 0
 
@@ -929,8 +933,7 @@ class SchemaCheck:
             # a long list keeps the values closest to what was sent, in the expectation too
             expected = describe(node, self.schema, sent) if len(enum) > LIST_CAP else self.describe(node)
             if isinstance(sent, str):  # the cheap tiers only: same modulo case, or one typo away
-                guess = self._cached_key("enum-guess", node, sent, lambda: did_you_mean(
-                    sent, [o for o in enum if isinstance(o, str)], None))
+                guess = self._enum_guess(node, sent)
         else:
             expected = self.describe(node) if isinstance(node, Mapping) else None
         return [Violation(here, keyword, keyword_message(keyword, here, node, sent, details, self.subject,
@@ -943,8 +946,17 @@ class SchemaCheck:
 
     def _root_unknown_name(self, name: str, node: Any) -> Violation:
         """The violation of a call's name the closed root ``node`` does not take (a recipe's or plan's
-        step made anew for each call)."""
-        return self._unknown_name(name, "additionalProperties", [], "", node, self._known(node))
+        step made anew for each call): ``_unknown_name``'s, with what it reads of ``node`` read once."""
+        words = self._root_words.get(id(node))
+        if words is None:  # (the nodes of self.schema live as long as self: their ids are stable keys)
+            known = self._known(node)
+            expected = None if len(known) > 12 else "no other keys" if not known else \
+                f"only these keys: {listed(known, cap=12, quoted=False)}"
+            words = self._root_words[id(node)] = (known, tuple(known), frozenset(known), expected)
+        known, names, declared, expected = words
+        if expected is None or name in declared:  # a list ranked by the name, or a name declared elsewhere
+            return self._unknown_name(name, "additionalProperties", [], "", node, known)
+        return self._guessed(name, "additionalProperties", "", "", node, names, expected)
 
     def _unknown_name(self, key: Any, keyword: str, path: list[Any], here: str, node: Any,
                       known: list[str]) -> Violation:
@@ -963,9 +975,14 @@ class SchemaCheck:
                              f"{self.subject.noun} '{clip(key_text)}'{where} is declared only by a part of the "
                              f"schema that does not apply here ({_NOT_APPLYING[keyword]})", expected=expected,
                              secondary=True)
-        guess = self._cached_key("guess", node, key_text, functools.partial(did_you_mean, key_text, known))
+        return self._guessed(key_text, keyword, here, where, node, known, expected)
+
+    def _guessed(self, name: str, keyword: str, here: str, where: str, node: Any, known: Sequence[str],
+                 expected: str) -> Violation:
+        """The violation of an unknown ``name``, naming the declared name it most likely misspells."""
+        guess = self._cached_key("guess", node, name, functools.partial(did_you_mean, name, known))
         hint = f"; did you mean '{guess}'?" if guess else ""
-        return Violation(here + pointer([key]), keyword, f"unknown {self.subject.noun} '{clip(key_text)}'{where}{hint}",
+        return Violation(here + pointer([name]), keyword, f"unknown {self.subject.noun} '{clip(name)}'{where}{hint}",
                          expected=expected, did_you_mean=guess)
 
     def _refused_name(self, here: str, path: list[Any], node: Any, name: str, keyword: Any) -> Violation:

@@ -413,3 +413,21 @@ def test_member_rules_are_compiled_at_the_first_bad_call_only() -> None:
     assert check._member_rules is schema_check._UNREAD
     assert warm({"mode": "fats", "flag": True})["status"] == "error"
     assert set(check._member_rules) == set(PLAIN["properties"])
+
+
+def test_an_envelope_made_anew_is_measured_byte_for_byte_as_the_full_build_measures_it() -> None:
+    """Calls naming a new unknown name, whose echoed values grow a byte a call, then whose unknown name
+    grows a letter a call, across the error's 4,000-byte cap: each is answered as a fresh guard answers
+    it (cut to fit past the cap), though a kept envelope's size is no longer measured whole but from
+    the sizes of the parts that vary."""
+    for width, calls in ((24, [(f"moe{k:03d}", "a" * k) for k in range(100)]),
+                         (23, [("zz" + "q" * k, "a" * 40) for k in range(50)])):
+        warm = guard(_contract(PLAIN), _ok)
+        cut = 0
+        for unknown, text in calls:
+            arguments = {unknown: "fast", **{f"f{i}": "\x01" * width for i in range(11)}, "f11": text,
+                         "flag": True, "mode": "fast", "n": "é"}
+            answer = warm(arguments)
+            assert answer == _fresh(arguments, PLAIN), arguments
+            cut += "violations_omitted" in answer["error"]
+        assert 3 < cut < len(calls) - 3  # both sides of the cap were answered by a kept envelope

@@ -46,8 +46,6 @@ _SHAPE_LIMIT = 256
 Echo: TypeAlias = "tuple[Any, str | None] | Violation"
 #: the part of a shape standing for a violation made anew for each call
 _ANEW = object()
-#: the base size kept with an envelope whose copies are measured whole (``_filled_anew``)
-_MEASURED = -1
 
 
 def argument_error(contract: Contract, violations: Sequence[Violation], omitted: int) -> dict[str, Any]:
@@ -102,8 +100,9 @@ class ShapedErrors:
         #: shapes seen once: most never come back (a new unknown key's name is in its message), so
         #: a shape is kept the second time it is seen
         self._seen: set[tuple[Any, ...]] = set()
-        #: signature of a flat call's mistake -> the shape of its explanation (see ``known``)
-        self._answers: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        #: signature of a flat call's mistake -> the shape of its explanation, the envelope kept for it,
+        #: its error's size less what varies, and whether violations are made anew (see ``known``)
+        self._answers: dict[tuple[Any, ...], tuple[tuple[Any, ...], dict[str, Any], int, bool]] = {}
 
     def envelope(self, violations: Sequence[Violation], omitted: int) -> dict[str, Any]:
         """A new envelope (the caller may change it) naming ``violations``."""
@@ -144,10 +143,11 @@ class ShapedErrors:
             self._learn_anew(signature, violations, omitted, anew)
             return
         shape = _shape(violations, omitted) if violations else None
-        if shape is not None and shape in self._kept:
+        kept = None if shape is None else self._kept.get(shape)
+        if shape is not None and kept is not None:
             if len(self._answers) >= _SHAPE_LIMIT:
                 self._answers.clear()
-            self._answers[signature] = shape
+            self._answers[signature] = (shape, *kept, False)
 
     def _learn_anew(self, signature: tuple[Any, ...], violations: Sequence[Violation], omitted: int,
                     anew: Sequence[bool]) -> None:
@@ -155,37 +155,41 @@ class ShapedErrors:
         made = argument_error(self._contract, violations, omitted)
         if shape is None or not _whole(made["error"], violations, omitted):
             return  # cut to fit: a filled copy would not be cut alike
-        if len(self._kept) >= _SHAPE_LIMIT:
-            self._kept.clear()
+        echoes = [v if made_anew else (v.attempted, v.did_you_mean) for v, made_anew in zip(violations, anew)]
+        echoes += _echoes(violations[len(anew):])
+        try:
+            copy = _filled_anew(made, echoes, shape)
+            if copy is None or copy[0] != made:
+                return  # (a lone surrogate, respelt by the full build)
+            base = error_size(made["error"]) - copy[1]
+        except ValueError:
+            return
         if len(self._answers) >= _SHAPE_LIMIT:
             self._answers.clear()
-        self._kept[shape] = (made, _MEASURED)
-        self._answers[signature] = shape
+        self._answers[signature] = (shape, made, base, True)
 
     def known(self, signature: tuple[Any, ...],
               echoes_of: Callable[[], Sequence[Echo]]) -> dict[str, Any] | None:
         """The envelope for a call of ``signature`` (``learn``) echoing what ``echoes_of()`` says; None
         where ``envelope`` would give another: the signature is not learnt, its shape no longer kept,
         a guess found or missed where the kept one differs, or the fill would not fit."""
-        shape = self._answers.get(signature)
-        kept = None if shape is None else self._kept.get(shape)
-        if shape is None or kept is None:
+        answer = self._answers.get(signature)
+        if answer is None:
             return None
+        shape, kept, base, anew = answer
         echoes = echoes_of()
         if len(echoes) != len(shape) - 1:  # (one part per violation, after the omitted count)
             return None
-        if kept[1] != _MEASURED:  # (no violation made anew: the usual shape)
+        if not anew:  # (the usual shape)
             for (attempted, guess), part in zip(echoes, shape[1:]):  # type: ignore[misc]
                 if _echo_form(attempted, guess) != part[-1]:
                     return None
-            return _filled(*kept, echoes)  # type: ignore[arg-type]
-        for echo, part in zip(echoes, shape[1:]):
-            if isinstance(echo, Violation):
-                if _anew_part(echo) != part:
-                    return None
-            elif part[0] is _ANEW or _echo_form(*echo) != part[-1]:
-                return None
-        return _filled_anew(kept[0], echoes)
+            return _filled(kept, base, echoes)  # type: ignore[arg-type]
+        try:
+            filled = _filled_anew(kept, echoes, shape)
+        except ValueError:  # a lone surrogate: the full build respells it
+            return None
+        return None if filled is None or base + filled[1] > ERROR_SIZE_CAP else filled[0]
 
 
 def _echoes(violations: Sequence[Violation]) -> list[tuple[Any, str | None]]:
@@ -258,24 +262,45 @@ def _echoing(item: dict[str, Any], attempted: Any, guess: str | None) -> dict[st
     return item
 
 
-def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo]) -> dict[str, Any] | None:
+def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
+                 shape: tuple[Any, ...]) -> tuple[dict[str, Any], int] | None:
     """``_filled``, where some violations are made anew: each replaces its item whole, and, first,
-    the field, expectation and summary at the top as ``argument_error`` writes them; the copy is
-    measured whole."""
+    the field, expectation and summary at the top as ``argument_error`` writes them. With the copy,
+    the bytes its error's parts that vary take (each item made anew, each echoed value, what the top
+    says of the first violation): every other byte is the kept error's, as the shape fixes which keys
+    there are. None where an echo does not have the form its part of ``shape`` says; ValueError on
+    text UTF-8 cannot carry."""
     error = dict(kept["error"])
-    error["violations"] = [echo.as_dict() if isinstance(echo, Violation) else _echoing(item, *echo)
-                           for item, echo in zip(error["violations"], echoes)]
+    items = []
+    size = 0
+    for item, echo, part in zip(error["violations"], echoes, shape[1:]):
+        if isinstance(echo, Violation):
+            if _anew_part(echo) != part:
+                return None
+            item = echo.as_dict()
+            size += _json_bytes(item)
+        else:
+            attempted, guess = echo
+            if part[0] is _ANEW or _echo_form(attempted, guess) != part[-1]:
+                return None
+            item = dict(item)
+            if attempted is not MISSING:
+                item["attempted"] = attempted
+                size += _json_size(attempted)
+            if guess:
+                item["did_you_mean"] = guess
+                size += _json_size(guess)
+        items.append(item)
+    error["violations"] = items
     first = echoes[0]
     if isinstance(first, Violation):  # (its shape has no value at the top)
-        error["field"] = _as_pointer(cap_pointer(first.field))
+        error["field"] = field = _as_pointer(cap_pointer(first.field))
+        error["message"] = message = cap_text(summary_line(first.message, len(echoes) - 1, MESSAGE_CAP))
+        size += _json_size(field) + _json_size(message)
         if first.expected is not None:  # (its shape has an expectation or none, as this one)
             error["expected"] = first.expected
-        error["message"] = cap_text(summary_line(first.message, len(echoes) - 1, MESSAGE_CAP))
+            size += _json_size(first.expected)
     elif "attempted" in error:
         error["attempted"] = first[0]
-    try:
-        if error_size(error) > ERROR_SIZE_CAP:
-            return None
-    except ValueError:  # a lone surrogate: the full build respells it
-        return None
-    return {**kept, "error": error}
+        size += _json_size(first[0])
+    return {**kept, "error": error}, size

@@ -13,6 +13,7 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any
 
+from .format_inclusion import includes, unconfirmed_gap
 from .generate import NOTHING, accepts, rejects
 from .rewrite import equivalent, structurally_covers
 from .witness_search import search
@@ -70,10 +71,23 @@ def _contains(outer_text: str, inner_text: str) -> Proof:
     witness = search(inner_plain, outer_plain, hints)
     if witness is not NOTHING and accepts(inner_plain, witness) and rejects(outer_plain, witness):
         return Proof(Verdict.NOT_COVERS, witness=witness, reason="witness checked with jsonschema")
+    unshown = _format_gap(outer_plain, inner_plain)
+    if unshown is not None:
+        return Proof(Verdict.UNKNOWN, reason=unshown)
     if answer == "no":
         return Proof(Verdict.UNKNOWN, reason="the schema algebra finds values the new schema rejects, "
                                              "but no concrete value could be built and checked")
     return Proof(Verdict.UNKNOWN, reason=answer)
+
+
+def _format_gap(outer: Any, inner: Any) -> str | None:
+    """Why a format that by definition admits more (idn-email over email) shows no checked value."""
+    if not isinstance(outer, dict) or not isinstance(inner, dict):
+        return None
+    narrower, wider = outer.get("format"), inner.get("format")
+    if not isinstance(narrower, str) or not isinstance(wider, str) or not includes(wider, narrower):
+        return None
+    return unconfirmed_gap(narrower, wider)
 
 
 @lru_cache(maxsize=4096)

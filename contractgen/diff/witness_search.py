@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
+from .format_inclusion import gap
 from .generate import (
     FORMAT_BREAKERS,
     NOTHING,
@@ -132,6 +133,8 @@ def _scalars(inner: Any, outer: Any) -> Iterator[Any]:
     for schema in (inner, outer):
         for pattern in _patterns(schema):
             yield from regex_samples(pattern, 12)
+    if isinstance(inner, dict) and isinstance(outer, dict):  # texts of inner's format outer's refuses
+        yield from gap(outer.get("format"), inner.get("format"))
     yield from FORMAT_BREAKERS
 
 

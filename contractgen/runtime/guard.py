@@ -375,7 +375,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             if mistake is not None:
                 plan = check.plan(mistake.signature)
                 if plan is not None:
-                    known = self._shaped_errors.known(mistake.signature, lambda: check.echoes(plan, arguments))
+                    known = self._shaped_errors.known(
+                        mistake.signature, lambda: check.echoes(plan, arguments, mistake.unknown))
                     if known is not None:
                         return known
             violations, omitted = check.explain(arguments, key=exact, mistake=mistake)

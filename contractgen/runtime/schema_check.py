@@ -155,6 +155,18 @@ class Mistake(NamedTuple):
 
     signature: tuple[Any, ...]
     evaluated: list[dict[str, Any]] | None
+    #: the names its signature holds a placeholder for (``SchemaCheck._unknown_names``)
+    unknown: list[str]
+
+
+class Plan(NamedTuple):
+    """How a recipe explained calls of one signature: per violation (the name whose value it echoes,
+    or None for one shown as made, or _AN_UNKNOWN_NAME for one made anew; the enum node guessed
+    against, or the closed node refusing the unknown name; the violation the recipe made), and
+    whether any step guesses (did-you-mean work, bounded per call)."""
+
+    steps: tuple[tuple[Any, Any, Violation], ...]
+    guesses: bool
 
 
 class SchemaCheck:
@@ -196,7 +208,7 @@ class SchemaCheck:
         self._places_seen: set[tuple[Any, ...]] = set()  # learnt from the second call of its places
         #: per signature of a flat call's mistake (``Mistake``): the recipe that explained it, with
         #: the name each filled-in violation echoes (see ``echoes``)
-        self._plans: dict[tuple[Any, ...], tuple[tuple[Any, Any, Violation], ...]] = {}
+        self._plans: dict[tuple[Any, ...], Plan] = {}
         #: top-level names of an open object schema (unknown keys pass it), for near-miss notices;
         #: None when the root is closed or declares nothing
         self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
@@ -417,10 +429,13 @@ class SchemaCheck:
 
     def _enum_guess(self, node: Any, sent: str) -> str | None:
         """The text of ``node``'s enum that ``sent`` most likely meant, by the cheap tiers of did-you-mean
-        only (same modulo case, or one typo away), kept per text sent."""
-        return self._cached_key("enum-guess", node, sent, lambda: did_you_mean(  # type: ignore[no-any-return]
-            sent, self._cached("enum-texts", node, lambda: tuple(o for o in node["enum"] if isinstance(o, str))),
-            None))
+        only (same modulo case, or one typo away), kept per text sent (as ``_cached_key`` keeps)."""
+        memo_key = ("enum-guess", id(node), sent)
+        guess = self._key_memo.get(memo_key, MISSING)
+        if guess is MISSING:
+            texts = self._cached("enum-texts", node, lambda: tuple(o for o in node["enum"] if isinstance(o, str)))
+            guess = self._kept_key(memo_key, did_you_mean(sent, texts, None))
+        return guess  # type: ignore[no-any-return]
 
     # -- a new value at places explained before, straight to its echoes --------------------------
     # A flat call's signature (``mistake``) says everything its places say (``_places``), read off
@@ -442,15 +457,16 @@ class SchemaCheck:
             kinds = tuple(json_type(m) if type(m) is float else kind for kind, m in zip(kinds, value.values()))
         if self._member_rules is _UNREAD:
             self._member_rules = self._compile_member_rules()
+        names, unknown = self._names_read(value)
         if self._member_rules is not None:
             failures = self._member_failures(value)
-            return None if failures is None else Mistake((self._names_worded(value), kinds, _BY_MEMBER, failures), None)
+            return None if failures is None else Mistake((names, kinds, _BY_MEMBER, failures), None, unknown)
         try:
             evaluated = self._rs.evaluate(value).errors()
         except ValueError:  # a lone surrogate: the full path says where
             return None
-        return Mistake((self._names_worded(value), kinds,
-                        *[(e["schemaLocation"], e["instanceLocation"]) for e in evaluated]), evaluated)
+        return Mistake((names, kinds, *[(e["schemaLocation"], e["instanceLocation"]) for e in evaluated]),
+                       evaluated, unknown)
 
     # A flat root whose members' schemas hold only rules a scalar can fail one by one (``type``, an
     # enum, bounds...) and whose own errors depend on the names sent alone (``required``, a closed
@@ -478,7 +494,8 @@ class SchemaCheck:
         return rules
 
     def _member_rule(self, node: Any) -> Any:
-        """One declared name's entry of ``_compile_member_rules`` (raises _NotByMember)."""
+        """One declared name's entry of ``_compile_member_rules`` (raises _NotByMember); a schema of one
+        rule is (its yes/no, (the rule,))."""
         if node is True or node is False:
             return _ANY_VALUE if node else _NO_VALUE
         if not isinstance(node, dict):
@@ -491,10 +508,11 @@ class SchemaCheck:
         formats = self.formats or None
         try:
             each = tuple((k, _rs.validator_for({k: v}, validate_formats=formats).is_valid) for k, v in own.items())
-            whole = each[0][1] if len(each) == 1 else _rs.validator_for(own, validate_formats=formats).is_valid
+            if len(each) == 1:  # (the member's yes/no is the rule's: the rule's name is what it fails)
+                return each[0][1], (each[0][0],)
+            return _rs.validator_for(own, validate_formats=formats).is_valid, each
         except Exception as exc:  # a rule the backend cannot compile alone: evaluate() reads it
             raise _NotByMember from exc
-        return whole, each
 
     def _member_failures(self, value: dict[str, Any]) -> tuple[Any, ...] | None:
         """(name, the rules its member fails) per member of ``value`` failing its declared schema, in the
@@ -511,8 +529,9 @@ class SchemaCheck:
                     found.append((name, _REFUSED_MEMBER))
                     continue
                 whole, each = rule
-                if not whole(member):
-                    found.append((name, tuple([keyword for keyword, ok in each if not ok(member)])))
+                if not whole(member):  # (a schema of one rule fails that rule)
+                    found.append((name, each if type(each[0]) is str else
+                                  tuple([keyword for keyword, ok in each if not ok(member)])))
         except ValueError:
             return None
         return tuple(found)
@@ -534,31 +553,32 @@ class SchemaCheck:
                 return
             if len(self._plans) >= _MEMO_LIMIT:
                 self._plans.clear()
-            self._plans[signature] = tuple(
+            steps = tuple(
                 (None, None, made) if index == _AS_SHOWN else (_AN_UNKNOWN_NAME, node, made)
                 if index == _UNKNOWN_NAME_STEP else (raw[index][1][0], node, made)
                 for (index, _, node), made in zip(recipe, followed))
+            self._plans[signature] = Plan(steps, any(node is not None for _, node, _ in steps))
 
-    def plan(self, signature: tuple[Any, ...]) -> tuple[tuple[Any, Any, Violation], ...] | None:
+    def plan(self, signature: tuple[Any, ...]) -> Plan | None:
         """How a recipe explained calls of ``signature`` (a ``Mistake``'s), or None if none has."""
         return self._plans.get(signature)
 
     @staticmethod
-    def made_anew(plan: tuple[tuple[Any, Any, Violation], ...]) -> tuple[bool, ...]:
+    def made_anew(plan: Plan) -> tuple[bool, ...]:
         """Which violations of ``plan`` ``echoes`` makes whole: those naming the call's unknown names."""
-        return tuple(name is _AN_UNKNOWN_NAME for name, _, _ in plan)
+        return tuple(name is _AN_UNKNOWN_NAME for name, _, _ in plan.steps)
 
-    def echoes(self, plan: tuple[tuple[Any, Any, Violation], ...],
-               value: dict[str, Any]) -> list[tuple[Any, str | None] | Violation]:
+    def echoes(self, plan: Plan, value: dict[str, Any],
+               unknown_names: list[str] | None = None) -> list[tuple[Any, str | None] | Violation]:
         """(attempted, did_you_mean) of each violation explaining ``value`` by ``plan``, as ``explain``
-        would make them; the whole violation where it names one of the call's unknown names (``made_anew``)."""
-        guesses = any(node is not None for _, node, _ in plan)  # did-you-means, bounded as always
-        unknown = iter(self._unknown_names(value))
-        with similarity_budget() if guesses else contextlib.nullcontext():
+        would make them; the whole violation where it names one of the call's unknown names (``made_anew``;
+        ``unknown_names``: ``_unknown_names(value)``, when the caller has them from its ``Mistake``)."""
+        unknown = iter(self._unknown_names(value) if unknown_names is None else unknown_names)
+        with similarity_budget() if plan.guesses else contextlib.nullcontext():  # did-you-means, bounded as always
             return [(shown.attempted, shown.did_you_mean) if name is None
                     else self._root_unknown_name(next(unknown), node)
                     if name is _AN_UNKNOWN_NAME else self._echo(value[name], node)
-                    for name, node, shown in plan]
+                    for name, node, shown in plan.steps]
 
     def _learn_recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]],
                       explained: list[Violation]) -> None:
@@ -614,19 +634,23 @@ class SchemaCheck:
         """A flat call's names as its explanation depends on them: the unknown names of a closed root
         (``_unknown_names``) are one placeholder each, since their violations say the same of every
         name (``_unknown_name``): a model's misspelt name is new call after call."""
-        closed = self._closed_names
-        if closed is None or closed.issuperset(value):  # (the usual call names none: asked in C)
-            return tuple(value)
-        return tuple(_AN_UNKNOWN_NAME if name not in closed and not sensitive_name(name) else name
-                     for name in value)
+        return self._names_read(value)[0]
 
     def _unknown_names(self, value: dict[str, Any]) -> list[str]:
         """The names ``_names_worded`` holds a placeholder for, in the call's order (which is the order
-        their violations are listed in)."""
+        their violations are listed in): not declared by the closed root, nor named like a secret."""
+        return self._names_read(value)[1]
+
+    def _names_read(self, value: dict[str, Any]) -> tuple[tuple[Any, ...], list[str]]:
+        """(``_names_worded(value)``, ``_unknown_names(value)``), read in one pass."""
         closed = self._closed_names
-        if closed is None or closed.issuperset(value):
-            return []
-        return [name for name in value if name not in closed and not sensitive_name(name)]
+        if closed is None or closed.issuperset(value):  # (the usual call names none: asked in C)
+            return tuple(value), []
+        unknown = [name for name in value if name not in closed and not sensitive_name(name)]
+        if not unknown:
+            return tuple(value), unknown
+        placed = set(unknown)
+        return tuple([_AN_UNKNOWN_NAME if name in placed else name for name in value]), unknown
 
     def _explain_value(self, value: Any) -> tuple[list[Violation], int]:
         whole_value = value
@@ -980,7 +1004,10 @@ class SchemaCheck:
     def _guessed(self, name: str, keyword: str, here: str, where: str, node: Any, known: Sequence[str],
                  expected: str) -> Violation:
         """The violation of an unknown ``name``, naming the declared name it most likely misspells."""
-        guess = self._cached_key("guess", node, name, functools.partial(did_you_mean, name, known))
+        memo_key = ("guess", id(node), name)  # (as ``_cached_key`` keeps it, without a closure per call)
+        guess = self._key_memo.get(memo_key, MISSING)
+        if guess is MISSING:
+            guess = self._kept_key(memo_key, did_you_mean(name, known))
         hint = f"; did you mean '{guess}'?" if guess else ""
         return Violation(here + pointer([name]), keyword, f"unknown {self.subject.noun} '{clip(name)}'{where}{hint}",
                          expected=expected, did_you_mean=guess)
@@ -1092,9 +1119,14 @@ class SchemaCheck:
         memo_key = (kind, id(node), key)
         value = self._key_memo.get(memo_key, MISSING)  # one lookup: safe against a concurrent clear
         if value is MISSING:
-            if len(self._key_memo) >= _MEMO_LIMIT:
-                self._key_memo.clear()
-            value = self._key_memo[memo_key] = compute()
+            value = self._kept_key(memo_key, compute())
+        return value
+
+    def _kept_key(self, memo_key: tuple[str, int, str], value: Any) -> Any:
+        """``value`` kept under ``memo_key`` by ``_cached_key``'s bound."""
+        if len(self._key_memo) >= _MEMO_LIMIT:
+            self._key_memo.clear()
+        self._key_memo[memo_key] = value
         return value
 
     def describe(self, node: Any) -> str | None:

@@ -66,6 +66,14 @@ def own_changes(pair: SchemaPair) -> tuple[str, ...]:
     return tuple(k for k in sorted(set(pair.old) | set(pair.new)) if k not in CHILD_KEYWORDS and pair.changed(k))
 
 
+def what_changed(pair: SchemaPair, keywords: tuple[str, ...]) -> str:
+    """The change in words for the backstops: ``changed items``, or ``became false`` for a schema
+    that now admits nothing (``items: false`` is normalized to ``{not: {}}``)."""
+    if pair.new is not None and is_false_schema(dict(pair.new)) and not is_false_schema(dict(pair.old or {})):
+        return "the schema became false (no value is allowed here) and"
+    return f"changed {', '.join(keywords)}"
+
+
 def proven_difference(pair: SchemaPair, context: Any) -> tuple[tuple[str, ...], Mutation] | None:
     """For the proof backstops: the keywords changed at ``pair`` and a mutation putting the proof's
     witness there, when no rule reported a break at or below and the proof found a difference."""

@@ -13,7 +13,9 @@ from functools import cached_property
 from typing import Any
 
 from ..ir import ToolVersion
+from ..runtime.patterns import matches_any
 from ..runtime.pointer import escape_token
+from .generate import regex_samples
 from .model import ITEM, Direction, Step
 from .normalize import Node, Normalizer, canonical, types_of
 
@@ -138,6 +140,8 @@ def _walk(pair: SchemaPair) -> Iterator[SchemaPair]:
             yield child
         else:
             yield from _walk(child)
+    if object_shared:
+        yield from _walk_members(pair)
     if "array" in shared:
         yield from _walk_items(pair)
     for keyword in ("anyOf", "oneOf"):
@@ -147,6 +151,41 @@ def _walk(pair: SchemaPair) -> Iterator[SchemaPair]:
         for index, (a, b) in enumerate(zip(old_all, new_all)):
             yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/allOf/{index}", a, b, pair.steps,
                                         parent=pair))
+
+
+def _walk_members(pair: SchemaPair) -> Iterator[SchemaPair]:
+    """Members no property declares: each ``patternProperties`` schema both sides hold under the same
+    regex, then ``additionalProperties`` where both sides give it a schema. The instance step is a
+    name the schema applies to on both sides (a sample of the regex, or a name nothing else
+    describes); without one the change stays the object's."""
+    assert pair.old is not None and pair.new is not None
+    old, new = pair.old, pair.new
+    declared = set(old.get("properties", {})) | set(new.get("properties", {}))
+    old_patterns: Mapping[str, Any] = old.get("patternProperties", {})
+    new_patterns: Mapping[str, Any] = new.get("patternProperties", {})
+    for regex in sorted(set(old_patterns) & set(new_patterns)):
+        a, b = old_patterns[regex], new_patterns[regex]
+        name = next((n for n in regex_samples(regex, 8) if n not in declared), None)
+        if isinstance(a, Node) and isinstance(b, Node) and name is not None:
+            yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/patternProperties/{escape_token(regex)}",
+                                        a, b, pair.child_steps(name, a), parent=pair))
+    a, b = old.get("additionalProperties"), new.get("additionalProperties")
+    if isinstance(a, Node) and isinstance(b, Node) and _describes(a) and _describes(b):
+        patterns = [*old_patterns, *new_patterns]
+        name = next((n for n in _EXTRA_NAMES if n not in declared and matches_any(patterns, n) is False), None)
+        if name is not None:
+            yield from _walk(SchemaPair(pair.direction, f"{pair.pointer}/additionalProperties", a, b,
+                                        pair.child_steps(name, a), parent=pair))
+
+
+def _describes(schema: Node) -> bool:
+    """An ``additionalProperties`` schema that says something of its members: not ``{}`` (anything),
+    not ``false`` (closing the object is input-additional-properties-closed's)."""
+    return bool(schema) and not (list(schema) == ["not"] and schema["not"] == {})
+
+
+#: names tried for a member only ``additionalProperties`` describes (one no pattern matches)
+_EXTRA_NAMES = ("extra", "x", "other", "z9", "_", "ZZ")
 
 
 def _walk_items(pair: SchemaPair) -> Iterator[SchemaPair]:

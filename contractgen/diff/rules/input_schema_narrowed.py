@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..coverage import proven_difference
+from ..coverage import proven_difference, what_changed
 from ..model import Context, Direction, Hit, Level, Scope
 from ..structure import SchemaPair
 
@@ -24,4 +24,5 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     found = proven_difference(pair, context)
     if found is not None:
         keywords, mutation = found
-        yield Hit(f"changed {', '.join(keywords)} rejects values the old schema accepted", mutations=(mutation,), probe_path=mutation.path)
+        yield Hit(f"{what_changed(pair, keywords)} rejects values the old schema accepted", keywords=keywords, mutations=(mutation,),
+                  probe_path=mutation.path)

@@ -60,3 +60,27 @@ def test_err_exactly_where_the_runtime_envelope_flips(case: str) -> None:
         sent_by_runtime = code == "UNAVAILABLE" or (code == "TIMEOUT" and new.timeout.seconds is not None)
         expected = "breaking" if any(flipped[: len(declared)]) or sent_by_runtime else "dangerous"
         assert levels[code] == expected, (case, code, levels[code], flipped)
+
+
+ERROR_RULES = {"error-retryable-changed": 0, "error-action-changed": 1}  # -> index in (retryable, action)
+
+
+@pytest.mark.parametrize("case", sorted(p.name for r in ERROR_RULES for p in CASES.glob(f"{r}*")))
+def test_error_retry_terms_are_reported_as_the_runtime_sends_them(case: str) -> None:
+    """error-retryable-changed and error-action-changed compare what the guard sends for each error
+    (its retry policy applied), and report exactly the fields that differ between the versions."""
+    old, new = _contract(CASES / case / "old"), _contract(CASES / case / "new")
+    _, report, _ = case_report(CASES / case)
+    reported = {(f["rule"], f["pointer"]) for f in report["findings"] if f["rule"] in ERROR_RULES}
+    old_specs = {s.class_name: s for s in old.errors}
+    expected = set()
+    for spec in new.errors:
+        if spec.class_name not in old_specs:
+            continue
+        before = _told(old, ToolError.for_spec(old_specs[spec.class_name])())
+        after = _told(new, ToolError.for_spec(spec)())
+        for rule, index in ERROR_RULES.items():
+            if before[index] != after[index]:
+                field = "retryable" if index == 0 else "action"
+                expected.add((rule, f"/errors/{spec.class_name}/{field}"))
+    assert reported == expected

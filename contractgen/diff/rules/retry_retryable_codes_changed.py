@@ -8,7 +8,7 @@ from ...runtime.codes import TRANSIENT_CODES
 from ...runtime.contract import Contract
 from ..model import Context, Direction, Hit, Level, Scope
 from ..structure import ToolPair
-from ._errors import matched_errors
+from ._errors import matched_errors, own_fields_changed
 
 ID = "retry-retryable-codes-changed"
 LEVEL = Level.BREAKING
@@ -65,7 +65,7 @@ def _errors_of(pair: ToolPair, code: str) -> tuple[list[str], list[str]]:
     action themselves). An error whose own fields changed is error-retryable-changed's."""
     following, writing = [], []
     for name, _, old, _, new in matched_errors(pair):
-        if old.code != code or new.code != code or (old.retryable, old.action) != (new.retryable, new.action):
+        if new.code != code or own_fields_changed(old, new):
             continue
         if new.retryable is None and new.action is None:  # nothing written: the list decides
             following.append(name)

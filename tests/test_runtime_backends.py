@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 from contractgen.manifest import load_contracts
 from contractgen.runtime import Contract, Timeout, guard
 from contractgen.runtime.schema_check import SchemaCheck, did_you_mean
-from contractgen.runtime.wording import _common_subsequence, one_edit_apart, similarity
+from contractgen.runtime.wording import (
+    _common_start,
+    _common_subsequence,
+    one_edit_apart,
+    similarity,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACTS = {f"{t.contract.name}-{t.contract.version}": t.contract
@@ -118,13 +123,38 @@ def test_did_you_mean_names_the_most_similar_name_and_misses_none_difflib_would_
 
 
 
+def _one_edit_reference(a: str, b: str) -> bool:
+    """One insertion, deletion, substitution or swap of neighbours turns ``a`` into ``b``, by trying them all."""
+    if a == b:
+        return False
+    deletions = {a[:i] + a[i + 1:] for i in range(len(a))}
+    insertions = {b[:i] + b[i + 1:] for i in range(len(b))}
+    differ = [i for i, (x, y) in enumerate(zip(a, b)) if x != y] if len(a) == len(b) else []
+    swapped = len(differ) == 2 and differ[1] == differ[0] + 1 and a[differ[0]] == b[differ[1]] \
+        and a[differ[1]] == b[differ[0]]
+    return b in deletions or a in insertions or len(differ) == 1 or swapped
+
+
+@settings(max_examples=500, deadline=None)
+@given(a=st.text(alphabet=st.sampled_from("abc\u00e9"), max_size=40), b=st.text(alphabet=st.sampled_from("abc\u00e9"), max_size=40),
+       cut=st.integers(0, 40))
+def test_one_edit_apart_and_the_shared_start_read_as_written(a: str, b: str, cut: int) -> None:
+    """Short names (a character loop) and longer texts (halving) alike; ``b`` is also tried as ``a``
+    with one edit made after ``cut`` shared characters."""
+    import os.path
+
+    for other in (b, a[:cut] + b[:1] + a[cut + 1:], a[:cut] + a[cut + 1:], a[:cut] + a[cut + 1:cut + 2] + a[cut:cut + 1] + a[cut + 2:]):
+        assert _common_start(a, other) == len(os.path.commonprefix([a, other]))
+        assert one_edit_apart(a, other) == _one_edit_reference(a, other), (a, other)
+
+
 def _reference_guess(key: str, known: list[str], cutoff: float | None) -> str | None:
     """did_you_mean's tiers as written down, name by name: the first name equal modulo case and
     separators, else the first one edit away, else the most similar at ``cutoff`` or above."""
     def norm(name: str) -> str:
         return name.lower().replace("_", "").replace("-", "")
 
-    for tier in (lambda name: norm(name) == norm(key), lambda name: one_edit_apart(norm(key), norm(name))):
+    for tier in (lambda name: norm(name) == norm(key), lambda name: _one_edit_reference(norm(key), norm(name))):
         found = [name for name in known if tier(name)]
         if found:
             return found[0]

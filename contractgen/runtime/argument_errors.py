@@ -273,33 +273,37 @@ def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
     error = dict(kept["error"])
     items = []
     size = 0
+    # (the helpers _echo_form, _anew_part, _echoing and _json_size written out: this loop runs per
+    # call of a model's new mistake, where each call of a helper was a tenth of the fill)
     for item, echo, part in zip(error["violations"], echoes, shape[1:]):
-        if isinstance(echo, Violation):
-            if _anew_part(echo) != part:
+        if isinstance(echo, tuple):
+            attempted, guess = echo
+            if part[0] is _ANEW or (attempted is MISSING, attempted is None, not guess) != part[-1]:
+                return None
+            item = item.copy()
+            if attempted is not MISSING:
+                item["attempted"] = attempted
+                size += len(encode_text(attempted).encode("utf-8")) if type(attempted) is str else _json_size(attempted)
+            if guess:
+                item["did_you_mean"] = guess
+                size += len(encode_text(guess).encode("utf-8"))
+        else:  # a violation made anew
+            attempted = echo.attempted
+            if (_ANEW, echo.constraint, echo.expected is None, echo.secondary,
+                    (attempted is MISSING, attempted is None, not echo.did_you_mean)) != part:
                 return None
             item = echo.as_dict()
             size += _json_bytes(item)
-        else:
-            attempted, guess = echo
-            if part[0] is _ANEW or _echo_form(attempted, guess) != part[-1]:
-                return None
-            item = dict(item)
-            if attempted is not MISSING:
-                item["attempted"] = attempted
-                size += _json_size(attempted)
-            if guess:
-                item["did_you_mean"] = guess
-                size += _json_size(guess)
         items.append(item)
     error["violations"] = items
     first = echoes[0]
-    if isinstance(first, Violation):  # (its shape has no value at the top)
-        error["field"] = field = _as_pointer(cap_pointer(first.field))
+    if not isinstance(first, tuple):  # (its shape has no value at the top)
+        error["field"] = field = _as_pointer(items[0]["field"])  # (as_dict capped it)
         error["message"] = message = cap_text(summary_line(first.message, len(echoes) - 1, MESSAGE_CAP))
-        size += _json_size(field) + _json_size(message)
+        size += len(encode_text(field).encode("utf-8")) + len(encode_text(message).encode("utf-8"))
         if first.expected is not None:  # (its shape has an expectation or none, as this one)
             error["expected"] = first.expected
-            size += _json_size(first.expected)
+            size += len(encode_text(first.expected).encode("utf-8"))
     elif "attempted" in error:
         error["attempted"] = first[0]
         size += _json_size(first[0])

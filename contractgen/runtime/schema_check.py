@@ -574,11 +574,18 @@ class SchemaCheck:
         would make them; the whole violation where it names one of the call's unknown names (``made_anew``;
         ``unknown_names``: ``_unknown_names(value)``, when the caller has them from its ``Mistake``)."""
         unknown = iter(self._unknown_names(value) if unknown_names is None else unknown_names)
+        echoes: list[tuple[Any, str | None] | Violation] = []
         with similarity_budget() if plan.guesses else contextlib.nullcontext():  # did-you-means, bounded as always
-            return [(shown.attempted, shown.did_you_mean) if name is None
-                    else self._root_unknown_name(next(unknown), node)
-                    if name is _AN_UNKNOWN_NAME else self._echo(value[name], node)
-                    for name, node, shown in plan.steps]
+            for name, node, shown in plan.steps:
+                if name is None:
+                    echoes.append((shown.attempted, shown.did_you_mean))
+                elif name is _AN_UNKNOWN_NAME:
+                    echoes.append(self._root_unknown_name(next(unknown), node))
+                else:  # (_echo, written out)
+                    sent = value[name]
+                    echoes.append((cap_value(sent), None if node is None or not isinstance(sent, str)
+                                   else self._enum_guess(node, sent)))
+        return echoes
 
     def _learn_recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]],
                       explained: list[Violation]) -> None:

@@ -34,7 +34,7 @@ from .jsonvalue import (
     thaw,
     too_deep,
 )
-from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
+from .pointer import cap_pointer, escape_token, pointer, pointer_parts, resolve_pointer
 from .redaction import (
     ATTEMPTED_CAP,
     REDACTED,
@@ -198,6 +198,7 @@ class SchemaCheck:
         self._key_memo: dict[tuple[str, int, str], Any] = {}
         #: per closed object node: what the violation of an unknown name there reads of it (_root_unknown_name)
         self._root_words: dict[int, tuple[list[str], tuple[str, ...], frozenset[str], str | None]] = {}
+        self._enum_texts: dict[int, tuple[str, ...]] = {}  # per enum node: its texts (_enum_guess)
         self._explained: dict[tuple[Any, ...], tuple[list[Violation], int]] = {}
         self._located: dict[str, tuple[str, Any]] = {}  # evaluate()'s schema locations, read once
         #: per (keyword, instance path, node, JSON type sent): a violation to reword for a new value
@@ -433,7 +434,9 @@ class SchemaCheck:
         memo_key = ("enum-guess", id(node), sent)
         guess = self._key_memo.get(memo_key, MISSING)
         if guess is MISSING:
-            texts = self._cached("enum-texts", node, lambda: tuple(o for o in node["enum"] if isinstance(o, str)))
+            texts = self._enum_texts.get(id(node))
+            if texts is None:  # (the nodes of self.schema live as long as self: their ids are stable keys)
+                texts = self._enum_texts[id(node)] = tuple(o for o in node["enum"] if isinstance(o, str))
             guess = self._kept_key(memo_key, did_you_mean(sent, texts, None))
         return guess  # type: ignore[no-any-return]
 
@@ -1016,7 +1019,8 @@ class SchemaCheck:
         if guess is MISSING:
             guess = self._kept_key(memo_key, did_you_mean(name, known))
         hint = f"; did you mean '{guess}'?" if guess else ""
-        return Violation(here + pointer([name]), keyword, f"unknown {self.subject.noun} '{clip(name)}'{where}{hint}",
+        token = escape_token(name) if "~" in name or "/" in name else name  # (pointer([name]), written out)
+        return Violation(f"{here}/{token}", keyword, f"unknown {self.subject.noun} '{clip(name)}'{where}{hint}",
                          expected=expected, did_you_mean=guess)
 
     def _refused_name(self, here: str, path: list[Any], node: Any, name: str, keyword: Any) -> Violation:

@@ -51,6 +51,11 @@ def _spend(cells: int) -> bool:
     left = _budget.get()
     if left is None:
         return cells <= SIMILARITY_BUDGET
+    return _take(left, cells)
+
+
+def _take(left: list[int], cells: int) -> bool:
+    """``_spend`` from the budget ``left``."""
     if left[0] < cells:
         left[0] = 0  # once short, stay short: later, cheaper items must not reorder the lists
         return False
@@ -147,8 +152,9 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
     """The known name the caller most likely meant: same name modulo case/separators, one typo
     away, or (last) the most ``similarity`` at ``cutoff`` or above, the first declared on a tie
     (skipped when ``cutoff`` is None)."""
-    if not known or not _spend(4 * len(known)):  # normalising a name costs about four cells
-        return None
+    left = _budget.get()  # (_spend, written out: two calls of it were a tenth of a guess)
+    if not known or (4 * len(known) > SIMILARITY_BUDGET if left is None else not _take(left, 4 * len(known))):
+        return None  # normalising a name costs about four cells
     names = known if type(known) is tuple else tuple(known)
     declared = _DECLARED.get(names)
     if declared is None:  # the declared names come back call after call: read once
@@ -171,7 +177,8 @@ def did_you_mean(key: str, known: Sequence[str], cutoff: float | None = 0.6) -> 
             if (plain is None or len(plain.translate(None, letters)) <= 1) and one_edit_apart(norm, other):
                 return name
     length = len(key)
-    if length > 64 or cutoff is None or not _spend(length * declared.compared):
+    if length > 64 or cutoff is None or (length * declared.compared > SIMILARITY_BUDGET if left is None
+                                         else not _take(left, length * declared.compared)):
         return None
     candidates = declared.candidates.get((length, cutoff))
     if candidates is None:

@@ -42,6 +42,28 @@ def test_breaking_change_with_major_bump_is_allowed_and_exits_0() -> None:
     assert "\x1b[" not in out  # no colour when stdout is not a terminal
 
 
+def test_breaking_change_from_a_pre_release_is_allowed_in_every_format() -> None:
+    """2.0.0-rc.1 -> 2.0.0: a pre-release promised no compatibility (SemVer 2.0, section 9), so the
+    break is printed, marked allowed, and fails nothing; text, markdown and SARIF say why."""
+    case = CASES / "input-enum-value-removed--from-a-pre-release"
+    code, out, _ = run_case(case, fmt="text")
+    assert code == 0, out
+    assert "ERR  input-enum-value-removed" in out and "major-bump-required" not in out
+    assert "allowed: 2.0.0-rc.1 is a pre-release, which promises no compatibility (2.0.0-rc.1 -> 2.0.0)" in out
+    assert "(1 allowed by a pre-release version)" in out and out.rstrip().endswith("OK")
+    assert "(allowed: pre-release)" in run_case(case, fmt="markdown")[1]
+    sarif = json.loads(run_case(case, fmt="sarif")[1])
+    suppressions = [s for r in sarif["runs"][0]["results"] for s in r.get("suppressions", [])]
+    assert suppressions and all("pre-release" in s["justification"] for s in suppressions), suppressions
+
+
+def test_breaking_change_to_a_pre_release_of_the_same_major_still_fails() -> None:
+    """1.0.0 -> 1.1.0-beta.1: the release it leads to must keep 1.0.0's calls working."""
+    code, out, _ = run_case(CASES / "major-bump-required--to-a-pre-release", fmt="text")
+    assert code == 1
+    assert "ERR  major-bump-required" in out and "allowed" not in out
+
+
 def test_dangerous_fails_only_with_fail_on_dangerous() -> None:
     case = CASES / "input-default-changed"  # WARN only (output-enum-value-added is ERR since the set grows)
     assert run_case(case)[0] == 0

@@ -13,7 +13,7 @@ from .levels import apply_levels
 from .model import Context, Direction, Finding, Hit, Level, Mutation, Scope
 from .reading import plain, prove
 from .registry import RULES, RULES_BY_ID, Rule
-from .rules._versions import content_key, is_major_bump
+from .rules._versions import breaking_allowance, content_key
 from .structure import SchemaPair, ToolChange, ToolPair
 from .witness import WitnessFinder, thaw
 
@@ -103,8 +103,8 @@ def _pair_findings(pair: ToolPair, settings: DiffSettings, context: Context,
         if not any(d is direction for d, _ in quiet):  # a silenced rule explains part of it: the user decided
             found.extend(_root_backstop(pair, direction, found, finder, context))
     found = list(_acknowledge(settings.ignores, found))
-    if is_major_bump(pair.old.version, pair.new.version):
-        allowance = f"major version bump {pair.old.version} -> {pair.new.version}"
+    allowance = breaking_allowance(pair.old.version, pair.new.version)
+    if allowance is not None:
         found = [dataclasses.replace(f, allowed_by=allowance) if f.level is not Level.SAFE else f for f in found]
     kept = [f for f in found if f.ignored_by is None]
     for rule in rules:

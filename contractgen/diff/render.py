@@ -61,18 +61,27 @@ def witness_json(value: Any) -> str:
 
 
 def summary(report: DiffReport) -> str:
-    allowed = sum(1 for f in report.findings if f.allowed_by and f.ignored_by is None and f.level is not Level.SAFE)
+    allowances = [f.allowed_by for f in report.findings if f.allowed_by and f.ignored_by is None and f.level is not Level.SAFE]
+    allowed = len(allowances)
     parts = [f"{report.count(Level.BREAKING)} breaking", f"{report.count(Level.DANGEROUS)} dangerous",
              f"{report.count(Level.SAFE)} safe"]
     text = f"{report.compared} version pair{'s' if report.compared != 1 else ''} compared: " + ", ".join(parts)
     if allowed:
-        text += f" ({allowed} allowed by a major version bump)"
+        text += f" ({allowed} allowed by {_allowed_by(allowances)})"
     if report.ignored:
         text += f", {report.ignored} acknowledged in configuration"
     failing = len(report.failing)
     verdict = f"FAILED: {failing} finding{'s' if failing != 1 else ''} need{'s' if failing == 1 else ''} " \
               "a major version bump, a migration, or a fix" if failing else "OK"
     return f"{text}\n{verdict}"
+
+
+def _allowed_by(allowances: list[str], short: bool = False) -> str:
+    """What let findings through (``rules._versions.breaking_allowance``): a major bump, a pre-release."""
+    kinds = ["major bump" if short else "a major version bump"] if any(a.startswith("major") for a in allowances) else []
+    if not all(a.startswith("major") for a in allowances):
+        kinds.append("pre-release" if short else "a pre-release version")
+    return " or ".join(kinds)
 
 
 def render_text(report: DiffReport, labels: Labels, *, color: bool = False, verbose: bool = True) -> str:
@@ -147,8 +156,8 @@ def render_markdown(report: DiffReport, labels: Labels) -> str:
     if report.findings:
         lines += ["| Level | Rule | Tool | Where | Finding |", "|---|---|---|---|---|"]
         for f in report.findings:
-            status = " (acknowledged)" if f.ignored_by else " (allowed: major bump)" if f.allowed_by and \
-                f.level is not Level.SAFE else ""
+            status = " (acknowledged)" if f.ignored_by else f" (allowed: {_allowed_by([f.allowed_by], short=True)})" \
+                if f.allowed_by and f.level is not Level.SAFE else ""
             where = f"`#{_md(f.pointer)}`<br>{_md(_location(f, labels))}"
             lines.append(f"| **{f.level.tag}**{status} | `{f.rule}` | {_md(_pair_title(f))} | {where} | {_md(f.message)} |")
         witnesses = [f for f in report.findings if f.has_witness]

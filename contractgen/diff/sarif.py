@@ -2,7 +2,7 @@
 
 Every rule is listed in the driver (so ``ruleIndex`` is stable across runs); each finding is one
 result on the manifest's file and line, with a stable ``partialFingerprints`` entry. Findings that
-cannot fail the run (acknowledged in configuration, or allowed by a major version bump) are kept,
+cannot fail the run (acknowledged in configuration, or allowed by a major version bump or a pre-release) are kept,
 with a suppression that says why, so code scanning shows them as dismissed rather than losing them.
 """
 

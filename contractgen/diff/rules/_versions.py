@@ -22,6 +22,18 @@ def is_major_bump(old: str, new: str) -> bool:
     return a.major == 0 and b.minor > a.minor
 
 
+def breaking_allowance(old: str, new: str) -> str | None:
+    """Why breaking changes from ``old`` to a later ``new`` break no promise, or None when they do:
+    a major bump, or an ``old`` that is a pre-release (SemVer 2.0, section 9: a pre-release "might
+    not satisfy the intended compatibility requirements", so nobody was promised its shape)."""
+    if is_major_bump(old, new):
+        return f"major version bump {old} -> {new}"
+    a, b = parse(old), parse(new)
+    if a is not None and b is not None and not a.release and b > a:
+        return f"{old} is a pre-release, which promises no compatibility ({old} -> {new})"
+    return None
+
+
 def content_key(tool: ToolVersion) -> str:
     """Everything a manifest says, as one comparable string (positions excluded)."""
     import dataclasses

@@ -175,6 +175,8 @@ def _error_problems(envelope: Mapping[str, Any]) -> list[str]:
                                        and not isinstance(error["retry_after"], bool)
                                        and error["retry_after"] >= 0):
         problems.append("'retry_after' must be a non-negative number of seconds")
+    if "retry_after" in error and error.get("retryable") is False:
+        problems.append("'retry_after' on an error the caller must not retry")
     if "ref" in error and not (isinstance(error["ref"], str) and _REF.match(error["ref"])):
         problems.append("'ref' must be a short hex id")
     if code == "INTERNAL" and "ref" not in error and "upstream" not in error:

@@ -353,8 +353,9 @@ def _raising(err: Any) -> Any:
 
 
 ERRORS = {
+    # retryable: a retry_after comes back only beside an invitation to retry
     "texts": lambda: ToolError(HStr("not there"), code=HStr("NOT_FOUND"), field=HStr("x"), retry_after=HInt(5),
-                               action=HStr("retry_later")),
+                               action=HStr("retry_later"), retryable=True),
     "partial results": lambda: ToolError("partly", code="UNAVAILABLE",
                                          partial_results=HDict(a=HList([HStr("p"), HFloat(1.5), HTuple([HInt(1)])]))),
     "upstream": lambda: ToolError("upstream failed", code="UNAVAILABLE", upstream=HStr("quoted")),
@@ -383,8 +384,8 @@ def test_an_error_reads_the_texts_the_tool_holds_not_what_their_methods_say() ->
     envelope = guard(contract({"type": "object"}, None), _raising(ERRORS["texts"]))({})
     ARMED.clear()
     error = envelope["error"]
-    assert (error["code"], error["message"], error["field"], error["retry_after"], error["action"]) == (
-        "NOT_FOUND", "not there", "/x", 5.0, "retry_later")
+    assert (error["code"], error["message"], error["field"], error["retry_after"], error["action"], error["retryable"]) == (
+        "NOT_FOUND", "not there", "/x", 5.0, "retry_later", True)
     envelope = guard(contract({"type": "object"}, None), _raising(ERRORS["partial results"]))({})
     ARMED.clear()
     assert envelope["error"]["partial_results"] == {"a": ["p", 1.5, [1]]}

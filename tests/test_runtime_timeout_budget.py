@@ -246,6 +246,29 @@ def test_retryable_codes_are_honoured_for_runtime_made_errors() -> None:
     assert guard(refund, explicit)({})["error"]["action"] == "retry_later"
 
 
+@pytest.mark.parametrize(("raised", "kept"), [
+    ({"code": "RATE_LIMITED"}, False),  # left out of retry.retryable_codes: the runtime withholds the retry
+    ({"code": "UNAVAILABLE", "retryable": False, "action": "stop_and_tell_user"}, False),  # the error says so itself
+    ({"code": "NOT_FOUND"}, False),  # not transient at all
+    ({"code": "UNAVAILABLE"}, True),  # listed: retried after retry_after
+    ({"code": "RATE_LIMITED", "retryable": True, "action": "retry_later"}, True),  # its own choice wins
+])
+@pytest.mark.parametrize("how", ["call", "acall"])
+def test_retry_after_comes_only_with_an_invitation_to_retry(raised: dict[str, Any], kept: bool, how: str) -> None:
+    """An envelope that tells the model not to call again never also says when to call again."""
+    refund = Contract(name="refund", version="1.0.0", summary="s", description="d",
+                      input_schema={"type": "object"}, output_schema={"type": "object"},
+                      retry=RetryPolicy(retryable_codes=("UNAVAILABLE",)))
+
+    def raising(_: Any) -> Any:
+        raise ToolError("Busy.", retry_after=30, **raised)
+    tool = guard(refund, raising)
+    envelope = tool({}) if how == "call" else asyncio.run(tool.acall({}))
+    assert_valid_envelope(envelope, refund)
+    error = envelope["error"]
+    assert error["retryable"] is kept and error.get("retry_after") == (30 if kept else None), error
+
+
 def test_async_implementations_that_suspend_work_under_a_deadline() -> None:
     async def busy(args: Any) -> Any:
         queue: asyncio.Queue[int] = asyncio.Queue()

@@ -7,10 +7,11 @@ import keyword
 from typing import Any
 
 from ..naming import class_prefix, error_class_problem
-from ..runtime.codes import CODES
+from ..runtime.codes import CODES, retry_withheld
 from ..runtime.pointer import escape_token
 from .describe import did_you_mean, show
 from .leaks import find_leaks
+from .lower import default_retryable_codes
 from .report import Reporter
 from .schema_walk import lookup_argument
 
@@ -109,6 +110,17 @@ def check_errors(
                 "retry-after-ignored",
                 hint="remove retry_after, or make the error retryable",
             )
+        elif "retry_after" in entry and retry_withheld(
+            entry["code"], entry.get("retryable"), entry.get("action"), _retried_codes(data)
+        ):
+            report.warning(
+                f"{base}/retry_after",
+                f"retry_after has no effect: {entry['code']} is not in retry.retryable_codes, so the "
+                "runtime tells callers not to retry this error and sends no retry_after",
+                "retry-after-ignored",
+                hint=f"add {entry['code']} to retry.retryable_codes to have it retried after "
+                "retry_after, or remove retry_after",
+            )
     retry = data.get("retry", {})
     if "retryable_codes" in retry:
         listed = set(retry["retryable_codes"])
@@ -148,6 +160,16 @@ def _unlisted_retry(entry: dict[str, Any]) -> tuple[str, str]:
     message = (f"error {name!r} tells the model to retry later, but {code} is not in retry.retryable_codes: "
                "callers are told to retry it while the published retry policy leaves it out")
     return message, f"add {code} to retry.retryable_codes, or set `retryable: false`"
+
+
+def _retried_codes(data: dict[str, Any]) -> tuple[str, ...]:
+    """The codes the runtime retries: ``retry.retryable_codes`` as lowered (its default when absent;
+    a malformed list is reported by the meta-schema and read as the default here)."""
+    retry = data.get("retry")
+    listed = retry.get("retryable_codes") if isinstance(retry, dict) else None
+    if isinstance(listed, list) and all(isinstance(code, str) for code in listed):
+        return tuple(listed)
+    return tuple(default_retryable_codes(data))
 
 
 def _idempotent(data: dict[str, Any]) -> bool | None:

@@ -76,7 +76,9 @@ def error_envelope(contract: Contract, code: str, message: str | None, *, retrya
         if value is MISSING or value is None:
             continue
         if key == "retry_after":
-            value = _seconds(value)
+            # only beside "retry": an error the caller must not retry (declared so, left out of
+            # retry.retryable_codes) saying when to retry told the model two things at once
+            value = _seconds(value) if error["retryable"] else None
             if value is None:
                 continue
         elif key == "field":

@@ -64,19 +64,21 @@ def sensitive_name(name: Any) -> bool:
 _SENSITIVE_NAME_LOWER = re.compile(SENSITIVE_NAME.pattern)
 
 
-#: What every secret-looking ASCII name holds, lowered: a secret name, a short secret word, or six
-#: letters starting or ending as a misspelt word does (see above). Most names hold none of it and are
-#: judged in one search (a call of 100,000 distinct names cost half a second to split into words).
-_MAYBE_SENSITIVE_LOWER = re.compile("|".join((
-    SENSITIVE_NAME.pattern, *sorted(SENSITIVE_WORDS),
-    f"(?:{'|'.join(sorted(_MISSPELT_BY_START))})[a-z]{{4}}",
-    f"[a-z]{{4}}(?:{'|'.join(sorted(_MISSPELT_BY_END))})")))
+#: What every secret-looking ASCII name holds, lowered: six letters starting or ending as a misspelt
+#: word does (see above), or a secret name or a short secret word. Most names hold none of it and are
+#: judged in two searches (a call of 100,000 distinct names cost half a second to split into words).
+#: Two, not one alternation of all: re tries every branch at every position, and the misspelt words'
+#: branches, searched alone first, find most names that match early (a name a model misspells
+#: anew each call, "qeury12345": 0.83 -> 0.5 us, none slower).
+_MAYBE_MISSPELT_LOWER = re.compile(f"(?:{'|'.join(sorted(_MISSPELT_BY_START))})[a-z]{{4}}|"
+                                   f"[a-z]{{4}}(?:{'|'.join(sorted(_MISSPELT_BY_END))})")
+_MAYBE_SECRET_LOWER = re.compile("|".join((SENSITIVE_NAME.pattern, *sorted(SENSITIVE_WORDS))))
 
 
 def _sensitive_text(text: str) -> bool:
     if text.isascii():
         lowered = text.lower()
-        if not _MAYBE_SENSITIVE_LOWER.search(lowered):
+        if not (_MAYBE_MISSPELT_LOWER.search(lowered) or _MAYBE_SECRET_LOWER.search(lowered)):
             return False
         if _SENSITIVE_NAME_LOWER.search(lowered):
             return True

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from contractgen.runtime.contract import Contract
 from contractgen.runtime.guard import guard
@@ -97,3 +99,19 @@ def test_notices_on_every_call_path_and_only_on_open_schemas() -> None:
     assert refused["status"] == "error" and refused["error"]["violations"][0]["did_you_mean"] == "owner"
     many = {f"k{i}": i for i in range(100_000)} | {"ownr": "octo"}
     assert "notices" not in inline(many)  # only the first 50 undeclared keys are looked at
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(st.sampled_from(" a\t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000é") | st.characters(), max_size=40),
+       limit=st.sampled_from([5, 300]))
+@example(text="trailing ", limit=300)
+@example(text=" leading", limit=300)
+@example(text="two  spaces", limit=300)
+@example(text="a\u2028line", limit=300)
+def test_a_message_is_one_line_of_single_spaces_whatever_it_holds(text: str, limit: int) -> None:
+    """cap_text tells printable text without runs of spaces in C and leaves it as it is; any other
+    text is split at whitespace of every kind and joined by single spaces, as before."""
+    from contractgen.runtime.envelope import cap_text
+
+    joined = " ".join(text.split())
+    assert cap_text(text, limit) == (joined if len(joined) <= limit else joined[: limit - 1] + "…")

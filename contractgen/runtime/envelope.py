@@ -38,7 +38,11 @@ def new_ref() -> str:
 
 
 def cap_text(text: str, limit: int = MESSAGE_CAP) -> str:
-    text = " ".join(str(text).split())  # one line: no smuggled newlines or log-looking layouts
+    # one line: no smuggled newlines or log-looking layouts. Printable text holds no whitespace but
+    # the ASCII space (every other kind is a control or a separator), so it is one line already
+    # unless spaces run, lead or trail: told in C, without splitting it
+    if type(text) is not str or not text.isprintable() or "  " in text or text[:1] == " " or text[-1:] == " ":
+        text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

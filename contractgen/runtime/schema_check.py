@@ -65,6 +65,7 @@ from .wording import (
     Subject,
     Violation,
     clip,
+    close_budget,
     describe,
     did_you_mean,
     field_label,
@@ -72,6 +73,7 @@ from .wording import (
     keyword_message,
     listed,
     near_miss_notice,
+    open_budget,
     rank_of,
     similarity_budget,
 )
@@ -479,8 +481,8 @@ class SchemaCheck:
     # bench's four-problem mistake. The first plan kept checks the rules agree with evaluate() there.
 
     def _compile_member_rules(self) -> dict[str, Any] | None:
-        """Per declared name: (its scalar rules' yes/no, (rule, that rule's yes/no) per rule), or
-        _ANY_VALUE / _NO_VALUE for a schema without rules / ``false``; None where the members cannot be
+        """Per declared name with rules: (its scalar rules' yes/no, (rule, that rule's yes/no) per rule, or
+        (the rule,) for one rule); None where the members cannot be
         judged one by one (a root or a member schema with another keyword, a $ref, a rule the backend
         cannot compile alone)."""
         root = self.schema
@@ -491,23 +493,26 @@ class SchemaCheck:
         rules: dict[str, Any] = {}
         try:
             for name, node in root.get("properties", {}).items():
-                rules[name] = self._member_rule(node)
+                rule = self._member_rule(node)
+                if rule is not None:
+                    rules[name] = rule
         except _NotByMember:
             return None
         return rules
 
     def _member_rule(self, node: Any) -> Any:
-        """One declared name's entry of ``_compile_member_rules`` (raises _NotByMember); a schema of one
-        rule is (its yes/no, (the rule,))."""
+        """One declared name's entry of ``_compile_member_rules`` (raises _NotByMember): None for a
+        schema without rules; a schema of one rule is (its yes/no, (the rule,)), ``false`` one refusing
+        every value."""
         if node is True or node is False:
-            return _ANY_VALUE if node else _NO_VALUE
+            return None if node else (_refuses, _REFUSED_MEMBER)
         if not isinstance(node, dict):
             raise _NotByMember
         own = {k: v for k, v in node.items() if k in _SCALAR_RULES}
         if any(k not in _SCALAR_RULES and k not in _SCALAR_SILENT and not k.startswith("x-") for k in node):
             raise _NotByMember
         if not own:
-            return _ANY_VALUE
+            return None
         formats = self.formats or None
         try:
             each = tuple((k, _rs.validator_for({k: v}, validate_formats=formats).is_valid) for k, v in own.items())
@@ -526,10 +531,7 @@ class SchemaCheck:
         try:
             for name, member in value.items():
                 rule = rules.get(name)
-                if rule is None or rule is _ANY_VALUE:  # (an undeclared name is the root's error)
-                    continue
-                if rule is _NO_VALUE:
-                    found.append((name, _REFUSED_MEMBER))
+                if rule is None:  # (an undeclared name is the root's error; a schema without rules takes all)
                     continue
                 whole, each = rule
                 if not whole(member):  # (a schema of one rule fails that rule)
@@ -578,7 +580,8 @@ class SchemaCheck:
         ``unknown_names``: ``_unknown_names(value)``, when the caller has them from its ``Mistake``)."""
         unknown = iter(self._unknown_names(value) if unknown_names is None else unknown_names)
         echoes: list[tuple[Any, str | None] | Violation] = []
-        with similarity_budget() if plan.guesses else contextlib.nullcontext():  # did-you-means, bounded as always
+        budget = open_budget() if plan.guesses else None  # did-you-means, bounded as always
+        try:
             for name, node, shown in plan.steps:
                 if name is None:
                     echoes.append((shown.attempted, shown.did_you_mean))
@@ -588,6 +591,9 @@ class SchemaCheck:
                     sent = value[name]
                     echoes.append((cap_value(sent), None if node is None or not isinstance(sent, str)
                                    else self._enum_guess(node, sent)))
+        finally:
+            if budget is not None:
+                close_budget(budget)
         return echoes
 
     def _learn_recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]],
@@ -1603,8 +1609,13 @@ _SCALAR_SILENT = frozenset({"title", "description", "default", "examples", "depr
                             "$comment", "items", "prefixItems", "minItems", "maxItems", "uniqueItems",
                             "properties", "additionalProperties", "required", "minProperties", "maxProperties"})
 _UNREAD = object()  # member rules not compiled yet
-_ANY_VALUE = object()  # a member schema without a rule a scalar can fail
-_NO_VALUE = object()  # a ``false`` member schema
+
+
+def _refuses(member: Any) -> bool:
+    """The yes/no of a ``false`` member schema."""
+    return False
+
+
 _REFUSED_MEMBER = ("falseSchema",)  # what a ``false`` member schema fails (as _flat_keyword names it)
 _BY_MEMBER = object()  # marks a signature read member by member (``SchemaCheck._member_failures``)
 

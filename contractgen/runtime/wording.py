@@ -45,6 +45,15 @@ class similarity_budget:  # (lower case: read as a function, ``with similarity_b
         _budget.reset(self._token)
 
 
+def open_budget() -> contextvars.Token[list[int] | None]:
+    """``similarity_budget()`` entered, without the protocol's three calls (a plan's echoes enter one
+    per bad call): end it with ``close_budget(token)``, in a ``finally``."""
+    return _budget.set([SIMILARITY_BUDGET])
+
+
+close_budget = _budget.reset
+
+
 def _spend(cells: int) -> bool:
     """Take ``cells`` from the current budget (a fresh one per ranking outside any); False when it
     cannot pay, and nothing is taken."""

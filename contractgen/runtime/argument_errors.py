@@ -266,9 +266,9 @@ def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
                  shape: tuple[Any, ...]) -> tuple[dict[str, Any], int] | None:
     """``_filled``, where some violations are made anew: each replaces its item whole, and, first,
     the field, expectation and summary at the top as ``argument_error`` writes them. With the copy,
-    the bytes its error's parts that vary take (each item made anew, each echoed value, what the top
-    says of the first violation): every other byte is the kept error's, as the shape fixes which keys
-    there are. None where an echo does not have the form its part of ``shape`` says; ValueError on
+    the bytes its error's parts that vary take (the texts of each item made anew, each echoed value,
+    what the top says of the first violation): every other byte is the kept error's, as the shape
+    fixes which keys there are. None where an echo does not have the form its part of ``shape`` says; ValueError on
     text UTF-8 cannot carry."""
     error = dict(kept["error"])
     items = []
@@ -287,13 +287,19 @@ def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
             if guess:
                 item["did_you_mean"] = guess
                 size += len(encode_text(guess).encode("utf-8"))
-        else:  # a violation made anew
-            attempted = echo.attempted
-            if (_ANEW, echo.constraint, echo.expected is None, echo.secondary,
-                    (attempted is MISSING, attempted is None, not echo.did_you_mean)) != part:
-                return None
+        else:  # a violation made anew: its texts vary, its keys are the shape's
+            attempted, expected, guess = echo.attempted, echo.expected, echo.did_you_mean
+            if (_ANEW, echo.constraint, expected is None, echo.secondary,
+                    (attempted is MISSING, attempted is None, not guess)) != part or expected == "":
+                return None  # (an empty expectation would leave its key out where the shape has it)
             item = echo.as_dict()
-            size += _json_bytes(item)
+            size += len(encode_text(item["field"]).encode("utf-8")) + len(encode_text(echo.message).encode("utf-8"))
+            if expected:
+                size += len(encode_text(expected).encode("utf-8"))
+            if attempted is not MISSING:
+                size += _json_size(attempted)
+            if guess:
+                size += len(encode_text(guess).encode("utf-8"))
         items.append(item)
     error["violations"] = items
     first = echoes[0]

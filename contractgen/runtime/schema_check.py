@@ -662,11 +662,15 @@ class SchemaCheck:
         closed = self._closed_names
         if closed is None or closed.issuperset(value):  # (the usual call names none: asked in C)
             return tuple(value), []
-        unknown = [name for name in value if name not in closed and not sensitive_name(name)]
-        if not unknown:
-            return tuple(value), unknown
-        placed = set(unknown)
-        return tuple([_AN_UNKNOWN_NAME if name in placed else name for name in value]), unknown
+        names: list[Any] = []
+        unknown: list[str] = []
+        for name in value:
+            if name in closed or sensitive_name(name):
+                names.append(name)
+            else:
+                names.append(_AN_UNKNOWN_NAME)
+                unknown.append(name)
+        return tuple(names), unknown
 
     def _explain_value(self, value: Any) -> tuple[list[Violation], int]:
         whole_value = value

@@ -271,8 +271,8 @@ def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
     fixes which keys there are. None where an echo does not have the form its part of ``shape`` says; ValueError on
     text UTF-8 cannot carry."""
     error = dict(kept["error"])
-    items = []
-    size = 0
+    items: list[dict[str, Any]] = []
+    size = top = 0  # top: the bytes of the first item's field and expectation, said again at the top
     # (the helpers _echo_form, _anew_part, _echoing and _json_size written out: this loop runs per
     # call of a model's new mistake, where each call of a helper was a tenth of the fill)
     for item, echo, part in zip(error["violations"], echoes, shape[1:]):
@@ -293,9 +293,12 @@ def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
                     (attempted is MISSING, attempted is None, not guess)) != part or expected == "":
                 return None  # (an empty expectation would leave its key out where the shape has it)
             item = echo.as_dict()
-            size += len(encode_text(item["field"]).encode("utf-8")) + len(encode_text(echo.message).encode("utf-8"))
+            texts = len(encode_text(item["field"]).encode("utf-8"))
             if expected:
-                size += len(encode_text(expected).encode("utf-8"))
+                texts += len(encode_text(expected).encode("utf-8"))
+            if not items:
+                top = texts
+            size += texts + len(encode_text(echo.message).encode("utf-8"))
             if attempted is not MISSING:
                 size += _json_size(attempted)
             if guess:
@@ -304,12 +307,15 @@ def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
     error["violations"] = items
     first = echoes[0]
     if not isinstance(first, tuple):  # (its shape has no value at the top)
-        error["field"] = field = _as_pointer(items[0]["field"])  # (as_dict capped it)
+        field = items[0]["field"]  # (as_dict capped it: a pointer, as _as_pointer makes it)
+        if not field.startswith("/"):  # ("" too: the whole arguments)
+            field = _as_pointer(field)
+            top += len(encode_text(field).encode("utf-8")) - len(encode_text(items[0]["field"]).encode("utf-8"))
+        error["field"] = field
         error["message"] = message = cap_text(summary_line(first.message, len(echoes) - 1, MESSAGE_CAP))
-        size += len(encode_text(field).encode("utf-8")) + len(encode_text(message).encode("utf-8"))
+        size += top + len(encode_text(message).encode("utf-8"))
         if first.expected is not None:  # (its shape has an expectation or none, as this one)
-            error["expected"] = first.expected
-            size += len(encode_text(first.expected).encode("utf-8"))
+            error["expected"] = first.expected  # (measured as the item's: "" is not None, nor kept)
     elif "attempted" in error:
         error["attempted"] = first[0]
         size += _json_size(first[0])

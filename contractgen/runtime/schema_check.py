@@ -587,10 +587,13 @@ class SchemaCheck:
                     echoes.append((shown.attempted, shown.did_you_mean))
                 elif name is _AN_UNKNOWN_NAME:
                     echoes.append(self._root_unknown_name(next(unknown), node))
-                else:  # (_echo, written out)
+                else:  # (_echo, written out: a short text is its own echo)
                     sent = value[name]
-                    echoes.append((cap_value(sent), None if node is None or not isinstance(sent, str)
-                                   else self._enum_guess(node, sent)))
+                    if type(sent) is str and len(sent) <= ATTEMPTED_CAP:
+                        echoes.append((sent, None if node is None else self._enum_guess(node, sent)))
+                    else:
+                        echoes.append((cap_value(sent), None if node is None or not isinstance(sent, str)
+                                       else self._enum_guess(node, sent)))
         finally:
             if budget is not None:
                 close_budget(budget)

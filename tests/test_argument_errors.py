@@ -417,11 +417,13 @@ def test_member_rules_are_compiled_at_the_first_bad_call_only() -> None:
 
 def test_an_envelope_made_anew_is_measured_byte_for_byte_as_the_full_build_measures_it() -> None:
     """Calls naming a new unknown name, whose echoed values grow a byte a call, then whose unknown name
-    grows a letter a call, across the error's 4,000-byte cap: each is answered as a fresh guard answers
+    (plain, or holding a tab the summary at the top respaces) grows a letter a call, across the
+    error's 4,000-byte cap: each is answered as a fresh guard answers
     it (cut to fit past the cap), though a kept envelope's size is no longer measured whole but from
     the sizes of the parts that vary."""
     for width, calls in ((24, [(f"moe{k:03d}", "a" * k) for k in range(100)]),
-                         (23, [("zz" + "q" * k, "a" * 40) for k in range(50)])):
+                         (23, [("zz" + "q" * k, "a" * 40) for k in range(50)]),
+                         (23, [("z\tz" + "q" * k, "a" * 40) for k in range(50)])):  # (a tab: respaced at the top)
         warm = guard(_contract(PLAIN), _ok)
         cut = 0
         for unknown, text in calls:

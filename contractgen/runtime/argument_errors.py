@@ -36,7 +36,7 @@ from .envelope import (
 )
 from .jsonvalue import JSON_SCALARS, MISSING
 from .pointer import cap_pointer
-from .wording import Violation, first_lines, summary_line
+from .wording import SUMMARY_HEAD, Violation, first_lines, summary_line, summary_tail
 
 #: shapes kept per tool; odd input cannot grow it forever
 _SHAPE_LIMIT = 256
@@ -272,7 +272,9 @@ def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
     text UTF-8 cannot carry."""
     error = dict(kept["error"])
     items: list[dict[str, Any]] = []
-    size = top = 0  # top: the bytes of the first item's field and expectation, said again at the top
+    # top, first_said: the bytes of the first item's field and expectation, said again at the top, and
+    # of its message, which the summary at the top holds
+    size = top = first_said = 0
     # (the helpers _echo_form, _anew_part, _echoing and _json_size written out: this loop runs per
     # call of a model's new mistake, where each call of a helper was a tenth of the fill)
     for item, echo, part in zip(error["violations"], echoes, shape[1:]):
@@ -296,9 +298,10 @@ def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
             texts = len(encode_text(item["field"]).encode("utf-8"))
             if expected:
                 texts += len(encode_text(expected).encode("utf-8"))
+            said = len(encode_text(echo.message).encode("utf-8"))
             if not items:
-                top = texts
-            size += texts + len(encode_text(echo.message).encode("utf-8"))
+                top, first_said = texts, said
+            size += texts + said
             if attempted is not MISSING:
                 size += _json_size(attempted)
             if guess:
@@ -312,8 +315,17 @@ def _filled_anew(kept: dict[str, Any], echoes: Sequence[Echo],
             field = _as_pointer(field)
             top += len(encode_text(field).encode("utf-8")) - len(encode_text(items[0]["field"]).encode("utf-8"))
         error["field"] = field
-        error["message"] = message = cap_text(summary_line(first.message, len(echoes) - 1, MESSAGE_CAP))
-        size += top + len(encode_text(message).encode("utf-8"))
+        said_first, tail = first.message, summary_tail(first.message, len(echoes) - 1)
+        message = SUMMARY_HEAD + said_first + tail
+        if len(message) <= MESSAGE_CAP and said_first.isprintable() and "  " not in said_first \
+                and said_first[:1] != " " and said_first[-1:] != " ":
+            # one line of single spaces, uncut: cap_text leaves it, and its bytes are the message's
+            # and those of the head and the tail (printable ASCII JSON leaves as it is)
+            size += top + first_said + len(SUMMARY_HEAD) + len(tail)
+        else:
+            message = cap_text(summary_line(said_first, len(echoes) - 1, MESSAGE_CAP))
+            size += top + len(encode_text(message).encode("utf-8"))
+        error["message"] = message
         if first.expected is not None:  # (its shape has an expectation or none, as this one)
             error["expected"] = first.expected  # (measured as the item's: "" is not None, nor kept)
     elif "attempted" in error:

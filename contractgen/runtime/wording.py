@@ -490,10 +490,20 @@ def first_lines(violations: Sequence[Violation], limit: int) -> str:
     return summary_line(violations[0].message, len(violations) - 1, limit)
 
 
+#: what a summary line says before the first violation's message
+SUMMARY_HEAD = "Invalid arguments: "
+
+
 def summary_line(first: str, more: int, limit: int) -> str:
     """``first_lines`` of a first violation's message and ``more`` violations after it."""
-    text = f"Invalid arguments: {first}" + ("" if first.endswith(("?", ".", "!")) else ".")
-    if more:
-        text += f" {more} more problem{'s' if more > 1 else ''} in 'violations'."
-    text += " Fix the arguments and call again."
+    text = SUMMARY_HEAD + first + summary_tail(first, more)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summary_tail(first: str, more: int) -> str:
+    """What a summary line says after the first violation's message ``first``: printable ASCII
+    without a character JSON escapes."""
+    tail = "" if first.endswith(("?", ".", "!")) else "."
+    if more:
+        tail += f" {more} more problem{'s' if more > 1 else ''} in 'violations'."
+    return tail + " Fix the arguments and call again."

@@ -587,13 +587,12 @@ class SchemaCheck:
                     echoes.append((shown.attempted, shown.did_you_mean))
                 elif name is _AN_UNKNOWN_NAME:
                     echoes.append(self._root_unknown_name(next(unknown), node))
-                else:  # (_echo, written out: a short text is its own echo)
+                else:
                     sent = value[name]
-                    if type(sent) is str and len(sent) <= ATTEMPTED_CAP:
+                    if type(sent) is str and len(sent) <= ATTEMPTED_CAP:  # (_echo's answer: a short text is its own echo)
                         echoes.append((sent, None if node is None else self._enum_guess(node, sent)))
                     else:
-                        echoes.append((cap_value(sent), None if node is None or not isinstance(sent, str)
-                                       else self._enum_guess(node, sent)))
+                        echoes.append(self._echo(sent, node))
         finally:
             if budget is not None:
                 close_budget(budget)

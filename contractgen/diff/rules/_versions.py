@@ -4,12 +4,9 @@ a version change (build metadata does not) and as a major bump."""
 from __future__ import annotations
 
 from ...ir import ToolVersion
-from ...manifest.semver import SemVer
-from ...manifest.semver import parse as parse_semver
+from ...manifest.semver import parse
 
-
-def parse(text: str) -> SemVer | None:
-    return parse_semver(text)
+__all__ = ["breaking_allowance", "content_key", "is_major_bump", "parse"]
 
 
 def is_major_bump(old: str, new: str) -> bool:

@@ -63,13 +63,25 @@ def _meeting_id(start: dt.datetime) -> str:
 
 # --- book_meeting ---------------------------------------------------------------------------------
 
+def _local_time(text: str, zone: ZoneInfo) -> dt.datetime:
+    """The instant ``text`` names on the clocks of ``zone``; the contract's pattern admits 30 February
+    and times a clock change skips, which name none."""
+    try:
+        start = dt.datetime.fromisoformat(text).replace(tzinfo=zone)
+    except ValueError:
+        raise book_meeting_v2.NoSuchLocalTime() from None
+    if start.astimezone(dt.timezone.utc).astimezone(zone).replace(tzinfo=None) != start.replace(tzinfo=None):
+        raise book_meeting_v2.NoSuchLocalTime()
+    return start
+
+
 @book_meeting_v2.book_meeting.implement
 def book_meeting(args: book_meeting_v2.BookMeetingV2Input) -> book_meeting_v2.BookMeetingV2Output:
     try:
         zone = ZoneInfo(args.time_zone)
     except (ZoneInfoNotFoundError, ValueError):
         raise book_meeting_v2.UnknownTimeZone() from None
-    start = args.start_date.replace(tzinfo=zone)
+    start = _local_time(args.start_date, zone)
     key = start.astimezone(dt.timezone.utc).isoformat()
     if key in BOOKED:
         raise book_meeting_v2.SlotTaken()

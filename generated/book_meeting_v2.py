@@ -36,6 +36,7 @@ __all__ = [
     "BookMeetingV2Output",
     "BookMeetingV2OutputJson",
     "CalendarNotFound",
+    "NoSuchLocalTime",
     "SlotTaken",
     "UnknownTimeZone",
     "VersionMismatch",
@@ -81,9 +82,9 @@ class BookMeetingV2Input(BaseModel):
         ),
     ]
     start_date: Annotated[
-        datetime,
+        str,
         Field(
-            description="Start of the meeting, ISO 8601 local time without offset.",
+            description="Start of the meeting in time_zone's local time, YYYY-MM-DDTHH:MM[:SS] without an offset.",
             examples=["2026-12-01T15:00:00"],
         ),
     ]
@@ -127,6 +128,17 @@ class CalendarNotFound(ToolError):
     )
 
 
+class NoSuchLocalTime(ToolError):
+    """INVALID_ARGUMENT error declared by the contract; raise it from the implementation."""
+
+    spec: ClassVar[ErrorSpec] = ErrorSpec(
+        class_name="NoSuchLocalTime",
+        code="INVALID_ARGUMENT",
+        message="start_date does not exist in time_zone (such as 30 February, or a time skipped by a clock change). Pick an existing local time.",
+        field="/start_date",
+    )
+
+
 class UnknownTimeZone(ToolError):
     """INVALID_ARGUMENT error declared by the contract; raise it from the implementation."""
 
@@ -148,6 +160,7 @@ DESCRIPTION = (
     "Errors:\n"
     "- CONFLICT [/start_date]: The slot is already booked. Pick another start_date from the user's free time and call again. -> fix_arguments\n"
     "- NOT_FOUND: The user has no calendar this tool can write to. Tell the user to connect a calendar. -> stop_and_tell_user\n"
+    "- INVALID_ARGUMENT [/start_date]: start_date does not exist in time_zone (such as 30 February, or a time skipped by a clock change). Pick an existing local time. -> fix_arguments\n"
     "- INVALID_ARGUMENT [/time_zone]: time_zone is not a known IANA zone. Use a name like Europe/Paris or America/New_York. -> fix_arguments\n"
     "- VERSION_MISMATCH: the arguments match an older version of this tool; apply the migration in the error -> fix_arguments\n"
     "Timeout 10 s. Retry RATE_LIMITED, UNAVAILABLE with backoff 0.5-30 s; stop after 3 failures in a row."
@@ -168,8 +181,8 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         "start_date": {
             "type": "string",
-            "format": "date-time",
-            "description": "Start of the meeting, ISO 8601 local time without offset.",
+            "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$",
+            "description": "Start of the meeting in time_zone's local time, YYYY-MM-DDTHH:MM[:SS] without an offset.",
             "examples": ["2026-12-01T15:00:00"],
         },
         "time_zone": {
@@ -241,6 +254,7 @@ CONTRACT = Contract(
     errors=(
         SlotTaken.spec,
         CalendarNotFound.spec,
+        NoSuchLocalTime.spec,
         UnknownTimeZone.spec,
     ),
     retry=RetryPolicy(retryable_codes=("RATE_LIMITED", "UNAVAILABLE"), failure_budget=3),
@@ -293,6 +307,7 @@ book_meeting: ToolStub[BookMeetingV2Input, BookMeetingV2Output, BookMeetingV2Out
     errors=(
         SlotTaken,
         CalendarNotFound,
+        NoSuchLocalTime,
         UnknownTimeZone,
         VersionMismatch,
     ),

@@ -135,9 +135,11 @@ def test_book_meeting_v2_envelopes() -> None:
             raise m.SlotTaken()
         if arguments.title == "crash":
             raise RuntimeError("database password is hunter2")
-        return m.BookMeetingV2Output(meeting_id="m-1", starts_at=arguments.start_date, status="confirmed")
+        assert isinstance(arguments.start_date, str)  # local time, no offset: text, read in time_zone
+        return m.BookMeetingV2Output(meeting_id="m-1", starts_at=arguments.start_date + "+01:00", status="confirmed")
 
-    assert book(MEETING_V2) == _ok("book_meeting", "2.0.0", {"meeting_id": "m-1", "starts_at": "2026-12-01T15:00:00",
+    assert book(MEETING_V2) == _ok("book_meeting", "2.0.0", {"meeting_id": "m-1",
+                                                              "starts_at": "2026-12-01T15:00:00+01:00",
                                                               "status": "confirmed"})
     assert book({**MEETING_V2, "title": "taken"}) == _error(
         "book_meeting", "2.0.0", code="CONFLICT", category="business",
@@ -146,6 +148,9 @@ def test_book_meeting_v2_envelopes() -> None:
     bad = book({**MEETING_V2, "duration_minutes": 1})
     assert bad["error"]["code"] == "INVALID_ARGUMENT" and bad["error"]["field"] == "/duration_minutes"
     assert bad["error"]["constraint"] == "minimum" and bad["error"]["attempted"] == 1
+    offset = book({**MEETING_V2, "start_date": "2026-12-01T15:00:00+01:00"})  # the zone goes in time_zone
+    assert offset["error"]["code"] == "INVALID_ARGUMENT" and offset["error"]["field"] == "/start_date"
+    assert offset["error"]["constraint"] == "pattern"
     bad_email = book({**MEETING_V2, "attendees": [{"email": "not-an-address"}]})
     assert bad_email["error"]["code"] == "INVALID_ARGUMENT" and bad_email["error"]["field"] == "/attendees/0/email"
     old = book(MEETING_V1)

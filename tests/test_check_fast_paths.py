@@ -98,11 +98,13 @@ def _parse_view(parsed: ParsedFile) -> tuple[Any, ...]:
 
 def _schema_accepted(schema: Any) -> bool:
     """The reference verdict: jsonschema under the 2020-12 meta-schema, with ``format: regex`` read
-    as the guard's validator reads patterns (ECMA-262), the project's one regex semantics."""
+    as the guard's validator reads patterns (ECMA-262), the project's one regex semantics, and no
+    other format asserted (``$ref`` and ``$id`` are resolved by their text)."""
     return not any(_REFERENCE_META.iter_errors(schema))
 
 
-_REFERENCE_META = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA)
+_REFERENCE_META = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA,
+                                                format_checker=reference_validator.schema_format_checker())
 
 
 # ---- parse: libyaml against pure-Python

@@ -1,6 +1,6 @@
 """Format inclusions (contractgen/diff/format_inclusion.py): the data agrees with the guard's own
-validator, and a change between two related formats is judged honestly whichever of them this
-environment's jsonschema can assert (a checker added here stands for the optional package)."""
+validator, and a change between two related formats is judged alike whatever jsonschema's optional
+format packages are installed (the reference validator asks the guard's validator for each format)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from contractgen.diff.format_inclusion import INCLUSIONS, gap, includes, unconfi
 from contractgen.diff.pairing import pair_files
 from contractgen.manifest.load import load_contracts
 from contractgen.runtime import reference_validator
+from contractgen.runtime.reference_validator import GUARD_FORMATS
 
 CASES = Path(__file__).parent / "cases" / "diff"
 
@@ -40,35 +41,24 @@ def test_unrelated_formats_are_no_inclusion() -> None:
     assert not includes("iri", "uri-reference") and gap("date", "date-time") == ()
 
 
-def _checker(*formats: str) -> jsonschema.FormatChecker:
-    """jsonschema's 2020-12 format checker limited to ``formats`` (as if the others' packages were missing)."""
-    checker = jsonschema.FormatChecker([])
-    checker.checkers = {k: v for k, v in jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers.items()
-                        if k in formats}
-    return checker
+def test_a_gap_the_checker_cannot_confirm_is_said_so() -> None:
+    """A checker that reads email and idn-email alike (jsonschema's own) cannot show their difference:
+    the finding says why instead of claiming one."""
+    alike = jsonschema.FormatChecker(())
+    for fmt in ("email", "idn-email"):
+        alike.checks(fmt)(lambda text: "@" in text)
+    assert "accepts them as email too" in (unconfirmed_gap("email", "idn-email", alike) or "")
+    assert unconfirmed_gap("email", "idn-email") is None  # the reference checker (the guard's reading)
 
 
-def test_the_reason_names_what_stands_in_the_way() -> None:
-    without_idna = _checker("email", "idn-email")
-    without_idna.checks("hostname")(lambda text: _guard_accepts("hostname", text))
-    assert "it needs idna" in (unconfirmed_gap("hostname", "idn-hostname", without_idna) or "")
-    assert "accepts them as email too" in (unconfirmed_gap("email", "idn-email", without_idna) or "")
-    both = _checker("idn-hostname")
-    both.checks("hostname")(lambda text: _guard_accepts("hostname", text))
-    assert unconfirmed_gap("hostname", "idn-hostname", both) is None
-
-
-@pytest.fixture(params=[True, False], ids=["with-fqdn", "without-fqdn"])
-def hostname_checked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
-    """jsonschema with idna (idn-hostname asserted), and with or without ``fqdn`` (``hostname``
-    asserted, read as the guard reads it, or not asserted at all)."""
-    pytest.importorskip("idna")
-    for checkers in (jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers, jsonschema.FormatChecker.checkers):
-        if request.param:
-            checker = (lambda text: not isinstance(text, str) or _guard_accepts("hostname", text), ())
-            monkeypatch.setitem(checkers, "hostname", checker)  # a checker is built from the class's dict
-        else:
-            monkeypatch.delitem(checkers, "hostname", raising=False)
+@pytest.fixture(params=["installed", "lax"])
+def registry(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """jsonschema's global format registry as installed here, or with every format taking anything (as
+    if lax optional packages had registered them): the diff must read both alike."""
+    if request.param == "lax":
+        for checkers in (jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers, jsonschema.FormatChecker.checkers):
+            for fmt in GUARD_FORMATS:
+                monkeypatch.setitem(checkers, fmt, (lambda _text: True, ()))
     _forget()
     yield request.param
     monkeypatch.undo()
@@ -90,40 +80,33 @@ def _findings(case: Path) -> dict[str, tuple[Level, object, str]]:
             for f in report.findings if f.rule != "major-bump-required"}
 
 
-def test_idn_hostname_against_hostname_is_judged_by_what_jsonschema_asserts(hostname_checked: bool) -> None:
-    """With fqdn, a non-ASCII host name (例子.广告) shows both the input narrowing and the output
-    widening (ERR); without it jsonschema cannot confirm it (WARN, saying fqdn is missing).
-    email against idn-email stays WARN either way: jsonschema reads them alike."""
+@pytest.mark.usefixtures("registry")
+def test_a_narrowed_idn_format_is_shown_with_a_text_only_the_wider_one_admits() -> None:
+    """idn-hostname -> hostname and idn-email -> email refuse non-ASCII names on the input (ERR, with
+    the name as the witness) and admit them on the output; the same whatever jsonschema has installed."""
     found = _findings(CASES / "proof-format-idn")
-    for pointer, name in (("/input/properties/host", "host"), ("/output/properties/server", "server")):
-        level, witness, text = found[pointer]
-        if hostname_checked:
-            assert level is Level.BREAKING and witness[name] == "例子.广告", (pointer, found[pointer])  # type: ignore[index]
-        else:
-            assert level is Level.DANGEROUS and "it needs fqdn" in text, (pointer, found[pointer])
-    assert found["/input/properties/to"][0] is Level.DANGEROUS
-    assert found["/output/properties/reply_to"][0] is Level.DANGEROUS
+    for pointer, name, text in (("/input/properties/host", "host", "例子.广告"), ("/input/properties/to", "to", "用户@例子.广告"),
+                                ("/output/properties/server", "server", "例子.广告"),
+                                ("/output/properties/reply_to", "reply_to", "用户@例子.广告")):
+        level, witness, _ = found[pointer]
+        assert level is Level.BREAKING and witness[name] == text, (pointer, found[pointer])  # type: ignore[index]
 
 
-def test_a_widened_input_hostname_is_safe_where_jsonschema_checks_both(hostname_checked: bool,
-                                                                       tmp_path: Path) -> None:
-    """hostname -> idn-hostname contains the old format; where jsonschema asserts idn-hostname and not
-    hostname, the text "" (no hostname) passes the old check and fails the new one: ERR, and the
-    message says it is this environment's reading."""
-    for side, fmt in (("old", "hostname"), ("new", "idn-hostname")):
-        folder = tmp_path / "host" / side
+@pytest.mark.usefixtures("registry")
+@pytest.mark.parametrize("fmt", ["hostname", "email", "uri", "uri-reference"])
+def test_an_input_format_widened_to_its_idn_or_reference_form_is_safe(fmt: str, tmp_path: Path) -> None:
+    wider = {"hostname": "idn-hostname", "email": "idn-email", "uri": "iri", "uri-reference": "iri-reference"}[fmt]
+    for side, each in (("old", fmt), ("new", wider)):
+        folder = tmp_path / "widened" / side
         folder.mkdir(parents=True)
         text = (CASES / "proof-format-widened" / side / "demo.yaml").read_text("utf-8")
-        (folder / "demo.yaml").write_text(text.replace("format: idn-email", f"format: {fmt}")
-                                          .replace("format: email", f"format: {fmt}"), "utf-8")
-    level, witness, text = _findings(tmp_path / "host")["/input/properties/to"]
-    if hostname_checked:
-        assert level is Level.SAFE and "a widening" in text
-    else:
-        assert level is Level.BREAKING and "it needs fqdn" in text and witness["to"] == "", text  # type: ignore[index]
+        (folder / "demo.yaml").write_text(text.replace("format: idn-email", f"format: {each}")
+                                          .replace("format: email", f"format: {each}"), "utf-8")
+    level, _, text = _findings(tmp_path / "widened")["/input/properties/to"]
+    assert level is Level.SAFE and "a widening" in text, text
 
 
-def test_the_environment_independent_widenings_are_safe() -> None:
-    """email < idn-email, uri < iri, uri-reference < iri-reference: INFO whatever is installed."""
+def test_the_bundled_widenings_are_safe() -> None:
+    """email < idn-email, uri < iri, uri-reference < iri-reference: INFO."""
     found = _findings(CASES / "proof-format-widened")
     assert {level for level, _, _ in found.values()} == {Level.SAFE}, found

@@ -102,6 +102,13 @@ def test_good_bad_and_old_version_calls() -> None:
         assert (error["code"], error["action"], error["field"]) == ("CONFLICT", "fix_arguments", "/start_date")
         assert envelope_of(taken) == taken.structured_content
 
+        # local times that name no instant in the zone: the declared error, not INTERNAL or a guess
+        for no_such in ("2027-02-30T10:00:00", "2027-03-28T02:30:00"):  # 30 Feb; Paris's clocks skip 02:00-03:00
+            missing = await session.call_tool("book_meeting", {**GOOD_MEETING, "start_date": no_such})
+            error = missing.structured_content["error"]
+            assert missing.is_error is True and (error["code"], error["field"]) == ("INVALID_ARGUMENT", "/start_date")
+            assert error["message"].startswith("start_date does not exist in time_zone")
+
         # bad arguments: a tool-execution error naming the field, the constraint and what was sent
         bad = await session.call_tool("book_meeting", {**GOOD_MEETING, "duration_minutes": "60"})
         assert bad.is_error is True

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .format_inclusion import includes_here
+from .format_inclusion import includes
 from .generate import shortest_match
 from .regex_inclusion import pattern_includes
 
@@ -175,7 +175,7 @@ def _keyword_holds(key: str, value: Any, outer: dict[str, Any], inner: dict[str,
     if key == "required":
         return isinstance(value, list) and set(value) <= set(inner.get("required", []))
     if key == "format":  # every email address is an idn-email address (format_inclusion.py)
-        return includes_here(value, inner.get("format"))
+        return includes(value, inner.get("format"))
     if key == "pattern":  # every string inner accepts matches its own pattern, hence this one
         own = inner.get("pattern")
         return isinstance(value, str) and isinstance(own, str) and pattern_includes(value, own) is True

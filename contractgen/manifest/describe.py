@@ -7,6 +7,7 @@ from typing import Any
 
 import jsonschema
 
+from ..runtime.reference_validator import GUARD_FORMATS, format_checker
 from ..runtime.wording import did_you_mean as guess_name
 from .model_formats import TYPED_FORMATS
 
@@ -31,6 +32,30 @@ TYPE_SYNONYMS = {
     "none": "null",
 }
 TYPE_NAMES = ("array", "boolean", "integer", "null", "number", "object", "string")
+
+
+#: what the formats authors most often misread ask for (RFC 3339 for the date and time formats)
+_FORMAT_SHAPES = {
+    "date-time": "a date-time is RFC 3339: a date, a time and a time-zone offset, as in 2026-12-01T15:00:00Z or 2026-12-01T15:00:00+01:00",
+    "time": "a time is RFC 3339: a time and a time-zone offset, as in 15:00:00Z or 15:00:00+01:00",
+    "date": "a date is YYYY-MM-DD, as in 2026-12-01",
+    "duration": "a duration is ISO 8601's P[n]Y[n]M[n]DT[n]H[n]M[n]S, as in PT1H30M",
+}
+
+
+def _format_hint(fmt: Any, instance: Any) -> str | None:
+    """Why a value fails its format: the format itself (the guard refuses it under formats=True),
+    or, for a value the format admits, the Python type the generated model reads it into."""
+    if not isinstance(fmt, str) or not isinstance(instance, str):
+        return None
+    if fmt in GUARD_FORMATS and not format_checker().conforms(instance, fmt):
+        shape = _FORMAT_SHAPES.get(fmt)
+        return (f"{shape + '; ' if shape else ''}the guard refuses this value when formats are asserted "
+                f"(formats=True): use a valid {fmt}, or describe the text with 'pattern' instead of 'format'")
+    if fmt in TYPED_FORMATS:
+        return (f"the generated model reads {fmt} text into a Python type that cannot hold this value, so "
+                "the stub would refuse it: use another value")
+    return None
 
 
 def json_type(value: Any) -> str:
@@ -156,9 +181,7 @@ def describe_validation_error(error: jsonschema.ValidationError) -> tuple[str, s
     if keyword == "pattern":
         return f"expected a string matching {expected} (got {show(instance)})", None
     if keyword == "format":
-        hint = (f"the generated model reads a {expected} into a Python type that cannot hold this value, so "
-                "the stub would refuse it: use another value" if expected in TYPED_FORMATS else None)
-        return f"expected a {expected} string (got {show(instance)})", hint
+        return f"expected a {expected} string (got {show(instance)})", _format_hint(expected, instance)
     if keyword == "multipleOf":
         return f"expected a multiple of {expected} (got {show(instance)})", None
     if keyword in ("anyOf", "oneOf") and error.context:

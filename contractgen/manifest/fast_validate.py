@@ -15,33 +15,15 @@ from typing import Any
 
 import jsonschema
 
+from ..runtime.reference_validator import GUARD_FORMATS
+
 #: off: every pre-check answers "cannot tell", so jsonschema decides alone (the reference path the
 #: benchmark and the tests compare against)
 USE_JSONSCHEMA_RS = True
 #: The formats JSON Schema 2020-12 defines (others, such as OpenAPI's int32, are annotations). The
-#: pre-check hands each of them, and any other format jsonschema checks, to jsonschema's checker (an
-#: unchecked format passes); `check` suggests the closest one for a misspelt format.
-STANDARD_FORMATS = (
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-)
+#: pre-check hands each of them, and any other format jsonschema checks, to the reference format
+#: checker (an unchecked format passes); `check` suggests the closest one for a misspelt format.
+STANDARD_FORMATS = (*GUARD_FORMATS, "regex")
 
 
 def _conforms(checker: jsonschema.FormatChecker, format_name: str, value: Any) -> bool:

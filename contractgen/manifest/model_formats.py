@@ -86,7 +86,8 @@ def _model_takes(fmt: str, base: Callable[[Any], bool] | None) -> Callable[[Any]
 def model_format_checker() -> jsonschema.FormatChecker:
     """The reference format checker, where a typed format also asks the model's type."""
     base = reference_validator.format_checker()
-    checker = jsonschema.FormatChecker(base.checkers)
+    checker = jsonschema.FormatChecker(())  # not FormatChecker(names): see reference_validator
+    checker.checkers.update(base.checkers)
     for fmt in TYPED_FORMATS:
         known = base.checkers.get(fmt)
         checker.checks(fmt)(_model_takes(fmt, _passes(*known) if known else None))

@@ -54,8 +54,9 @@ from .secrets_shown import (
 )
 from .unkept_annotations import check_content_keywords, check_read_only_input
 
-_FORMAT_CHECKER = reference_validator.format_checker()
-_META_VALIDATOR = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA)
+_FORMAT_CHECKER = reference_validator.schema_format_checker()
+_META_VALIDATOR = reference_validator.validator(jsonschema.Draft202012Validator.META_SCHEMA,
+                                                format_checker=_FORMAT_CHECKER)
 
 #: ``items: [a, b]`` is draft-07's tuple form; 2020-12 says ``prefixItems`` and reserves ``items``
 #: for what follows them (its meta-schema rejects the array, so this is an error, not a warning).
@@ -154,7 +155,7 @@ def meta_schema_errors(schema: Any) -> list[jsonschema.ValidationError]:
 
 def fast_meta_valid(schema: Any) -> bool:
     """Whether jsonschema-rs accepts ``schema`` under the 2020-12 meta-schema, formats checked the
-    way jsonschema's format checker does; False also when it cannot tell."""
+    way the reference validator's meta-schema reading does; False also when it cannot tell."""
     is_valid = _fast_meta_validator()
     return is_valid is not None and is_valid(schema)
 

@@ -4,8 +4,10 @@
 jsonschema runs ``pattern``, ``patternProperties``, ``additionalProperties``,
 ``unevaluatedProperties`` and ``format: regex`` with Python's ``re`` (``$`` matches before a final
 newline, ``\\d`` matches any Unicode digit, ``\\p{L}`` is an error). Here each of them asks
-``patterns.py`` instead, which answers as the guard's validator does; ``multipleOf`` asks the guard's
-validator too (jsonschema divides in binary floating point). Imported only where jsonschema
+``patterns.py`` instead, which answers as the guard's validator does; ``multipleOf`` and the formats
+the guard asserts ask the guard's validator too (jsonschema divides in binary floating point, checks
+``date-time``, ``hostname`` or ``uri`` only where optional packages happen to be installed, and takes
+any text holding an @ for an ``email``). Imported only where jsonschema
 is installed (the compiler extra, or the guard's fallback for a schema jsonschema-rs cannot compile).
 """
 
@@ -163,11 +165,48 @@ def _is_regex(instance: object) -> bool:
     return not isinstance(instance, str) or pattern_problem(instance) is None
 
 
+#: The formats JSON Schema 2020-12 defines, other than ``regex``: the guard's validator asserts each
+#: of them under ``formats=True``, and the reference validator asks it for its verdict, so a value
+#: ``check`` accepts is one the guard accepts on every machine.
+GUARD_FORMATS = (
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname",
+    "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template",
+    "json-pointer", "relative-json-pointer",
+)
+
+
+def _guard_format(name: str) -> Callable[[object], bool]:
+    conforms = _rs.validator_for({"format": name}, validate_formats=True).is_valid
+
+    def is_format(instance: object) -> bool:
+        return not isinstance(instance, str) or bool(conforms(instance))
+
+    return is_format
+
+
 @functools.cache
 def format_checker(base: Any = None) -> Any:
-    """``base``'s format checker (default: 2020-12's) with ``regex`` judged by ``patterns.py``."""
+    """``base``'s format checker (default: 2020-12's) with ``regex`` judged by ``patterns.py`` and
+    the guard's formats by the guard's validator."""
     base = base or jsonschema.Draft202012Validator
-    checker = jsonschema.FormatChecker(base.FORMAT_CHECKER.checkers)
+    # FormatChecker(names) looks each name up in jsonschema's global registry, which lacks the
+    # formats whose optional packages are missing: start empty and copy base's own checks instead
+    checker = jsonschema.FormatChecker(())
+    checker.checkers.update(base.FORMAT_CHECKER.checkers)
+    checker.checks("regex")(_is_regex)
+    if _rs is not None:
+        for name in GUARD_FORMATS:
+            checker.checks(name)(_guard_format(name))
+    return checker
+
+
+@functools.cache
+def schema_format_checker() -> Any:
+    """The formats of the 2020-12 meta-schema as schemas are read: ``regex`` (``pattern``,
+    ``patternProperties``) judged by ``patterns.py``, and no other. ``$ref``, ``$id`` and ``$schema``
+    are ``uri-reference`` / ``uri`` there, yet validators resolve a ``$ref`` RFC 3986 refuses
+    (``#/$defs/né``, ``#/$defs/a b``) by its text, as the guard does."""
+    checker = jsonschema.FormatChecker(())
     checker.checks("regex")(_is_regex)
     return checker
 
@@ -211,4 +250,5 @@ def validator(schema: Any, *, formats: bool = True, **kwargs: Any) -> Any:
     return cls(schema, **kwargs)
 
 
-__all__ = ["PatternUndecided", "format_checker", "validator", "validator_class"]
+__all__ = ["GUARD_FORMATS", "PatternUndecided", "format_checker", "schema_format_checker", "validator",
+           "validator_class"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, assert_type
+from zoneinfo import ZoneInfo
 
 from contractgen.runtime import CallRecord, GuardedTool
 from contractgen.runtime.envelope_types import Envelope
@@ -22,7 +24,8 @@ from generated.search_documents_v1 import (
 
 @book_meeting.implement
 async def book(args: BookMeetingV2Input) -> BookMeetingV2Output:
-    return BookMeetingV2Output(meeting_id="m-1", starts_at=args.start_date, status="confirmed")
+    return BookMeetingV2Output(meeting_id="m-1", status="confirmed",
+                              starts_at=datetime.fromisoformat(args.start_date).replace(tzinfo=ZoneInfo(args.time_zone)))
 
 
 assert_type(book, GuardedTool[BookMeetingV2Input, BookMeetingV2Output, BookMeetingV2OutputJson])

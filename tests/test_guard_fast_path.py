@@ -9,6 +9,7 @@ envelope, every failure count and every budget exhaustion must agree.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import math
@@ -23,6 +24,7 @@ from contractgen.runtime import (
     Contract,
     EmptyResult,
     ErrorSpec,
+    GuardedTool,
     RetryPolicy,
     Timeout,
     ToolError,
@@ -125,12 +127,12 @@ def test_the_closure_is_really_taken_and_counts_failures_like_the_full_path() ->
     tool = guard(contract(FLAT_INPUT), implementation)
     taken: list[dict[str, Any]] = []
     closure = tool._fast
-    assert closure is not None
+    assert closure is not None and type(tool).__call__ is closure  # the tool's own class calls it
 
-    def spy(arguments: dict[str, Any], session: str) -> Any:
+    def spy(self: Any, arguments: dict[str, Any], *rest: Any, **options: Any) -> Any:
         taken.append(arguments)
-        return closure(arguments, session)
-    tool._fast = spy
+        return closure(self, arguments, *rest, **options)
+    type(tool).__call__ = spy  # type: ignore[method-assign]
     budgets = [tool({"mode": "flaky"}, session="s")["error"]["budget"]["consecutive_failures"] for _ in range(2)]
     assert budgets == [1, 2]
     assert tool({"mode": "ok"}, session="s")["status"] == "ok"
@@ -144,14 +146,22 @@ def test_the_call_log_sees_every_call_however_its_level_is_set(caplog: pytest.Lo
     call, and once the call log is off again the closure answers again."""
     tool = guard(contract(FLAT_INPUT), implementation)
     closure = tool._fast
-    assert closure is not None
+    assert closure is not None and type(tool).__call__ is closure
     answered: list[bool] = []
+    handed_on: list[bool] = []  # the class's general __call__ ends in _finish; the closure's answer does not
+    finish = tool._finish
 
-    def spy(arguments: dict[str, Any], session: str) -> Any:
-        envelope = closure(arguments, session)
-        answered.append(envelope is not None)
+    def finishing(*args: Any, **options: Any) -> Any:
+        handed_on.append(True)
+        return finish(*args, **options)
+    tool._finish = finishing  # type: ignore[method-assign]
+
+    def spy(self: Any, arguments: dict[str, Any], *rest: Any, **options: Any) -> Any:
+        before = len(handed_on)
+        envelope = closure(self, arguments, *rest, **options)
+        answered.append(len(handed_on) == before)
         return envelope
-    tool._fast = spy
+    type(tool).__call__ = spy  # type: ignore[method-assign]
 
     def logged_calls() -> int:
         return sum(record.name == "contractgen.runtime.calls" for record in caplog.records)
@@ -185,6 +195,28 @@ def test_the_call_log_sees_every_call_however_its_level_is_set(caplog: pytest.Lo
     for _ in range(2):
         tool({"mode": "ok"})
     assert answered[-1]
+
+
+def test_each_tool_has_a_class_of_its_own_that_stands_for_guarded_tool() -> None:
+    """The closure is the ``__call__`` of a class made for the tool alone: it reads as GuardedTool, a
+    copy or a new implementation never shares it, and a tool that leaves the fast path (an
+    ``on_call`` set) takes GuardedTool's own ``__call__`` until it is unset."""
+    tool = guard(contract(FLAT_INPUT), implementation)
+    other = guard(contract(FLAT_INPUT), implementation)
+    own = type(tool)
+    assert isinstance(tool, GuardedTool) and own is not GuardedTool and own.__bases__ == (GuardedTool,)
+    assert own.__name__ == own.__qualname__ == "GuardedTool" and own is not type(other)
+    assert type(tool.with_implementation(implementation)) not in (own, GuardedTool)
+    twin = copy.copy(tool)
+    twin.on_call = lambda record: None
+    assert type(tool).__call__ is tool._fast and type(twin).__call__ is GuardedTool.__call__  # type: ignore[comparison-overlap]
+    records: list[Any] = []
+    tool.on_call = records.append
+    assert type(tool) is own and own.__call__ is GuardedTool.__call__  # type: ignore[comparison-overlap]
+    assert tool({"mode": "ok"})["status"] == "ok" and len(records) == 1
+    tool.on_call = None
+    assert own.__call__ is tool._fast and tool({"mode": "ok"})["status"] == "ok" and len(records) == 1  # type: ignore[comparison-overlap]
+    assert other({"mode": "ok"})["status"] == "ok"
 
 
 def test_the_closure_never_swallows_interrupts() -> None:

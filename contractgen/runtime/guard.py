@@ -65,8 +65,6 @@ from .jsonvalue import (
     INT_CEILING,
     INT_DIGITS_CAP,
     INT_FLOOR,
-    JSON_SCALARS,
-    MEMBER_BY_MEMBER,
     MISSING,
     TooDeep,
     big_integral_floats_as_ints,
@@ -238,7 +236,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                  mapper: Mapper | None = None, invalid_output_code: str = "INTERNAL",
                  resources: Any = None, formats: bool = False, hooks: Any = None) -> None:
         self.contract = contract
-        self._fast: Callable[[Any, str], Envelope | None] | None = None
+        #: the happy path of the plainest tools, installed as this tool's own ``__call__`` (_take_fast_path)
+        self._fast: Callable[..., Envelope] | None = None
         self._hooks = hooks
         self.name = contract.name
         self.version = contract.version
@@ -280,7 +279,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._declared = frozenset(spec.class_name for spec in contract.errors)
         #: takes the call's secrets out of an ok output that echoes them; None where no call can carry one
         self._output_scrub = output_scrub(self._compiled.input.schema, resources, self._compiled.output.schema)
-        self._fast = self._fast_path()
+        self._take_fast_path()
         #: worker threads and abandoned calls of this tool: a stuck tool exhausts only its own share
         self.capacity = Capacity(contract.name)
         #: set once an async implementation held the event loop in one step for its deadline (or
@@ -289,6 +288,24 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         functools.update_wrapper(self, implementation, assigned=("__module__", "__name__",
                                                                  "__qualname__", "__doc__"),
                                  updated=())
+
+    def _take_fast_path(self) -> None:
+        """Installs the fast path (or not) as ``__call__`` of a class of this tool's own: Python reads
+        ``__call__`` on the type, and a method that calls a closure costs a frame more per call (3%
+        of a happy call, bench/guard_overhead.py). The class is the tool's alone (a copy of the tool
+        gets one of its own when its path changes), named as its base."""
+        fast = self._fast_path()
+        self._fast = fast
+        own = type(self)
+        if own.__dict__.get("_tool_id") != id(self):  # the class of another tool (this one is its copy), or none
+            base = _public_class(own)
+            if fast is None:
+                self.__class__ = base
+                return
+            own = type(base.__name__, (base,), {"_tool_id": id(self), "__module__": base.__module__,
+                                                "__qualname__": base.__qualname__, "__doc__": base.__doc__})
+            self.__class__ = own
+        own.__call__ = fast if fast is not None else _public_class(own).__call__  # type: ignore[method-assign]
 
     # -- public surface ---------------------------------------------------------------------
     @property
@@ -304,7 +321,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             state: BudgetStore | MutableMapping[str, Any] | None = None,
                             on_call: Callable[[CallRecord], None] | None = None) -> GuardedTool[InT, OutT, WireT]:
         """The same contract, models, errors and options around another implementation."""
-        return type(self)(self.contract, implementation, input_model=self.input_model,
+        return _public_class(type(self))(self.contract, implementation, input_model=self.input_model,
                            output_model=self.output_model, errors=self.errors, state=state,
                            on_call=on_call if on_call is not None else self.on_call,
                            description=self.description, mapper=self.mapper,
@@ -319,7 +336,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
     @on_call.setter
     def on_call(self, value: Callable[[CallRecord], None] | None) -> None:
         self._on_call = value
-        self._fast = self._fast_path()
+        self._take_fast_path()
 
     @property
     def hooks(self) -> Any:
@@ -329,21 +346,13 @@ class GuardedTool(Generic[InT, OutT, WireT]):
     @hooks.setter
     def hooks(self, value: Any) -> None:
         self._hooks = value
-        self._fast = self._fast_path()
+        self._take_fast_path()
 
     # No ``*`` before the options: Python looks up each omitted keyword-only default by name in a
     # dict on every call, 2% of a happy call here (bench/guard_overhead.py). Pass them by keyword.
     def __call__(self, arguments: Arguments, contract_version: str | None = None,
                  session: str = "default", call_id: str | None = None,
                  caller: str | None = None) -> Envelope[WireT]:
-        fast = self._fast
-        if fast is not None and contract_version is None:
-            envelope = fast(arguments, session)
-            if envelope is not None:
-                if envelope is not _INVALID:
-                    return envelope
-                # invalid arguments, unobserved (as the fast path requires): explained here
-                return self._finish(self._refused_call(arguments), session, 0.0, False)
         if self._hooks is not None:
             try:
                 return self._hooks.call(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
@@ -434,15 +443,16 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             envelope = self._with_notices(envelope, arguments)
         return envelope
 
-    def _fast_path(self) -> Callable[[Any, str], Envelope | None] | None:
+    def _fast_path(self) -> Callable[..., Envelope] | None:
         """The happy path of the plainest tools as one closure over local names: an unobserved sync
         tool with no hooks, no deadline, no version history, a flat-checked input schema, no notices, no empty rule and
         an in-memory budget. None when any of that does not hold (``_inline_call`` serves them).
 
-        It answers only a valid call whose result passes the output check with no failure counted
-        anywhere; anything else goes through ``_inline_call`` and ``_finish`` (never running the
-        implementation twice). ``tests/test_guard_fast_path.py`` proves both paths give the same
-        envelope.
+        It is the tool's ``__call__`` (``_take_fast_path``) and answers a valid call whose result
+        passes the output check with no failure counted anywhere; a refused call it explains at
+        once, and any other goes to the class's own ``__call__`` before the implementation runs or
+        through ``_finish`` after (never running the implementation twice).
+        ``tests/test_guard_fast_path.py`` proves both paths give the same envelope.
         """
         counts = self._local_counts
         input_numbers = self._compiled.input.number_names
@@ -454,7 +464,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         input_is_valid, output_is_valid = self._input_is_valid, self._output_is_valid
         build, implementation, output_plain = self._build_input, self.implementation, self._output_plain
         name, version = self.name, self.version
-        settled_for, finish = self._settled_for, self._finish
+        settled_for, finish, refused = self._settled_for, self._finish, self._refused_call
+        general = _public_class(type(self)).__call__  # every call the fast path does not answer
         output_numbers = self._compiled.output_numbers
         text_read = self._output_text_read
         echo_scrub = self._output_scrub
@@ -462,60 +473,46 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if _call_log_memo is None:
             return None
         log_enabled, info = _call_log_memo.get, _INFO  # closure cells: cheaper than module globals
-        listening = progress_listening
-        plain, scalars, few = plain_json, JSON_SCALARS, MEMBER_BY_MEMBER
+        listening, oversized = progress_listening, _oversized_member
+        plain = plain_json
         # copying a finished dict is about half the work of building one from a literal
         ok: dict[str, Any] = {"status": "ok", "tool": name, "version": version, "output": None, "empty": False}
         new_ok = ok.copy
 
-        def fast(arguments: Any, session: str) -> Envelope | None:
+        def fast(self: Any, arguments: Any, contract_version: str | None = None, session: str = "default",
+                 call_id: str | None = None, caller: str | None = None) -> Envelope:
             # the call log needs the full path, and so does a progress listener (messages are scrubbed)
-            if type(arguments) is not dict or log_enabled(info, True) or listening() is not None:
-                return None
+            if contract_version is not None or type(arguments) is not dict or log_enabled(info, True) \
+                    or listening() is not None:
+                return general(self, arguments, contract_version, session, call_id, caller)
+            value: Any
             try:
                 if not input_is_valid(arguments):
-                    return _INVALID  # (not None: _inline_call would ask the validator again)
-                # oversized_int_in, inline: only these members can hide one (most schemas name none;
+                    value = _INVALID
+                # oversized_int_in over the only members that can hide one (most schemas name none;
                 # entering the empty loop cost 1% of a happy call, 250 of 21,550 instructions)
-                if input_numbers:
-                    for key in input_numbers:
-                        member = arguments.get(key)
-                        if type(member) is int:
-                            if not INT_FLOOR < member < INT_CEILING:
-                                return None
-                        elif member is not None and type(member) is not str and oversized_int(member) is not None:
-                            return None
-                value = build(arguments)
+                elif input_numbers and oversized(arguments, input_numbers):
+                    value = NOT_STARTED
+                else:
+                    value = build(arguments)
             except _NEVER_SWALLOWED:
                 raise
             except BaseException:  # noqa: BLE001 - the full path explains the problem
-                return None
+                value = NOT_STARTED
+            if value is NOT_STARTED:
+                return general(self, arguments, None, session, call_id, caller)
+            if value is _INVALID:
+                return finish(refused(arguments), session, 0.0, False)
             try:
                 result = implementation(value)
             except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
                 return finish(settled_for(arguments, None, exc), session, 0.0, False)
             if type(result) is dict and not counts:
-                # plain_json, inline for a few members and their short lists (a call costs more
-                # than these loops): a result holding subclasses or tuples is copied on the settled
-                # path (reading one, for the checks or later for the caller, may run the tool's code)
-                if len(result) > few:
-                    if not plain(result):
-                        return finish(settled_for(arguments, result, None), session, 0.0, False)
-                else:
-                    for key, member in result.items():
-                        if type(key) is not str:
-                            return finish(settled_for(arguments, result, None), session, 0.0, False)
-                        kind = type(member)
-                        if kind in scalars:
-                            continue
-                        if kind is list and len(member) <= few:
-                            for item in member:
-                                if type(item) not in scalars:
-                                    break
-                            else:
-                                continue
-                        if not plain(member, 1):
-                            return finish(settled_for(arguments, result, None), session, 0.0, False)
+                # a result holding subclasses or tuples is copied on the settled path (reading one,
+                # for the checks or later for the caller, may run the tool's code); plain_json is
+                # in C where it was compiled, a tenth of this call's cost otherwise
+                if not plain(result):
+                    return finish(settled_for(arguments, result, None), session, 0.0, False)
                 try:
                     if output_is_valid(result) \
                             and (text_read or (encodes(result) if output_plain else json_problem(result) is None)) \
@@ -1434,6 +1431,23 @@ def _model_builder(model: Any) -> Callable[[Any], Any]:
     if validator is not None and type(validator).__name__ == "SchemaValidator":
         return validator.validate_python  # type: ignore[no-any-return] # model_validate minus its wrapper
     return model.model_validate  # type: ignore[no-any-return]
+
+
+def _public_class(cls: type[GuardedTool[Any, Any, Any]]) -> type[GuardedTool[Any, Any, Any]]:
+    """``cls`` itself, or the class a tool's own class (``_take_fast_path``) stands for."""
+    return cls.__bases__[0] if "_tool_id" in cls.__dict__ else cls
+
+
+def _oversized_member(arguments: dict[str, Any], names: Any) -> bool:
+    """``oversized_int_in`` over the named members only, ints compared without a call."""
+    for key in names:
+        member = arguments.get(key)
+        if type(member) is int:
+            if not INT_FLOOR < member < INT_CEILING:
+                return True
+        elif member is not None and type(member) is not str and oversized_int(member) is not None:
+            return True
+    return False
 
 
 def _built_exactly(build: Callable[[Any], Any], value: Any) -> Any:

@@ -156,8 +156,10 @@ def test_cycles_and_the_tools_own_code_are_refused_without_running_it() -> None:
 def test_the_runtime_uses_the_c_twin_where_it_could_be_compiled() -> None:
     """A build hook that quietly stopped compiling would leave every install on the slower path."""
     compiler = (sysconfig.get_config_var("CC") or "").split()
-    if not compiler or shutil.which(compiler[0]) is None or os.environ.get("CONTRACTGEN_PURE_PYTHON"):
-        pytest.skip("no C compiler here: the pure-Python twin is the one to use")
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not compiler or shutil.which(compiler[0]) is None or not headers.is_file() \
+            or os.environ.get("CONTRACTGEN_PURE_PYTHON"):
+        pytest.skip("no C compiler or Python headers here: the pure-Python twin is the one to use")
     assert C_PLAIN is not None, "hatch_build.py did not compile contractgen/runtime/_plain.c"
     assert jsonvalue.plain_json is C_PLAIN
 

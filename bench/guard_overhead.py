@@ -22,7 +22,7 @@ from typing import Any, Literal
 import jsonschema
 import pydantic
 
-from contractgen.runtime import Contract, RetryPolicy, Timeout, guard, schema_check
+from contractgen.runtime import Contract, RetryPolicy, Timeout, guard, jsonvalue, schema_check
 from contractgen.runtime.schema_check import _rs
 
 SCHEMA = {
@@ -131,6 +131,7 @@ def main() -> None:
     print(f"python {platform.python_version()}, pydantic {pydantic.VERSION}, "
           f"jsonschema {metadata.version('jsonschema')}, fast path: "
           f"{'jsonschema-rs ' + metadata.version('jsonschema-rs') if _rs is not None else 'jsonschema (no jsonschema-rs)'}"
+          f", exact-type reading: {'C' if jsonvalue._plain_json_c is not None else 'Python (the C module was not built)'}"
           f", load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'per call (best round)':<{width}}  {'CPU us':>8}  {'wall us':>8}")
     for name, value in rows:

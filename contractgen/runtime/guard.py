@@ -321,12 +321,13 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             state: BudgetStore | MutableMapping[str, Any] | None = None,
                             on_call: Callable[[CallRecord], None] | None = None) -> GuardedTool[InT, OutT, WireT]:
         """The same contract, models, errors and options around another implementation."""
-        return _public_class(type(self))(self.contract, implementation, input_model=self.input_model,
-                           output_model=self.output_model, errors=self.errors, state=state,
-                           on_call=on_call if on_call is not None else self.on_call,
-                           description=self.description, mapper=self.mapper,
-                           invalid_output_code=self.invalid_output_code,
-                           resources=self._resources, formats=self._formats, hooks=self.hooks)
+        public = _public_class(type(self))  # not this tool's own class: the new tool gets one of its own
+        return public(self.contract, implementation, input_model=self.input_model,
+                      output_model=self.output_model, errors=self.errors, state=state,
+                      on_call=on_call if on_call is not None else self.on_call,
+                      description=self.description, mapper=self.mapper,
+                      invalid_output_code=self.invalid_output_code,
+                      resources=self._resources, formats=self._formats, hooks=self.hooks)
 
     @property
     def on_call(self) -> Callable[[CallRecord], None] | None:

@@ -219,6 +219,23 @@ def test_each_tool_has_a_class_of_its_own_that_stands_for_guarded_tool() -> None
     assert other({"mode": "ok"})["status"] == "ok"
 
 
+def test_a_subclass_that_writes_its_own_call_keeps_it() -> None:
+    """The fast path is installed over GuardedTool's ``__call__`` only: a subclass's own (a wrapper
+    that logs, say) must run on every call, the plainest contract's included."""
+    seen: list[Any] = []
+
+    class Logged(GuardedTool):  # type: ignore[type-arg]
+        def __call__(self, arguments: Any, *rest: Any, **options: Any) -> Any:
+            seen.append(arguments)
+            return super().__call__(arguments, *rest, **options)
+
+    tool = Logged(contract(FLAT_INPUT), implementation)
+    assert type(tool) is Logged and tool._fast is None
+    assert tool({"mode": "ok"})["status"] == "ok" and seen == [{"mode": "ok"}]
+    plain = guard(contract(FLAT_INPUT), implementation)
+    assert plain._fast is not None  # the same contract takes the fast path without the override
+
+
 def test_the_closure_never_swallows_interrupts() -> None:
     def stop(args: Any) -> Any:
         raise KeyboardInterrupt

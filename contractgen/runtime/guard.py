@@ -293,8 +293,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         """Installs the fast path (or not) as ``__call__`` of a class of this tool's own: Python reads
         ``__call__`` on the type, and a method that calls a closure costs a frame more per call (3%
         of a happy call, bench/guard_overhead.py). The class is the tool's alone (a copy of the tool
-        gets one of its own when its path changes), named as its base."""
-        fast = self._fast_path()
+        gets one of its own when its path changes), named as its base. A subclass that writes its
+        own ``__call__`` keeps it: the fast path would go around it."""
+        overridden = _public_class(type(self)).__call__ is not GuardedTool.__call__
+        fast = None if overridden else self._fast_path()
         self._fast = fast
         own = type(self)
         if own.__dict__.get("_tool_id") != id(self):  # the class of another tool (this one is its copy), or none

@@ -148,6 +148,7 @@ def _spelt(quote: str, spelling: str) -> tuple[str, str]:
        echo=st.sampled_from(["tool-error", "output", "partial", "exception"]),
        spelling=st.sampled_from(["as is", "upper", "hex", "base64", "base64 inside", "urlsafe inside"]))
 @example(secret="sk-" + "x7Q" * 12 + "z", data=None, echo="tool-error", spelling="as is")
+@example(secret="XPERMISSION_DENIED", data=None, echo="tool-error", spelling="as is")  # the code's own name
 @example(secret="".join(hashlib.sha256(str(i).encode()).hexdigest() for i in range(4))[:200], data=None,
          echo="output", spelling="as is")
 def test_a_run_from_anywhere_in_a_secret_never_comes_back(
@@ -163,17 +164,25 @@ def test_a_run_from_anywhere_in_a_secret_never_comes_back(
         length = data.draw(st.integers(MIN_QUOTE, len(secret) - start), "length")
     quote = secret[start:start + length]
     written, telling = _spelt(quote, spelling) if spelling != "as is" else (quote, quote)
-    caplog.clear()
-    with caplog.at_level(logging.DEBUG, logger="contractgen"):
-        envelope = _called(lambda key: f"refused ({written}) for this call", echo)({"api_key": secret})
-    texts = _strings(envelope) + [record.getMessage() + str(record.exc_text or "") for record in caplog.records]
-    if echo == "exception":
-        import traceback
-        texts += ["".join(traceback.format_exception(*record.exc_info)) for record in caplog.records if record.exc_info]
-    shown = json.dumps(texts).lower()
-    assert quote.lower() not in shown, (quote, texts)
+
+    def shown_by(tool_text: str) -> tuple[Any, list[str], str]:
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger="contractgen"):
+            envelope = _called(lambda key: tool_text, echo)({"api_key": secret})
+        texts = _strings(envelope) + [record.getMessage() + str(record.exc_text or "") for record in caplog.records]
+        if echo == "exception":
+            import traceback
+            texts += ["".join(traceback.format_exception(*record.exc_info))
+                      for record in caplog.records if record.exc_info]
+        return envelope, texts, json.dumps(texts).lower()
+
+    envelope, texts, shown = shown_by(f"refused ({written}) for this call")
+    # the guard's own words (a code, an action, the log line) may hold a run of a random secret
+    # (PERMISSION_DENIE0 against permission_denied): only what the quote adds is a leak
+    _, _, unquoted = shown_by("refused () for this call")
+    assert shown.count(quote.lower()) <= unquoted.count(quote.lower()), (quote, texts)
     if len(telling) >= MIN_QUOTE:
-        assert telling.lower() not in shown, (telling, texts)
+        assert shown.count(telling.lower()) <= unquoted.count(telling.lower()), (telling, texts)
     assert envelope["status"] == ("ok" if echo == "output" else "error"), envelope
 
 

@@ -47,10 +47,11 @@ def _compile(root: Path, out: Path) -> Path:
     from setuptools import Distribution, Extension
     from setuptools.command.build_ext import build_ext
 
-    extension = Extension(MODULE, [str(root / SOURCE)], optional=False)
+    extension = Extension(MODULE, [str(root / SOURCE)])
     command = build_ext(Distribution({"name": "contractgen", "ext_modules": [extension]}))
     command.build_lib = str(out)
-    command.build_temp = tempfile.mkdtemp(prefix="contractgen-objects-")
-    command.ensure_finalized()
-    command.run()
+    with tempfile.TemporaryDirectory(prefix="contractgen-objects-") as objects:  # only the module is kept
+        command.build_temp = objects
+        command.ensure_finalized()
+        command.run()
     return Path(command.get_ext_fullpath(MODULE))

@@ -1,7 +1,7 @@
 /* plain_json in C: whether a value is made only of dict, list, str, int, float, bool and None
    themselves (no subclass, no other type), nested at most MAX_DEPTH levels.
 
-   The pure-Python twin is contractgen.runtime.jsonvalue.plain_json; this one reads the same value
+   The pure-Python twin is contractgen.runtime.jsonvalue._plain_json_python; this one reads the same value
    without running a line of its classes' code (exact types only, so PyDict_Next and the list's own
    array are all it touches) at a fraction of the cost, which is most of what a guarded happy call
    spends beyond its validators (bench/guard_overhead.py). */

@@ -19,7 +19,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -67,10 +67,10 @@ class BookMeetingV1Input(BaseModel):
         int, Field(description="Length of the meeting in minutes.", ge=5, le=480)
     ]
     attendees: Annotated[
-        list[EmailStr] | None, Field(description="Attendee e-mail addresses.", max_length=50)
+        list[str] | None, Field(description="Attendee e-mail addresses.", max_length=50)
     ] = None
     notify: Annotated[
-        StrictBool | None, Field(description="Whether to e-mail the invitation to the attendees.")
+        StrictBool, Field(description="Whether to e-mail the invitation to the attendees.")
     ] = Field(True, validate_default=True)
 
 

@@ -19,7 +19,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -50,9 +50,9 @@ class BookMeetingV2InputAttendee(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    email: Annotated[EmailStr, Field(description="Attendee e-mail address.")]
-    optional: Annotated[StrictBool | None, Field(description="Whether attendance is optional.")] = (
-        Field(False, validate_default=True)
+    email: Annotated[str, Field(description="Attendee e-mail address.")]
+    optional: Annotated[StrictBool, Field(description="Whether attendance is optional.")] = Field(
+        False, validate_default=True
     )
 
 

@@ -17,7 +17,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "ANTHROPIC_TOOL",
@@ -70,7 +70,7 @@ class RefundPaymentV1Input(BaseModel):
         Field(description="Why the refund is made; recorded for accounting."),
     ]
     customer_email: Annotated[
-        EmailStr | None,
+        str | None,
         Field(
             description="Where to send the refund receipt; personal data, never logged.", repr=False
         ),

@@ -20,7 +20,7 @@ from contractgen.runtime import (
     VersionMismatchError,
     require_runtime,
 )
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from typing_extensions import NotRequired
 
 __all__ = [
@@ -54,9 +54,7 @@ class SearchDocumentsV1InputFilters(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    owner: Annotated[EmailStr | None, Field(description="Only documents owned by this person.")] = (
-        None
-    )
+    owner: Annotated[str | None, Field(description="Only documents owned by this person.")] = None
     modified_after: Annotated[
         date_aliased | None,
         Field(description="Only documents changed on or after this day (YYYY-MM-DD)."),
@@ -95,7 +93,7 @@ class SearchDocumentsV1Input(BaseModel):
     ]
     filters: SearchDocumentsV1InputFilters | None = None
     limit: Annotated[
-        int | None, Field(description="Maximum number of results to return.", ge=1, le=50)
+        int, Field(description="Maximum number of results to return.", ge=1, le=50)
     ] = 10
     cursor: Annotated[
         str | None,

@@ -118,7 +118,7 @@ def test_check_refuses_a_date_time_without_offset_with_the_fix(tmp_path: Path) -
     assert "#/examples/0/arguments/start" in out
     assert "expected a date-time string (got '2026-12-01T15:00:00')" in out
     assert "hint: a date-time is RFC 3339: a date, a time and a time-zone offset" in out
-    assert "the guard refuses this value when formats are asserted" in out
+    assert "the guard asserts formats, so it refuses this value" in out
     assert "Traceback" not in out
 
 

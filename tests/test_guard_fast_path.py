@@ -169,22 +169,22 @@ def test_the_call_log_sees_every_call_however_its_level_is_set(caplog: pytest.Lo
     for _ in range(2):
         tool({"mode": "ok"})
     assert answered[-1] and logged_calls() == 0  # off: the closure answers
-    with caplog.at_level(logging.INFO, logger="contractgen.runtime.calls"):
+    with caplog.at_level(logging.DEBUG, logger="contractgen.runtime.calls"):
         for _ in range(3):
             assert tool({"mode": "ok"})["status"] == "ok"
         assert logged_calls() == 3 and not any(answered[-3:])
     caplog.clear()
     saved = parent.level
-    caplog.handler.setLevel(logging.INFO)
+    caplog.handler.setLevel(logging.DEBUG)
     try:
         for _ in range(2):  # a level change empties the memo: the first call after it asks again
             tool({"mode": "ok"})
         assert answered[-1] and logged_calls() == 0
-        parent.setLevel(logging.INFO)  # a parent's level, set after the closure answered
+        parent.setLevel(logging.DEBUG)  # a parent's level, set after the closure answered
         tool({"mode": "ok"})
         tool({"mode": "ok"})
         assert logged_calls() == 2
-        logging.disable(logging.INFO)  # the process-wide switch turns the log off again
+        logging.disable(logging.DEBUG)  # the process-wide switch turns the log off again
         for _ in range(2):
             tool({"mode": "ok"})
         assert answered[-1] and logged_calls() == 2

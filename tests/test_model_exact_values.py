@@ -165,9 +165,16 @@ def test_every_valid_format_value_of_the_suite_is_accepted_and_text_formats_arri
 @pytest.mark.parametrize("text", ["aGVsbG8=", "not base64 or a number!", "example.com", "HTTP://Example.COM"])
 def test_a_custom_or_untyped_format_leaves_the_text_as_sent(fmt: str, text: str) -> None:
     """OpenAPI-style formats are annotations to the schema: the model must not decode base64
-    (``byte``), mask (``password``), encode (``binary``) or parse (``decimal``) what was sent."""
+    (``byte``), mask (``password``), encode (``binary``) or parse (``decimal``) what was sent. A
+    format JSON Schema defines (``hostname``, ``uri``) is asserted by the guard: a text it refuses
+    never reaches the model, and comes back at its field with the format named."""
     tool, received = _guarded_field({"type": "string", "format": fmt}, f"custom-{fmt}")
     envelope = tool({"v": text, "nested": [text]})
+    if fmt in reference_validator.GUARD_FORMATS and not reference_validator.format_checker().conforms(text, fmt):
+        assert envelope["status"] == "error" and not received, envelope
+        assert {(v["field"], v["constraint"]) for v in envelope["error"]["violations"]} == {
+            ("/v", "format"), ("/nested/0", "format")}
+        return
     assert envelope["status"] == "ok", envelope
     assert received[0] == {"v": text, "nested": [text]}
 
@@ -307,7 +314,7 @@ def test_check_refuses_a_default_or_example_the_generated_stub_refuses(fmt: str,
         assert bool(refused) == (envelope["status"] == "error"), (value, report.diagnostics, envelope)
         if refused:  # the reason: the format itself (as the guard asserts it), or the model's Python type
             by_format = not reference_validator.format_checker().conforms(value, fmt)
-            assert refused[0].hint and ("formats are asserted" if by_format else "generated model") in refused[0].hint
+            assert refused[0].hint and ("the guard asserts formats" if by_format else "generated model") in refused[0].hint
 
 
 JSON_VALUES = st.recursive(

@@ -55,14 +55,14 @@ def test_redaction_holds_on_the_reference_backend() -> None:
     assert found["/customer_email"].attempted == "[redacted]"
 
 
-def test_format_assertion_is_opt_in() -> None:
+def test_format_assertion_is_the_default_and_can_be_turned_off() -> None:
     contract = Contract(name="t", version="1.0.0", summary="s", description="d",
                         input_schema={"type": "object", "properties": {"when": {"type": "string",
                                                                                 "format": "date"}}},
                         output_schema={}, timeout=Timeout(None))
-    assert guard(contract, lambda a: {})({"when": "soon"})["status"] == "ok"  # 2020-12: annotation
-    error = guard(contract, lambda a: {}, formats=True)({"when": "soon"})["error"]
+    error = guard(contract, lambda a: {})({"when": "soon"})["error"]
     assert (error["field"], error["constraint"]) == ("/when", "format")
+    assert guard(contract, lambda a: {}, formats=False)({"when": "soon"})["status"] == "ok"  # 2020-12: annotation
     for prefer_fast in (True, False):
         check = SchemaCheck(contract.input_schema, formats=True, prefer_fast=prefer_fast)
         assert not check.is_valid({"when": "soon"}) and check.is_valid({"when": "2026-01-31"})

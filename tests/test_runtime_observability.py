@@ -35,7 +35,7 @@ def impl(args: dict[str, Any]) -> Any:
 def test_records_via_hook_and_logging(caplog: pytest.LogCaptureFixture) -> None:
     records: list[CallRecord] = []
     tool = guard(C, impl, on_call=records.append)
-    with caplog.at_level(logging.INFO, logger="contractgen.runtime.calls"):
+    with caplog.at_level(logging.DEBUG, logger="contractgen.runtime.calls"):
         for mode in ("ok", "down", "down", "crash", "wrong", "ok"):
             tool({"mode": mode}, session="s")
         asyncio.run(tool.acall({"mode": "ok"}))

@@ -88,7 +88,11 @@ def test_tools_own_timeout_error_is_not_our_deadline() -> None:
     async def own(_: Any) -> Any:
         raise TimeoutError("upstream socket timed out")
     envelope = asyncio.run(guard(contract(seconds=5), own).acall({}))
-    assert envelope["error"]["code"] == "INTERNAL"  # no mapper: an unexpected exception
+    # an upstream timeout (the transport mapping), not the guard's deadline of 5 s, which has a ref
+    assert envelope["error"]["code"] == "TIMEOUT" and "ref" not in envelope["error"]
+    assert envelope["error"]["message"] == "The service did not answer in time. Wait a moment and call again unchanged."
+    envelope = asyncio.run(guard(contract(seconds=5), own, transport_errors=False).acall({}))
+    assert envelope["error"]["code"] == "INTERNAL"  # no mapping: an unexpected exception
     assert "socket" not in envelope["error"]["message"]
 
 

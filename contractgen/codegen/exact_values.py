@@ -35,10 +35,10 @@ from ..manifest.schema_walk import subschemas
 from ..runtime.jsonvalue import json_type
 
 #: Formats typed as the Python type the generator picks (datetime, date, time, UUID, IPv4Address,
-#: IPv6Address, EmailStr): the same value the schema accepted, in its canonical form. Known limits: a
-#: leap second (``23:59:60``) does not fit ``datetime``/``time``, and ``EmailStr`` refuses quoted
-#: local parts (``"joe bloggs"@example.com``) and address literals (``joe@[127.0.0.1]``); each is
-#: refused as INVALID_ARGUMENT at the field (``tests/test_model_exact_values.py`` pins the list).
+#: IPv6Address): the same value the schema accepted, in its canonical form. Known limit: a leap
+#: second (``23:59:60``) does not fit ``datetime``/``time``; it is refused as INVALID_ARGUMENT at the
+#: field (``tests/test_model_exact_values.py`` pins the list). ``email`` stays ``str``: pydantic's
+#: ``EmailStr`` needs an optional package at import time and refused valid addresses.
 TYPED_FORMATS = MODEL_FORMAT_TYPED
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 #: below this, a whole float's decimal text is its exact value

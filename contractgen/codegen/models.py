@@ -66,6 +66,10 @@ GENERATE_OPTIONS: Mapping[str, Any] = {
     # accepted reached the implementation as True/False. The schema, checked first, only lets real
     # booleans reach a boolean-only field, so strictness refuses nothing valid.
     "strict_types": ("bool",),
+    # An optional property with a default is typed without ``None`` unless its schema allows null:
+    # the default always fills it in, so ``mypy --strict`` must not make implementers handle a None
+    # that never reaches them (``args.cabin.upper()`` on a defaulted optional enum).
+    "strict_nullable": True,
 }
 
 #: The output's wire form as TypedDicts: the same naming, every class suffixed ``Json``. Only JSON

@@ -44,14 +44,14 @@ _FORMAT_SHAPES = {
 
 
 def _format_hint(fmt: Any, instance: Any) -> str | None:
-    """Why a value fails its format: the format itself (the guard refuses it under formats=True),
+    """Why a value fails its format: the format itself (the guard asserts formats by default),
     or, for a value the format admits, the Python type the generated model reads it into."""
     if not isinstance(fmt, str) or not isinstance(instance, str):
         return None
     if fmt in GUARD_FORMATS and not format_checker().conforms(instance, fmt):
         shape = _FORMAT_SHAPES.get(fmt)
-        return (f"{shape + '; ' if shape else ''}the guard refuses this value when formats are asserted "
-                f"(formats=True): use a valid {fmt}, or describe the text with 'pattern' instead of 'format'")
+        return (f"{shape + '; ' if shape else ''}the guard asserts formats, so it refuses this value: "
+                f"use a valid {fmt}, or describe the text with 'pattern' instead of 'format'")
     if fmt in TYPED_FORMATS:
         return (f"the generated model reads {fmt} text into a Python type that cannot hold this value, so "
                 "the stub would refuse it: use another value")

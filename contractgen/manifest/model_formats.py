@@ -1,8 +1,10 @@
 """The formats the generated models type, and a format checker that refuses what those types refuse.
 
 A string with one of these formats reaches the implementation as a Python ``datetime``, ``date``,
-``time``, ``UUID``, ``IPv4Address``, ``IPv6Address`` or pydantic ``EmailStr``; a value the type
-cannot hold (a leap second, the year 0, ``a@localhost``) comes back INVALID_ARGUMENT. ``check``
+``time``, ``UUID``, ``IPv4Address`` or ``IPv6Address``; a value the type cannot hold (a leap second,
+the year 0) comes back INVALID_ARGUMENT. Only standard-library types: a generated module imports on
+the runtime install alone. ``email`` is a ``str`` (pydantic's ``EmailStr`` needs the optional
+email-validator package at import time); the guard checks every format with jsonschema-rs. ``check``
 judges defaults and example calls with this checker, so a default or example it accepts is one the
 generated stub accepts too (jsonschema alone checks no ``date-time`` or ``time`` without extra
 packages, and reads ``email`` as any text holding an @).
@@ -21,13 +23,6 @@ import jsonschema
 
 from ..runtime import reference_validator
 
-
-def _email_type() -> Any:
-    from pydantic import EmailStr
-
-    return EmailStr
-
-
 #: format -> the Python type the generated model gives it (the generator's choice, kept by exact_values)
 MODEL_FORMAT_TYPES: dict[str, Callable[[], Any]] = {
     "date-time": lambda: datetime.datetime,
@@ -36,7 +31,6 @@ MODEL_FORMAT_TYPES: dict[str, Callable[[], Any]] = {
     "uuid": lambda: uuid.UUID,
     "ipv4": lambda: ipaddress.IPv4Address,
     "ipv6": lambda: ipaddress.IPv6Address,
-    "email": _email_type,
 }
 TYPED_FORMATS = frozenset(MODEL_FORMAT_TYPES)
 
@@ -45,10 +39,7 @@ TYPED_FORMATS = frozenset(MODEL_FORMAT_TYPES)
 def _adapter(fmt: str) -> Any:
     from pydantic import TypeAdapter
 
-    try:
-        return TypeAdapter(MODEL_FORMAT_TYPES[fmt]())
-    except ImportError:  # EmailStr without email-validator: the generated module cannot import either
-        return None
+    return TypeAdapter(MODEL_FORMAT_TYPES[fmt]())
 
 
 def _passes(function: Callable[[Any], Any], raises: Any) -> Callable[[Any], bool]:
@@ -70,11 +61,8 @@ def _model_takes(fmt: str, base: Callable[[Any], bool] | None) -> Callable[[Any]
             return True
         if base is not None and not base(value):
             return False
-        adapter = _adapter(fmt)
-        if adapter is None:
-            return True
         try:
-            adapter.validate_python(value)
+            _adapter(fmt).validate_python(value)
         except ValueError:  # pydantic's ValidationError
             return False
         return True

@@ -112,6 +112,7 @@ from .scrub import (
     secrets_sent,
 )
 from .settle_safety import reads_plainly
+from .transport import map_transport_error
 from .versions import VersionCheck
 from .wording import RESULT, Violation, describe, field_label
 from .workers import POOL, PoolBusy, Raised, boxed
@@ -122,7 +123,9 @@ _NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
 #: what the fast path answers for invalid arguments: the full path explains them
 _INVALID = cast("Envelope[Any]", object())
 _CHAIN_LIMIT = 32
-_INFO = logging.INFO
+#: the per-call log is DEBUG: a framework that sets the root logger to INFO (the MCP SDK's
+#: MCPServer does) must not turn on a log line per call in every process
+_CALL_LOG_LEVEL = logging.DEBUG
 #: bound once: the happy path asks it on every call (a level set later still counts)
 _call_log_enabled = call_logger.isEnabledFor
 #: logging's own memo of ``call_logger.isEnabledFor`` answers by level, which logging empties in place
@@ -181,7 +184,7 @@ _CACHE_LOCK = threading.Lock()
 _CACHE_LIMIT = 512
 
 
-def compiled_for(contract: Contract, *, resources: Any = None, formats: bool = False) -> _Compiled:
+def compiled_for(contract: Contract, *, resources: Any = None, formats: bool = True) -> _Compiled:
     """Compiled checks for a contract, cached per contract object (contracts are frozen)."""
     if resources:
         return _Compiled(contract, resources, formats)
@@ -234,7 +237,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                  state: BudgetStore | MutableMapping[str, Any] | None = None,
                  on_call: Callable[[CallRecord], None] | None = None, description: str = "",
                  mapper: Mapper | None = None, invalid_output_code: str = "INTERNAL",
-                 resources: Any = None, formats: bool = False, hooks: Any = None) -> None:
+                 resources: Any = None, formats: bool = True, hooks: Any = None,
+                 transport_errors: bool = True) -> None:
         self.contract = contract
         #: the happy path of the plainest tools, installed as this tool's own ``__call__`` (_take_fast_path)
         self._fast: Callable[..., Envelope] | None = None
@@ -252,6 +256,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._local_counts = self.budget._counts if type(self.budget) is InMemoryBudgetStore else None
         self._on_call = on_call
         self.mapper = mapper
+        #: network and timeout failures (builtin, httpx, requests, urllib3, aiohttp) are transient
+        #: upstream failures, mapped after the tool's own ``mapper`` unless the tool opts out
+        self.transport_errors = transport_errors
+        self._mappers: tuple[Mapper, ...] = tuple(
+            m for m in (mapper, map_transport_error if transport_errors else None) if m is not None)
         self.invalid_output_code = invalid_output_code if invalid_output_code in CODES else "INTERNAL"
         self._formats = formats
         self._resources = resources
@@ -328,6 +337,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                       output_model=self.output_model, errors=self.errors, state=state,
                       on_call=on_call if on_call is not None else self.on_call,
                       description=self.description, mapper=self.mapper,
+                      transport_errors=self.transport_errors,
                       invalid_output_code=self.invalid_output_code,
                       resources=self._resources, formats=self._formats, hooks=self.hooks)
 
@@ -363,7 +373,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 raise
             except BaseException as exc:  # noqa: BLE001 - a failing hook (telemetry, breaker) is INTERNAL
                 return self._finish(self._hooks_failed(exc, arguments), session, 0.0, False)
-        observed = self._on_call is not None or _call_log_enabled(_INFO)
+        observed = self._on_call is not None or _call_log_enabled(_CALL_LOG_LEVEL)
         if not observed and contract_version is None and type(arguments) is dict and self._inline:
             inline = self._inline_call(arguments)
             if inline is not None:
@@ -475,7 +485,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         numbers_checked = output_numbers == ()  # the fast validator pins every number the result holds
         if _call_log_memo is None:
             return None
-        log_enabled, info = _call_log_memo.get, _INFO  # closure cells: cheaper than module globals
+        log_enabled, info = _call_log_memo.get, _CALL_LOG_LEVEL  # closure cells: cheaper than module globals
         listening = progress_listening
         plain = plain_json
         # copying a finished dict is about half the work of building one from a literal
@@ -540,7 +550,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 raise
             except BaseException as exc:  # noqa: BLE001 - a failing hook (telemetry, breaker) is INTERNAL
                 return self._finish(self._hooks_failed(exc, arguments), session, 0.0, False)
-        observed = self.on_call is not None or call_logger.isEnabledFor(logging.INFO)
+        observed = self.on_call is not None or call_logger.isEnabledFor(_CALL_LOG_LEVEL)
         start = time.perf_counter() if observed else 0.0
         envelope = await self.arun_checked(arguments, contract_version)
         return await self.afinish(envelope, session, start, observed)
@@ -1129,10 +1139,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         for item in chain:
             if isinstance(item, ToolError):
                 return self._typed_error(item)
-        if self.mapper is not None:
+        for mapper in self._mappers:
             for item in chain:
                 try:
-                    mapped = self.mapper(item)
+                    mapped = mapper(item)
                 except (KeyboardInterrupt, SystemExit):
                     raise
                 except BaseException as failure:  # noqa: BLE001 - a broken mapper leaves the exception unmapped
@@ -1141,6 +1151,10 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                                  exc_info=loggable(failure, self._secrets()))
                     mapped = None
                 if mapped is not None:
+                    # the model hears the mapped code only; the operator needs what really failed
+                    logger.warning("%s %s: %s answered as %s", self.name, self.version,
+                                   type(item).__name__, mapped.code,
+                                   exc_info=loggable(exc, self._secrets()))
                     return self._typed_error(mapped)
         return self._internal(exc, "implementation")
 

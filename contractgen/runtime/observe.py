@@ -182,7 +182,7 @@ class CallRecord:
 
 
 def emit(record: CallRecord, hook: Callable[[CallRecord], None] | None) -> None:
-    level = logging.INFO
+    level = logging.DEBUG  # one line per call: on only where asked for (see guard._INFO)
     if call_logger.isEnabledFor(level):
         call_logger.log(level, "%s %s %s %.6fs%s", record.tool, record.version, record.code,
                         record.duration, f" ref={record.ref}" if record.ref else "",

@@ -15,11 +15,18 @@ imported, so this module never imports any of them itself.
 | HTTP 5xx (Retry-After honoured)          | UNAVAILABLE         | retry_later        |
 | other HTTP 4xx                           | FAILED_PRECONDITION | escalate           |
 | connection refused/reset, DNS, protocol  | UNAVAILABLE         | retry_later        |
+| network unreachable, host down (OSError) | UNAVAILABLE         | retry_later        |
+
+The guard applies this mapping by default (after a tool's own ``mapper``; ``transport_errors=False``
+opts out): a refused connection is the transient upstream failure the retry contract and the
+failure budget exist for, not a defect of the tool. A URL the client refuses outright (an unknown
+scheme) is the tool's own defect and stays INTERNAL.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import math
 import socket
 import sys
@@ -118,6 +125,13 @@ def _mod(name: str) -> Any:
     return sys.modules.get(name)
 
 
+#: OSErrors of the network that are not ConnectionErrors: the route, the interface or the host is down
+_NETWORK_ERRNOS = frozenset(
+    getattr(errno, name) for name in ("ENETUNREACH", "ENETDOWN", "ENETRESET", "EHOSTUNREACH",
+                                      "EHOSTDOWN", "ECONNABORTED", "ECONNREFUSED", "ECONNRESET")
+    if hasattr(errno, name))
+
+
 def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseException], ToolError | None]:
     """A mapper for ``wrap_tool``/``guard``; ``include_body`` quotes error bodies as untrusted data."""
 
@@ -130,7 +144,7 @@ def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseExcept
                     return status_error(status, headers, body)
             if isinstance(exc, httpx.TimeoutException):
                 return ToolError(_TIMEOUT, code="TIMEOUT")
-            if isinstance(exc, httpx.TransportError):
+            if isinstance(exc, httpx.TransportError) and not isinstance(exc, httpx.UnsupportedProtocol):
                 return ToolError(_UNREACHABLE, code="UNAVAILABLE")
         requests_exc = _mod("requests.exceptions")
         if requests_exc is not None:
@@ -156,6 +170,13 @@ def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseExcept
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                     return ToolError(_TIMEOUT, code="TIMEOUT")
                 return ToolError(_UNREACHABLE, code="UNAVAILABLE")
+        urllib3_exc = _mod("urllib3.exceptions")
+        if urllib3_exc is not None:
+            if isinstance(exc, urllib3_exc.TimeoutError):
+                return ToolError(_TIMEOUT, code="TIMEOUT")
+            if isinstance(exc, (urllib3_exc.ProtocolError, urllib3_exc.NewConnectionError,
+                                urllib3_exc.MaxRetryError)):
+                return ToolError(_UNREACHABLE, code="UNAVAILABLE")
         aiohttp = _mod("aiohttp")
         if aiohttp is not None:
             if isinstance(exc, aiohttp.ClientResponseError):
@@ -167,7 +188,11 @@ def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseExcept
         # asyncio.TimeoutError and socket.timeout are TimeoutError since Python 3.10/3.11
         if isinstance(exc, (TimeoutError, socket.timeout, asyncio.TimeoutError)):
             return ToolError(_TIMEOUT, code="TIMEOUT")
-        if isinstance(exc, (ConnectionError, socket.gaierror)):
+        if isinstance(exc, (ConnectionError, socket.gaierror, socket.herror)):
+            return ToolError(_UNREACHABLE, code="UNAVAILABLE")
+        if isinstance(exc, OSError) and exc.errno == errno.ETIMEDOUT:
+            return ToolError(_TIMEOUT, code="TIMEOUT")
+        if isinstance(exc, OSError) and exc.errno in _NETWORK_ERRNOS:
             return ToolError(_UNREACHABLE, code="UNAVAILABLE")
         return None
 

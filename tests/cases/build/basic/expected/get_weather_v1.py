@@ -45,9 +45,7 @@ class GetWeatherV1Input(BaseModel):
     city: Annotated[
         str, Field(description="City name, e.g. Paris.", examples=["Paris"], min_length=1)
     ]
-    units: Annotated[Literal["metric", "imperial"] | None, Field(description="Unit system.")] = (
-        "metric"
-    )
+    units: Annotated[Literal["metric", "imperial"], Field(description="Unit system.")] = "metric"
 
 
 class GetWeatherV1Output(BaseModel):

@@ -83,7 +83,7 @@ class HostileDefaultsV1InputNestedInner(BaseModel):
 class HostileDefaultsV1InputNested(BaseModel):
     model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     inner: Annotated[
-        HostileDefaultsV1InputNestedInner | None,
+        HostileDefaultsV1InputNestedInner,
         Field(description="The inner argument.", validate_default=True),
     ] = Field({"a": "z"}, validate_default=True)
 
@@ -141,7 +141,7 @@ class HostileDefaultsV1InputAliased(BaseModel):
 class HostileDefaultsV1InputPoint(BaseModel):
     model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     x: Annotated[int, Field(description="The x argument.")]
-    y: Annotated[int | None, Field(description="The y argument.")] = 0
+    y: Annotated[int, Field(description="The y argument.")] = 0
 
     def __repr_args__(self) -> Any:
         # an undeclared member may be a secret sent under its own name
@@ -167,11 +167,11 @@ class HostileDefaultsV1Output(BaseModel):
         extra="allow",
     )
     result: Annotated[
-        HostileDefaultsV1OutputResult | None,
+        HostileDefaultsV1OutputResult,
         Field(description="The result argument.", validate_default=True),
     ] = Field({"n": 1}, validate_default=True)
     list_: Annotated[
-        list[HostileDefaultsV1OutputListItem] | None,
+        list[HostileDefaultsV1OutputListItem],
         Field(alias="list", description="The list argument.", validate_default=True),
     ] = Field([{"n": 2}], validate_default=True)
 
@@ -179,11 +179,11 @@ class HostileDefaultsV1Output(BaseModel):
 class HostileDefaultsV1Input(BaseModel):
     model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
     options: Annotated[
-        HostileDefaultsV1InputOptions | None,
+        HostileDefaultsV1InputOptions,
         Field(description="The options argument.", validate_default=True),
     ] = Field({}, validate_default=True)
     filled: Annotated[
-        HostileDefaultsV1InputFilled | None,
+        HostileDefaultsV1InputFilled,
         Field(description="The filled argument.", validate_default=True),
     ] = Field(
         {
@@ -193,52 +193,47 @@ class HostileDefaultsV1Input(BaseModel):
         validate_default=True,
     )
     origin: Annotated[
-        HostileDefaultsV1InputPoint | None,
+        HostileDefaultsV1InputPoint,
         Field(description="The origin argument.", validate_default=True),
     ] = Field({"x": 1}, validate_default=True)
     points: Annotated[
-        list[HostileDefaultsV1InputPoint] | None,
+        list[HostileDefaultsV1InputPoint],
         Field(description="The points argument.", validate_default=True),
     ] = Field([{"x": 1, "y": 2}], validate_default=True)
     empty_points: Annotated[
-        list[HostileDefaultsV1InputPoint] | None,
+        list[HostileDefaultsV1InputPoint],
         Field(description="The empty_points argument.", validate_default=True),
     ] = []
     nested: Annotated[
-        HostileDefaultsV1InputNested | None,
+        HostileDefaultsV1InputNested,
         Field(description="The nested argument.", validate_default=True),
     ] = Field({"inner": {"a": "q"}}, validate_default=True)
-    open_map: Annotated[dict[str, int] | None, Field(description="The open_map argument.")] = {
-        "k": 1
-    }
-    anything: Annotated[Any | None, Field(description="The anything argument.")] = {"k": [1, 2]}
+    open_map: Annotated[dict[str, int], Field(description="The open_map argument.")] = {"k": 1}
+    anything: Annotated[Any, Field(description="The anything argument.")] = {"k": [1, 2]}
     union: Annotated[
-        HostileDefaultsV1InputUnion | str | None,
+        HostileDefaultsV1InputUnion | str,
         Field(description="The union argument.", validate_default=True),
     ] = Field({"a": 1}, validate_default=True)
     nullable_obj: Annotated[
         HostileDefaultsV1InputNullableObj | None, Field(description="The nullable_obj argument.")
     ] = None
     matrix: Annotated[
-        list[list[HostileDefaultsV1InputMatrixItem]] | None,
+        list[list[HostileDefaultsV1InputMatrixItem]],
         Field(description="The matrix argument.", validate_default=True),
     ] = Field([[{"v": 1}]], validate_default=True)
-    when: Annotated[date | None, Field(description="The when argument.")] = Field(
+    when: Annotated[date, Field(description="The when argument.")] = Field(
         "2026-01-01", validate_default=True
     )
-    stamp: Annotated[datetime | None, Field(description="The stamp argument.")] = Field(
+    stamp: Annotated[datetime, Field(description="The stamp argument.")] = Field(
         "2026-01-01T00:00:00Z", validate_default=True
     )
-    kind: Annotated[Literal["a", "b"] | None, Field(description="The kind argument.")] = "a"
+    kind: Annotated[Literal["a", "b"], Field(description="The kind argument.")] = "a"
     req_with_default: Annotated[
         HostileDefaultsV1InputReqWithDefault, Field(description="The req_with_default argument.")
     ]
-    tuple_like: Annotated[list[Any] | None, Field(description="The tuple_like argument.")] = [
-        1,
-        "x",
-    ]
+    tuple_like: Annotated[list[Any], Field(description="The tuple_like argument.")] = [1, "x"]
     aliased: Annotated[
-        HostileDefaultsV1InputAliased | None,
+        HostileDefaultsV1InputAliased,
         Field(description="The aliased argument.", validate_default=True),
     ] = Field(
         {

@@ -55,7 +55,7 @@ class HostileStringsV1Input(BaseModel):
         ),
     ]
     note: Annotated[
-        str | None,
+        str,
         Field(
             description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
             examples=[
@@ -70,7 +70,7 @@ class HostileStringsV1Input(BaseModel):
             description="keyword property Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
         ),
     ] = None
-    with_space: Annotated[int | None, Field(alias="with space")] = 3
+    with_space: Annotated[int, Field(alias="with space")] = 3
 
 
 class HostileStringsV1Output(BaseModel):

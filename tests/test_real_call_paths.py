@@ -1,0 +1,356 @@
+"""The contract on the paths real tools take: real network failures, results with bad formats,
+several problems at once, a process whose root logger is at INFO, a defaulted optional under mypy.
+
+Every exception here is raised by the real library against a real loopback socket (a port nothing
+listens on, or a listener that never answers), except the few no loopback socket can produce (a
+name that does not resolve, an unreachable network), which are the library's own exception types.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import logging
+import socket
+import subprocess
+import sys
+import textwrap
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import requests
+from build_support import build, make_project
+
+from contractgen.runtime import Contract, RetryPolicy, ToolError, guard, wrap_tool
+from generated.get_exchange_rate_v1 import get_exchange_rate
+
+ARGS = {"base": "EUR", "quote": "USD"}
+SECRET_HOST = "127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def closed_port() -> int:
+    """A loopback port nothing listens on: connecting is refused at once."""
+    with socket.socket() as probe:
+        probe.bind((SECRET_HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def silent_port() -> Iterator[int]:
+    """A loopback listener that accepts connections and never answers: reads time out."""
+    server = socket.socket()
+    server.bind((SECRET_HOST, 0))
+    server.listen(64)
+    try:
+        yield int(server.getsockname()[1])
+    finally:
+        server.close()
+
+
+def _raise_from(call: Callable[[], Any]) -> Callable[[Any], Any]:
+    def implementation(_: Any) -> Any:
+        call()
+        raise AssertionError("the call was meant to fail")
+
+    return implementation
+
+
+def _families(closed: int, silent: int) -> dict[str, tuple[Callable[[], Any], str]]:
+    """name -> (a call that fails the way the real library fails, the code it must map to)."""
+
+    def refused_socket() -> None:
+        socket.create_connection((SECRET_HOST, closed), timeout=2).close()
+
+    def socket_timeout() -> None:
+        with socket.create_connection((SECRET_HOST, silent), timeout=0.05) as conn:
+            conn.recv(1)
+
+    def unresolvable() -> None:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    def unreachable() -> None:
+        raise OSError(errno.ENETUNREACH, "Network is unreachable")
+
+    return {
+        "ConnectionRefusedError": (refused_socket, "UNAVAILABLE"),
+        "socket.timeout": (socket_timeout, "TIMEOUT"),
+        "socket.gaierror": (unresolvable, "UNAVAILABLE"),
+        "OSError(ENETUNREACH)": (unreachable, "UNAVAILABLE"),
+        "httpx.ConnectError": (lambda: httpx.get(f"http://{SECRET_HOST}:{closed}/rates"), "UNAVAILABLE"),
+        "httpx.ReadTimeout": (lambda: httpx.get(f"http://{SECRET_HOST}:{silent}/rates", timeout=0.05), "TIMEOUT"),
+        "requests.ConnectionError": (lambda: requests.get(f"http://{SECRET_HOST}:{closed}/rates", timeout=2),
+                                     "UNAVAILABLE"),
+        "requests.ReadTimeout": (lambda: requests.get(f"http://{SECRET_HOST}:{silent}/rates", timeout=0.05),
+                                 "TIMEOUT"),
+        "urllib.URLError": (lambda: urllib.request.urlopen(f"http://{SECRET_HOST}:{closed}/rates", timeout=2),
+                            "UNAVAILABLE"),
+    }
+
+
+FAMILIES = list(_families(0, 0))
+
+
+def _assert_retry_then_stop(envelopes: list[dict[str, Any]], code: str, ports: tuple[int, ...]) -> None:
+    """get_exchange_rate lists UNAVAILABLE and TIMEOUT as retryable, with a failure budget of 2."""
+    errors = [e["error"] for e in envelopes]
+    assert [e["code"] for e in errors] == [code] * 3, errors
+    assert [e["action"] for e in errors] == ["retry_later", "stop_and_tell_user", "stop_and_tell_user"], errors
+    assert errors[0]["retryable"] is True and errors[1]["retryable"] is False
+    text = json.dumps(envelopes)
+    assert all(str(port) not in text for port in ports) and SECRET_HOST not in text  # no exception text
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_real_network_failure_is_transient_under_implement(family: str, closed_port: int,
+                                                             silent_port: int) -> None:
+    call, code = _families(closed_port, silent_port)[family]
+    tool = get_exchange_rate.implement(_raise_from(call))
+    _assert_retry_then_stop([tool(ARGS) for _ in range(3)], code, (closed_port, silent_port))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_real_network_failure_is_transient_through_acall_of_an_async_tool(family: str, closed_port: int,
+                                                                            silent_port: int) -> None:
+    call, code = _families(closed_port, silent_port)[family]
+
+    async def implementation(_: Any) -> Any:
+        call()
+
+    tool = get_exchange_rate.implement(implementation)
+
+    async def three() -> list[dict[str, Any]]:
+        return [await tool.acall(ARGS) for _ in range(3)]
+
+    _assert_retry_then_stop(asyncio.run(three()), code, (closed_port, silent_port))
+
+
+def test_an_async_http_client_failure_is_transient(closed_port: int) -> None:
+    async def implementation(_: Any) -> Any:
+        async with httpx.AsyncClient() as client:
+            await client.get(f"http://{SECRET_HOST}:{closed_port}/rates")
+
+    tool = get_exchange_rate.implement(implementation)
+
+    async def three() -> list[dict[str, Any]]:
+        return [await tool.acall(ARGS) for _ in range(3)]
+
+    _assert_retry_then_stop(asyncio.run(three()), "UNAVAILABLE", (closed_port,))
+
+
+def test_a_wrapped_foreign_tool_maps_the_same_failures(closed_port: int, silent_port: int) -> None:
+    for family, (call, code) in _families(closed_port, silent_port).items():
+        tool = wrap_tool(get_exchange_rate.contract, _raise_from(call))
+        envelopes = [tool(ARGS) for _ in range(3)]
+        assert [e["error"]["code"] for e in envelopes] == [code] * 3, family
+        assert envelopes[0]["error"]["action"] == "retry_later", family
+
+
+def test_a_failure_wrapped_by_the_tool_is_still_found_in_the_cause_chain(closed_port: int) -> None:
+    def implementation(_: Any) -> Any:
+        try:
+            httpx.get(f"http://{SECRET_HOST}:{closed_port}/rates")
+        except httpx.HTTPError as exc:
+            raise RuntimeError(f"rates provider at {SECRET_HOST}:{closed_port} failed") from exc
+
+    envelope = get_exchange_rate.implement(implementation)(ARGS)
+    assert envelope["error"]["code"] == "UNAVAILABLE" and str(closed_port) not in json.dumps(envelope)
+
+
+def test_a_defect_in_the_tools_own_code_stays_internal() -> None:
+    def implementation(_: Any) -> Any:
+        return {}["missing"]
+
+    envelope = get_exchange_rate.implement(implementation)(ARGS)
+    assert envelope["error"]["code"] == "INTERNAL" and envelope["error"]["action"] == "stop_and_tell_user"
+
+
+def test_a_tool_opts_out_of_the_transport_mapping_or_adds_its_own(closed_port: int) -> None:
+    def refused(_: Any) -> Any:
+        socket.create_connection((SECRET_HOST, closed_port), timeout=2)
+
+    opted_out = get_exchange_rate.implement(refused, transport_errors=False)
+    assert opted_out(ARGS)["error"]["code"] == "INTERNAL"
+    assert opted_out.with_implementation(refused)(ARGS)["error"]["code"] == "INTERNAL"  # the choice is kept
+
+    class QuotaExceeded(Exception):
+        pass
+
+    def own(exc: BaseException) -> ToolError | None:
+        return ToolError("The provider's quota is used up for now.", code="RATE_LIMITED", retry_after=60) \
+            if isinstance(exc, QuotaExceeded) else None
+
+    def quota(_: Any) -> Any:
+        raise QuotaExceeded
+
+    error = get_exchange_rate.implement(quota, mapper=own)(ARGS)["error"]
+    assert error["code"] == "RATE_LIMITED" and error["retry_after"] == 60
+    # the tool's own mapper comes first, and the transport mapping still follows it
+    assert get_exchange_rate.implement(refused, mapper=own)(ARGS)["error"]["code"] == "UNAVAILABLE"
+
+
+def test_a_contract_that_does_not_retry_stops_on_a_network_failure(closed_port: int) -> None:
+    contract = Contract(name="charge", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object"}, output_schema={"type": "object"},
+                        retry=RetryPolicy(retryable_codes=(), failure_budget=2))
+
+    def refused(_: Any) -> Any:
+        socket.create_connection((SECRET_HOST, closed_port), timeout=2)
+
+    error = guard(contract, refused)({})["error"]
+    assert error["code"] == "UNAVAILABLE" and error["action"] == "stop_and_tell_user" and not error["retryable"]
+
+
+# -- formats -------------------------------------------------------------------------------------
+
+NESTED = Contract(
+    name="itinerary", version="1.0.0", summary="s", description="d",
+    input_schema={"type": "object", "additionalProperties": False, "required": ["day"],
+                  "properties": {"day": {"type": "string", "format": "date"},
+                                 "contact": {"type": "string", "format": "email"},
+                                 "legs": {"type": "integer", "minimum": 1}}},
+    output_schema={"type": "object", "required": ["legs"], "properties": {"legs": {
+        "type": "array", "items": {"type": "object", "required": ["departs_at"],
+                                   "properties": {"departs_at": {"type": "string", "format": "date-time"},
+                                                  "gate": {"type": "string", "format": "uuid"}}}}}})
+
+
+@pytest.mark.parametrize("result", [
+    {"base": "EUR", "quote": "USD", "rate": 1.1, "date": "tomorrow-ish"},
+    {"base": "EUR", "quote": "USD", "rate": 1.1, "date": "2026-02-30"},
+])
+def test_a_result_with_a_malformed_format_is_never_ok(result: dict[str, Any]) -> None:
+    tool = get_exchange_rate.implement(lambda args: result)
+    for envelope in (tool(ARGS), asyncio.run(tool.acall(ARGS))):
+        assert envelope["status"] == "error" and envelope["error"]["code"] == "INTERNAL", envelope
+        assert "invalid result" in envelope["error"]["message"]
+
+
+def test_a_nested_result_format_is_checked_and_a_good_one_passes() -> None:
+    bad = guard(NESTED, lambda args: {"legs": [{"departs_at": "2026-12-07T10:00:00Z"},
+                                               {"departs_at": "at ten"}]})
+    assert bad({"day": "2026-12-07"})["status"] == "error"
+    good = guard(NESTED, lambda args: {"legs": [{"departs_at": "2026-12-07T10:00:00Z",
+                                                 "gate": "12345678-1234-5678-1234-567812345678"}]})
+    assert good({"day": "2026-12-07"})["status"] == "ok"
+
+
+def test_format_problems_come_back_in_the_same_round_as_the_others() -> None:
+    tool = get_exchange_rate.implement(lambda args: {})
+    error = tool({"base": "eur", "quote": "USD", "date": "2026-13-45", "x": 1})["error"]
+    assert {(v["field"], v["constraint"]) for v in error["violations"]} == {
+        ("/x", "additionalProperties"), ("/base", "pattern"), ("/date", "format")}
+    error = guard(NESTED, lambda args: {})({"day": "someday", "contact": "nobody", "legs": 0})["error"]
+    assert {(v["field"], v["constraint"]) for v in error["violations"]} == {
+        ("/day", "format"), ("/contact", "format"), ("/legs", "minimum")}
+
+
+def test_formats_as_annotations_on_request() -> None:
+    tool = guard(NESTED, lambda args: {"legs": [{"departs_at": "at ten"}]}, formats=False)
+    assert tool({"day": "someday"})["status"] == "ok"
+
+
+# -- logging -------------------------------------------------------------------------------------
+
+class _Recorder(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.NOTSET)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_a_root_logger_at_info_does_not_turn_on_the_per_call_log() -> None:
+    root = logging.getLogger()
+    saved = root.level
+    recorder = _Recorder()
+    root.addHandler(recorder)
+    root.setLevel(logging.INFO)  # what MCPServer() and logging.basicConfig(level=INFO) do
+    try:
+        tool = get_exchange_rate.implement(lambda args: {"base": "EUR", "quote": "USD", "rate": 1.1,
+                                                          "date": "2026-11-27"})
+        for _ in range(3):
+            assert tool(ARGS)["status"] == "ok"
+        asyncio.run(tool.acall(ARGS))
+        assert [r for r in recorder.records if r.name == "contractgen.runtime.calls"] == []
+        logging.getLogger("contractgen.runtime.calls").setLevel(logging.DEBUG)  # asked for: on
+        tool(ARGS)
+        assert [r.name for r in recorder.records] == ["contractgen.runtime.calls"]
+    finally:
+        logging.getLogger("contractgen.runtime.calls").setLevel(logging.NOTSET)
+        root.removeHandler(recorder)
+        root.setLevel(saved)
+
+
+def test_constructing_the_mcp_sdk_server_leaves_the_per_call_log_off() -> None:
+    code = textwrap.dedent("""
+        import logging
+        from mcp.server.mcpserver import MCPServer
+        from generated.get_exchange_rate_v1 import get_exchange_rate
+        MCPServer("probe")
+        seen = []
+        class H(logging.Handler):
+            def emit(self, record): seen.append(record.name)
+        logging.getLogger().addHandler(H())
+        tool = get_exchange_rate.implement(lambda a: {"base": "EUR", "quote": "USD", "rate": 1.1, "date": "2026-11-27"})
+        for _ in range(3):
+            tool({"base": "EUR", "quote": "USD"})
+        print(logging.getLogger().level, seen.count("contractgen.runtime.calls"))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent.parent,
+                            capture_output=True, text=True, check=False, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(logging.INFO), "0"]
+
+
+# -- typing --------------------------------------------------------------------------------------
+
+FLIGHTS = {
+    "name": "search_flights", "version": "1.0.0", "summary": "Search flights.",
+    "description": "Searches flights between two airports.",
+    "input": {"type": "object", "additionalProperties": False, "required": ["origin"],
+              "properties": {"origin": {"type": "string", "description": "Airport code."},
+                             "cabin": {"type": "string", "enum": ["economy", "business"], "default": "economy",
+                                       "description": "Cabin class."},
+                             "adults": {"type": "integer", "minimum": 1, "default": 1, "description": "Adults."},
+                             "note": {"type": ["string", "null"], "default": None, "description": "A note."}}},
+    "output": {"type": "object", "required": ["cabin"], "properties": {"cabin": {"type": "string"}}},
+}
+
+
+def test_mypy_strict_accepts_a_defaulted_optional_without_a_none_check(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "flights")
+    (root / "contracts" / "search_flights").mkdir()
+    (root / "contracts" / "search_flights" / "1.0.0.json").write_text(json.dumps(FLIGHTS), "utf-8")
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    (root / "impl.py").write_text(textwrap.dedent("""
+        from generated.search_flights_v1 import SearchFlightsV1Input, SearchFlightsV1Output, search_flights
+
+        @search_flights.implement
+        def run(args: SearchFlightsV1Input) -> SearchFlightsV1Output:
+            note: str = args.note or ""  # null is allowed there: None must be handled
+            return SearchFlightsV1Output(cabin=args.cabin.upper() * args.adults + note)
+    """), "utf-8")
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "impl.py"],
+                             cwd=root, capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    (root / "nullable.py").write_text(textwrap.dedent("""
+        from generated.search_flights_v1 import SearchFlightsV1Input
+
+        def shout(args: SearchFlightsV1Input) -> str:
+            return args.note.upper()
+    """), "utf-8")
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "nullable.py"],
+                             cwd=root, capture_output=True, text=True, check=False)
+    assert checked.returncode == 1 and 'Item "None" of "str | None" has no attribute "upper"' in checked.stdout
+    run = subprocess.run([sys.executable, "-c", "import json, impl; print(json.dumps(impl.run({'origin': 'OSL'})))"],
+                         cwd=root, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["output"] == {"cabin": "ECONOMY"}

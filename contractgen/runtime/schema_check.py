@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import functools
 import itertools
+import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -171,6 +172,34 @@ class Plan(NamedTuple):
     guesses: bool
 
 
+def _refuses_long_integers(validator: Any, name: str) -> bool:
+    """Whether ``validator`` refuses, at the top-level member ``name``, an integer too long to read of
+    either sign (see ``SchemaCheck._refuses_long_integers_at``)."""
+    for probe in (INT_CEILING, INT_FLOOR):  # 4,301 digits: one more than the runtime reads
+        try:
+            errors = list(itertools.islice(validator.iter_errors({name: probe}), COUNT_CAP))
+        except Exception:  # noqa: BLE001 - unproven: the member stays searched
+            return False
+        if not any(list(error.instance_path) == [name] for error in errors):
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=4096)
+def _self_contained_member_refuses_long_integers(member_text: str, dialect: Any, formats: bool) -> bool:
+    """``_refuses_long_integers`` for a member schema that refers to nothing, decided once per text:
+    a probe costs about a millisecond (the backend reads the 4,301 digits), and a server's tools
+    repeat the same few member shapes (``{"type": "integer", "minimum": 1}``) across a thousand tools."""
+    root: dict[str, Any] = {"properties": {"m": json.loads(member_text)}}
+    if isinstance(dialect, str):
+        root["$schema"] = dialect
+    try:
+        validator = _rs.validator_for(root, validate_formats=formats or None)
+    except Exception:  # noqa: BLE001 - unproven: the member stays searched
+        return False
+    return _refuses_long_integers(validator, "m")
+
+
 class SchemaCheck:
     """A compiled schema: ``is_valid`` for the fast path and ``violations`` for the details.
 
@@ -245,16 +274,16 @@ class SchemaCheck:
         probe per sign stands for all; a minimum of 1, say, refuses them all. The member's verdict
         depends on its own value alone: a keyword relating members makes ``number_names`` None."""
         properties = self.schema.get("properties") if isinstance(self.schema, Mapping) else None
-        if not isinstance(properties, Mapping) or not holds_scalars_only(properties.get(name), self.schema):
+        member = properties.get(name) if isinstance(properties, Mapping) else None
+        if not holds_scalars_only(member, self.schema):
             return False
-        for probe in (INT_CEILING, INT_FLOOR):  # 4,301 digits: one more than the runtime reads
-            try:
-                errors = list(itertools.islice(self._rs.iter_errors({name: probe}), COUNT_CAP))
-            except Exception:  # noqa: BLE001 - unproven: the member stays searched
-                return False
-            if not any(list(error.instance_path) == [name] for error in errors):
-                return False
-        return True
+        try:
+            text = json.dumps(member, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError):
+            text = '"$"'
+        if '"$' not in text:  # no reference, anchor or dialect: the verdict is the member's text alone
+            return _self_contained_member_refuses_long_integers(text, self.schema.get("$schema"), self.formats)
+        return _refuses_long_integers(self._rs, name)
 
     def reading_text(self) -> Callable[[Any], bool] | None:
         """``bare_is_valid`` for a schema that ``pins_plain_json``, made to read every string it accepts

@@ -2,22 +2,27 @@
 """Registry of every generated tool version: stubs, contracts and exports, keyed by module name.
 
 MCP_TOOLS, OPENAI_TOOLS and ANTHROPIC_TOOLS hold the newest major version of each tool (tool names are
-unique there); older majors stay importable from their own modules and are listed in STUBS.
+unique there); older majors stay importable from their own modules and are listed in STUBS. Tool
+modules load when first used (an entry of STUBS or CONTRACTS, a module attribute, one of the lists),
+so a server imports only the tools it serves.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from contractgen.runtime import Contract, ToolStub, require_runtime
+from contractgen.runtime.registry import LazyAttributes, lazy_exports
 
-from . import (
-    book_meeting_v1,
-    book_meeting_v2,
-    get_exchange_rate_v1,
-    refund_payment_v1,
-    search_documents_v1,
-)
+if TYPE_CHECKING:
+    from . import (
+        book_meeting_v1,
+        book_meeting_v2,
+        get_exchange_rate_v1,
+        refund_payment_v1,
+        search_documents_v1,
+    )
 
 __all__ = [
     "AGENT_INSTRUCTIONS",
@@ -54,42 +59,39 @@ LATEST: dict[str, str] = {
     "search_documents": "search_documents_v1",
 }
 
-STUBS: dict[str, ToolStub[Any, Any]] = {
-    "book_meeting_v1": book_meeting_v1.book_meeting,
-    "book_meeting_v2": book_meeting_v2.book_meeting,
-    "get_exchange_rate_v1": get_exchange_rate_v1.get_exchange_rate,
-    "refund_payment_v1": refund_payment_v1.refund_payment,
-    "search_documents_v1": search_documents_v1.search_documents,
-}
+STUBS: Mapping[str, ToolStub[Any, Any]] = LazyAttributes(
+    __name__,
+    {
+        "book_meeting_v1": "book_meeting",
+        "book_meeting_v2": "book_meeting",
+        "get_exchange_rate_v1": "get_exchange_rate",
+        "refund_payment_v1": "refund_payment",
+        "search_documents_v1": "search_documents",
+    },
+)
 
-CONTRACTS: dict[str, Contract] = {
-    "book_meeting_v1": book_meeting_v1.CONTRACT,
-    "book_meeting_v2": book_meeting_v2.CONTRACT,
-    "get_exchange_rate_v1": get_exchange_rate_v1.CONTRACT,
-    "refund_payment_v1": refund_payment_v1.CONTRACT,
-    "search_documents_v1": search_documents_v1.CONTRACT,
-}
+CONTRACTS: Mapping[str, Contract] = LazyAttributes(
+    __name__, {module: "CONTRACT" for module in MODULES}
+)
 
-MCP_TOOLS: list[dict[str, Any]] = [
-    book_meeting_v2.MCP_TOOL,
-    get_exchange_rate_v1.MCP_TOOL,
-    refund_payment_v1.MCP_TOOL,
-    search_documents_v1.MCP_TOOL,
-]
-
-OPENAI_TOOLS: list[dict[str, Any]] = [
-    book_meeting_v2.OPENAI_TOOL,
-    get_exchange_rate_v1.OPENAI_TOOL,
-    refund_payment_v1.OPENAI_TOOL,
-    search_documents_v1.OPENAI_TOOL,
-]
-
-ANTHROPIC_TOOLS: list[dict[str, Any]] = [
-    book_meeting_v2.ANTHROPIC_TOOL,
-    get_exchange_rate_v1.ANTHROPIC_TOOL,
-    refund_payment_v1.ANTHROPIC_TOOL,
-    search_documents_v1.ANTHROPIC_TOOL,
-]
+_LATEST_MODULES = (
+    "book_meeting_v2",
+    "get_exchange_rate_v1",
+    "refund_payment_v1",
+    "search_documents_v1",
+)
+MCP_TOOLS: list[dict[str, Any]]
+OPENAI_TOOLS: list[dict[str, Any]]
+ANTHROPIC_TOOLS: list[dict[str, Any]]
+__getattr__ = lazy_exports(
+    __name__,
+    MODULES,
+    {
+        "MCP_TOOLS": ("MCP_TOOL", _LATEST_MODULES),
+        "OPENAI_TOOLS": ("OPENAI_TOOL", _LATEST_MODULES),
+        "ANTHROPIC_TOOLS": ("ANTHROPIC_TOOL", _LATEST_MODULES),
+    },
+)
 
 #: Defines the action vocabulary once for all tools; put it in the agent's system prompt.
 AGENT_INSTRUCTIONS = (

@@ -167,11 +167,15 @@ def test_book_meeting_v1_and_v2_live_side_by_side() -> None:
     from generated import book_meeting_v2 as v2
 
     old = v1.book_meeting.implement(lambda a: {"meeting_id": "m-0", "starts_at": a.date.isoformat()})
-    new = v2.book_meeting.implement(lambda a: {"meeting_id": "m-2", "starts_at": "2026-12-01T15:00:00",
+    new = v2.book_meeting.implement(lambda a: {"meeting_id": "m-2", "starts_at": "2026-12-01T15:00:00+01:00",
                                                "status": "tentative"})
     assert old(MEETING_V1) == _ok("book_meeting", "1.2.0", {"meeting_id": "m-0",
                                                              "starts_at": "2026-12-01T15:00:00+01:00"})
     assert new(MEETING_V2)["output"]["status"] == "tentative"
+    # a date-time without its offset is no RFC 3339 date-time: a silent failure, never ok
+    no_offset = v2.book_meeting.implement(lambda a: {"meeting_id": "m-2", "starts_at": "2026-12-01T15:00:00",
+                                                     "status": "tentative"})
+    assert no_offset(MEETING_V2)["error"]["code"] == "INTERNAL"
     assert new(MEETING_V2, contract_version="1.2.0")["error"]["code"] == "VERSION_MISMATCH"
 
 

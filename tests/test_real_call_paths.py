@@ -354,3 +354,36 @@ def test_mypy_strict_accepts_a_defaulted_optional_without_a_none_check(tmp_path:
                          cwd=root, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["output"] == {"cabin": "ECONOMY"}
+
+
+# -- start-up ------------------------------------------------------------------------------------
+
+def test_the_generated_package_imports_a_tool_module_when_first_used() -> None:
+    """A server imports only the tools it serves: ``import generated`` loads no tool module; an
+    entry of STUBS or CONTRACTS, a module attribute or a list loads what it needs, once."""
+    code = textwrap.dedent("""
+        import json, sys
+        import generated
+        loaded = lambda: sorted(m for m in sys.modules if m.startswith("generated."))
+        steps = [loaded()]
+        stub = generated.STUBS["get_exchange_rate_v1"]
+        steps.append(loaded())
+        assert generated.STUBS["get_exchange_rate_v1"] is stub and stub.contract is generated.CONTRACTS["get_exchange_rate_v1"]
+        from generated import refund_payment_v1
+        steps.append(loaded())
+        names = [tool["name"] for tool in generated.MCP_TOOLS]
+        steps.append(loaded())
+        print(json.dumps([steps, names, sorted(generated.STUBS), len(generated.CONTRACTS)]))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent.parent,
+                            capture_output=True, text=True, check=False, timeout=120)
+    assert result.returncode == 0, result.stderr
+    steps, names, stubs, contracts = json.loads(result.stdout)
+    assert steps[0] == []
+    assert steps[1] == ["generated.get_exchange_rate_v1"]
+    assert steps[2] == ["generated.get_exchange_rate_v1", "generated.refund_payment_v1"]
+    assert steps[3] == ["generated.book_meeting_v2", "generated.get_exchange_rate_v1",
+                        "generated.refund_payment_v1", "generated.search_documents_v1"]  # the newest majors
+    assert names == ["book_meeting", "get_exchange_rate", "refund_payment", "search_documents"]
+    assert stubs == ["book_meeting_v1", "book_meeting_v2", "get_exchange_rate_v1", "refund_payment_v1",
+                     "search_documents_v1"] and contracts == 5

@@ -2,16 +2,21 @@
 """Registry of every generated tool version: stubs, contracts and exports, keyed by module name.
 
 MCP_TOOLS, OPENAI_TOOLS and ANTHROPIC_TOOLS hold the newest major version of each tool (tool names are
-unique there); older majors stay importable from their own modules and are listed in STUBS.
+unique there); older majors stay importable from their own modules and are listed in STUBS. Tool
+modules load when first used (an entry of STUBS or CONTRACTS, a module attribute, one of the lists),
+so a server imports only the tools it serves.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from contractgen.runtime import Contract, ToolStub, require_runtime
+from contractgen.runtime.registry import LazyAttributes, lazy_exports
 
-from . import hostile_defaults_v1
+if TYPE_CHECKING:
+    from . import hostile_defaults_v1
 
 __all__ = [
     "AGENT_INSTRUCTIONS",
@@ -35,25 +40,30 @@ LATEST: dict[str, str] = {
     "hostile_defaults": "hostile_defaults_v1",
 }
 
-STUBS: dict[str, ToolStub[Any, Any]] = {
-    "hostile_defaults_v1": hostile_defaults_v1.hostile_defaults,
-}
+STUBS: Mapping[str, ToolStub[Any, Any]] = LazyAttributes(
+    __name__,
+    {
+        "hostile_defaults_v1": "hostile_defaults",
+    },
+)
 
-CONTRACTS: dict[str, Contract] = {
-    "hostile_defaults_v1": hostile_defaults_v1.CONTRACT,
-}
+CONTRACTS: Mapping[str, Contract] = LazyAttributes(
+    __name__, {module: "CONTRACT" for module in MODULES}
+)
 
-MCP_TOOLS: list[dict[str, Any]] = [
-    hostile_defaults_v1.MCP_TOOL,
-]
-
-OPENAI_TOOLS: list[dict[str, Any]] = [
-    hostile_defaults_v1.OPENAI_TOOL,
-]
-
-ANTHROPIC_TOOLS: list[dict[str, Any]] = [
-    hostile_defaults_v1.ANTHROPIC_TOOL,
-]
+_LATEST_MODULES = ("hostile_defaults_v1",)
+MCP_TOOLS: list[dict[str, Any]]
+OPENAI_TOOLS: list[dict[str, Any]]
+ANTHROPIC_TOOLS: list[dict[str, Any]]
+__getattr__ = lazy_exports(
+    __name__,
+    MODULES,
+    {
+        "MCP_TOOLS": ("MCP_TOOL", _LATEST_MODULES),
+        "OPENAI_TOOLS": ("OPENAI_TOOL", _LATEST_MODULES),
+        "ANTHROPIC_TOOLS": ("ANTHROPIC_TOOL", _LATEST_MODULES),
+    },
+)
 
 #: Defines the action vocabulary once for all tools; put it in the agent's system prompt.
 AGENT_INSTRUCTIONS = (

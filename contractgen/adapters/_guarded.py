@@ -199,6 +199,20 @@ def plain_schema(schema: Any) -> dict[str, Any]:
     return plain
 
 
+def caller_label(*, user: Any = None, agent: Any = None, session: Any = None) -> str | None:
+    """Who made a call, as the guard's ``caller`` (and the spans' ``contractgen.caller``) records it:
+    ``user=alice agent=fx session=conv-1``, each part only when the framework knows it."""
+    parts = [f"{name}={_label(value)}" for name, value in (("user", user), ("agent", agent),
+                                                              ("session", session))
+             if isinstance(value, str) and value]
+    return " ".join(parts) or None
+
+
+def _label(value: str) -> str:
+    # a value never splits into two parts nor forges another: no blanks, no '='
+    return "_".join(value[:200].replace("=", "_").split()) or "_"
+
+
 def session_from(source: Any, *names: str) -> str | None:
     """The first non-empty string under one of ``names`` in a mapping or an object, or None."""
     for name in names:

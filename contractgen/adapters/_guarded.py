@@ -158,11 +158,12 @@ async def call_guarded(tool: GuardedTool[Any, Any], arguments: Any, *, session: 
 
 
 def call_guarded_sync(tool: GuardedTool[Any, Any], arguments: Any, *, session: str,
-                      state: StateLike | None = None, call_id: str | None = None) -> Envelope:
+                      state: StateLike | None = None, call_id: str | None = None,
+                      caller: str | None = None) -> Envelope:
     """``call_guarded`` for frameworks that call tools synchronously."""
     try:
         with _bound(state):
-            return tool(arguments, session=session, call_id=call_id)
+            return tool(arguments, session=session, call_id=call_id, caller=caller)
     except _NEVER_SWALLOWED:
         raise
     except BaseException as exc:  # noqa: BLE001

@@ -23,7 +23,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from contractgen.runtime import GuardedTool
 
-from ._guarded import call_guarded, plain_schema, with_state_budget
+from ._guarded import call_guarded, caller_label, plain_schema, with_state_budget
 
 __all__ = ["GuardedAdkTool"]
 
@@ -46,5 +46,6 @@ class GuardedAdkTool(BaseTool):
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         session = tool_context.session.id if tool_context.session is not None else "default"
+        caller = caller_label(user=tool_context.user_id, agent=tool_context.agent_name, session=session)
         return await call_guarded(self.guarded, args, session=session, state=tool_context.state,
-                                  call_id=tool_context.function_call_id, caller=tool_context.agent_name)
+                                  call_id=tool_context.function_call_id, caller=caller)

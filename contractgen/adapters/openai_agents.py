@@ -6,7 +6,8 @@ form of the input schema is the schema itself. The SDK does not validate argumen
 JSON reaches the tool): invalid JSON gets INVALID_ARGUMENT, everything else goes to the guard. The
 model reads the envelope as JSON text. The budget session comes from the run context
 (``Runner.run(context=...)``): its ``session_id`` (attribute or key), else the run config's
-``group_id``; a context that is a mutable mapping also holds the counts itself. The SDK's trace of
+``group_id``; a context that is a mutable mapping also holds the counts itself. The caller the
+spans record is the context's ``user_id``, the agent's name and that session. The SDK's trace of
 the call (its function span) records the arguments redacted, as the guard's own telemetry does.
 """
 
@@ -31,6 +32,7 @@ from contractgen.runtime.scrub import arguments_shown
 
 from ._guarded import (
     call_guarded,
+    caller_label,
     envelope_text,
     invalid_json_arguments,
     plain_schema,
@@ -69,9 +71,11 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
         _traced_as(raw_arguments, arguments_shown(guarded, arguments, TRACE_CAP))
         context = getattr(ctx, "context", None)
         state = context if isinstance(context, MutableMapping) else None
-        agent = getattr(ctx, "agent", None)
-        envelope = await call_guarded(guarded, arguments, session=session_of(ctx), state=state,
-                                      call_id=ctx.tool_call_id, caller=getattr(agent, "name", None))
+        session = session_of(ctx)
+        caller = caller_label(user=session_from(context, "user_id"), agent=getattr(getattr(ctx, "agent", None), "name", None),
+                              session=session.partition(":")[2])
+        envelope = await call_guarded(guarded, arguments, session=session, state=state,
+                                      call_id=ctx.tool_call_id, caller=caller)
         return envelope_text(envelope)
 
     return FunctionTool(name=guarded.name, description=guarded.description, params_json_schema=schema,

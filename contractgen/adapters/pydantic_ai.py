@@ -5,8 +5,10 @@ its envelope (``fix_arguments`` with the field) is the tool's return value: the 
 normal tool return and pydantic-ai's retry counter is not spent on it. Arguments that are not valid
 JSON pydantic-ai would answer itself, with a retry prompt quoting the raw text (a password sent in a
 truncated call went back to the model and into the message history): the tool's argument validator
-here only parses, and anything that is not one JSON object gets INVALID_ARGUMENT without the text. The budget session is the run's ``conversation_id`` (given to
-``agent.run``, recovered from the message history, else a new one per run).
+here only parses, and anything that is not one JSON object gets INVALID_ARGUMENT without the text.
+The budget session is the run's ``conversation_id`` (given to ``agent.run``, recovered from the message
+history, else a new one per run); the caller the spans record is the deps' ``user_id`` (attribute or
+key), the agent's ``name`` and that conversation.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from contractgen.runtime import GuardedTool
 
-from ._guarded import call_guarded, invalid_json_arguments, plain_schema
+from ._guarded import call_guarded, caller_label, invalid_json_arguments, plain_schema, session_from
 
 __all__ = ["pydantic_ai_tool"]
 
@@ -34,9 +36,11 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> To
     async def call(ctx: RunContext[Any], /, **arguments: Any) -> dict[str, Any]:
         if arguments.get(_NOT_AN_OBJECT) is _NOT_AN_OBJECT:
             return dict(invalid_json_arguments(tool))
-        session = ctx.conversation_id or "default"
-        envelope = await call_guarded(tool, arguments, session="conversation:" + str(session)[:200],
-                                      call_id=ctx.tool_call_id)
+        conversation = str(ctx.conversation_id or "default")[:200]
+        caller = caller_label(user=session_from(ctx.deps, "user_id"), agent=getattr(getattr(ctx, "agent", None), "name", None),
+                              session=conversation)
+        envelope = await call_guarded(tool, arguments, session="conversation:" + conversation,
+                                      call_id=ctx.tool_call_id, caller=caller)
         return dict(envelope)
 
     made: Tool[Any] = Tool.from_schema(call, name=tool.name, description=tool.description,

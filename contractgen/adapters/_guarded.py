@@ -181,6 +181,22 @@ def adapter_failure(tool: GuardedTool[Any, Any], exc: BaseException, arguments: 
     return cast(ErrorEnvelope, envelope)
 
 
+def tool_failure(name: str, schema: Any, arguments: Any, exc: BaseException) -> dict[str, Any]:
+    """INTERNAL with a reference for an exception from a tool no guard wraps (the frameworks' error
+    hooks): nothing of the exception reaches the model; its traceback goes to the log under the
+    reference, with what the call sent at sensitive positions of ``schema`` scrubbed."""
+    from contractgen.runtime.envelope import new_ref
+    from contractgen.runtime.wrap import contract_from_definition
+
+    contract = contract_from_definition({"name": str(name), "parameters": schema if isinstance(schema, Mapping)
+                                         else {"type": "object"}})
+    ref = new_ref()
+    scrub = secrets_sent(arguments, contract.input_schema)
+    logger.error("tool %s raised (ref=%s)", name, ref, exc_info=loggable(exc, scrub))
+    return error_envelope(contract, "INTERNAL", f"{name} failed unexpectedly (internal error, ref {ref}). "
+                          "Do not retry; tell the user the tool failed.", ref=ref)
+
+
 def invalid_json_arguments(tool: GuardedTool[Any, Any]) -> Envelope:
     """INVALID_ARGUMENT for arguments that are not one JSON object (they never reach the guard)."""
     envelope = error_envelope(tool.contract, "INVALID_ARGUMENT", "Invalid arguments: they are not a "

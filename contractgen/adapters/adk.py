@@ -33,13 +33,10 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.adk needs Google ADK: pip install 'contractgen[adk]'") from exc
 
-from contractgen.runtime import Contract, GuardedTool, error_envelope
-from contractgen.runtime.envelope import new_ref
-from contractgen.runtime.observe import loggable
-from contractgen.runtime.scrub import secrets_sent
+from contractgen.runtime import Contract, GuardedTool
 from contractgen.runtime.wrap import contract_from_definition, wrap_tool
 
-from ._guarded import call_guarded, caller_label, plain_schema, with_state_budget
+from ._guarded import call_guarded, caller_label, plain_schema, tool_failure, with_state_budget
 
 __all__ = ["ContractPlugin", "GuardedAdkTool", "GuardedForeignAdkTool"]
 
@@ -131,14 +128,19 @@ class GuardedForeignAdkTool(BaseTool):
 
 
 def _contract_of(tool: BaseTool) -> Contract:
+    # a declaration in Gemini's own Schema type (no JSON schema): any object, the tool checks the rest
+    return contract_from_definition({"name": tool.name, "description": tool.description or "",
+                                     "parameters": _json_schema_of(tool) or {"type": "object"}})
+
+
+def _json_schema_of(tool: BaseTool) -> dict[str, Any] | None:
+    """The JSON schema of the tool's declared parameters, or None."""
     try:
         schema = getattr(tool._get_declaration(), "parameters_json_schema", None)
     except Exception:  # a tool whose declaration cannot be read still gets a contract (and an answer)
         logger.warning("the declaration of tool %s could not be read", tool.name, exc_info=True)
-        schema = None
-    # a declaration in Gemini's own Schema type (no JSON schema): any object, the tool checks the rest
-    return contract_from_definition({"name": tool.name, "description": tool.description or "",
-                                     "parameters": schema if isinstance(schema, dict) else {"type": "object"}})
+        return None
+    return schema if isinstance(schema, dict) else None
 
 
 class ContractPlugin(BasePlugin):
@@ -152,10 +154,4 @@ class ContractPlugin(BasePlugin):
                                      tool_context: ToolContext, error: Exception) -> dict[str, Any] | None:
         if not isinstance(error, Exception):  # a cancellation propagates whatever we answer
             return None
-        contract = _contract_of(tool)
-        ref = new_ref()
-        scrub = secrets_sent(tool_args, contract.input_schema)
-        logger.error("tool %s raised (ref=%s)", tool.name, ref, exc_info=loggable(error, scrub))
-        envelope = error_envelope(contract, "INTERNAL", f"{tool.name} failed unexpectedly (internal error, "
-                                  f"ref {ref}). Do not retry; tell the user the tool failed.", ref=ref)
-        return dict(envelope)
+        return tool_failure(tool.name, _json_schema_of(tool), tool_args, error)

@@ -37,10 +37,11 @@ from ._guarded import (
     invalid_json_arguments,
     plain_schema,
     session_from,
+    tool_failure,
     with_state_budget,
 )
 
-__all__ = ["function_tool", "run_session", "strict_allowed"]
+__all__ = ["contract_failure", "function_tool", "run_session", "strict_allowed"]
 
 SessionOf = Callable[[ToolContext[Any]], str]
 
@@ -116,3 +117,16 @@ def run_session(ctx: ToolContext[Any]) -> str:
     if isinstance(group, str) and group:
         return "group:" + group[:200]
     return "default"
+
+
+def contract_failure(ctx: Any, error: Exception) -> str:
+    """A ``failure_error_function`` for tools nobody wrapped (``@function_tool(failure_error_function=
+    contract_failure)``): INTERNAL with a reference, as JSON, instead of the SDK's "Please try again"
+    (which invites retries no budget bounds); the traceback goes to the log under the reference."""
+    name = getattr(ctx, "tool_name", None) or "tool"
+    raw = getattr(ctx, "tool_arguments", None)
+    try:
+        arguments = json.loads(raw) if isinstance(raw, str) else None
+    except (ValueError, RecursionError):
+        arguments = None
+    return envelope_text(tool_failure(name, None, arguments, error))

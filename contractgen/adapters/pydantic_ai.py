@@ -15,19 +15,36 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 try:
     from pydantic_ai import RunContext, Tool
+    from pydantic_ai.exceptions import (
+        ApprovalRequired,
+        CallDeferred,
+        ModelRetry,
+        SkipToolExecution,
+        SkipToolValidation,
+        ToolFailed,
+    )
+    from pydantic_ai.toolsets import WrapperToolset
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.pydantic_ai needs pydantic-ai: "
                       "pip install 'contractgen[pydantic-ai]'") from exc
 
 from contractgen.runtime import GuardedTool
 
-from ._guarded import call_guarded, caller_label, invalid_json_arguments, plain_schema, session_from
+from ._guarded import (
+    call_guarded,
+    caller_label,
+    invalid_json_arguments,
+    plain_schema,
+    session_from,
+    tool_failure,
+)
 
-__all__ = ["pydantic_ai_tool"]
+__all__ = ["ContractBackstop", "pydantic_ai_tool"]
 
 
 def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> Tool[Any]:
@@ -67,3 +84,22 @@ class _ParsedOnly:
 
     def validate_python(self, value: Any, **_: Any) -> Any:
         return dict(value) if isinstance(value, Mapping) else {_NOT_AN_OBJECT: _NOT_AN_OBJECT}
+
+
+#: what tools raise to steer pydantic-ai itself (retry, defer, ask approval, fail on purpose)
+_STEERING = (ModelRetry, ToolFailed, CallDeferred, ApprovalRequired, SkipToolValidation, SkipToolExecution)
+
+
+@dataclass
+class ContractBackstop(WrapperToolset[Any]):
+    """``Agent(model, toolsets=[ContractBackstop(toolset)])``: an exception from any tool of
+    ``toolset`` (tools nobody wrapped) becomes INTERNAL with a reference, returned to the model as
+    the tool's result, instead of ending the run; pydantic-ai's own steering exceptions pass."""
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: Any) -> Any:
+        try:
+            return await super().call_tool(name, tool_args, ctx, tool)
+        except _STEERING:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the backstop's whole purpose
+            return tool_failure(name, getattr(tool.tool_def, "parameters_json_schema", None), tool_args, exc)

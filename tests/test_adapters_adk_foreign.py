@@ -132,3 +132,19 @@ def test_the_plugin_turns_the_exception_into_an_envelope_and_the_run_goes_on(
     logged = [r for r in caplog.records if r.name == "contractgen.adapters"]
     assert [error["ref"] in r.getMessage() for r in logged][:1] == [True]
     assert logged[0].exc_info is not None  # the traceback is in the log, under the reference
+
+
+def test_a_long_running_contract_is_long_running_to_adk() -> None:
+    from contractgen.adapters.adk import GuardedAdkTool
+    from generated import get_exchange_rate_v1, search_documents_v1
+
+    search = GuardedAdkTool(search_documents_v1.search_documents.implement(
+        lambda args: {"results": [], "complete": True}))
+    assert search.is_long_running is True
+    assert GuardedAdkTool(get_exchange_rate_v1.get_exchange_rate.implement(lambda args: None)).is_long_running is False
+    llm, events = anyio.run(lambda: run([search], [("search_documents", {"query": "travel policy"})]))
+    assert any(e.long_running_tool_ids for e in events)  # ADK marks the call long-running
+    answer = responses(llm.seen[1])[0]  # and the model still gets its response, then answers
+    assert answer["status"] == "ok" and answer["output"] == {"results": [], "complete": True}
+    assert answer["empty"] is True and "nothing was found" in answer["empty_meaning"]
+    assert events[-1].content.parts[0].text == "done"

@@ -47,7 +47,10 @@ class GuardedAdkTool(BaseTool):
     """An ADK tool for a guarded tool: ``GuardedAdkTool(book_meeting)``."""
 
     def __init__(self, tool: GuardedTool[Any, Any]) -> None:
-        super().__init__(name=tool.name, description=tool.description)
+        # a long-running contract is long-running to ADK too (the call is marked on its event); the
+        # envelope is never empty, so ADK still sends the model its function response
+        super().__init__(name=tool.name, description=tool.description,
+                         is_long_running=tool.contract.timeout.long_running)
         self.guarded = with_state_budget(tool)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GuardedAdkTool:

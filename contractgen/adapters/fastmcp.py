@@ -21,7 +21,7 @@ import threading
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 try:
     from fastmcp import FastMCP
@@ -48,7 +48,7 @@ from contractgen.runtime.versions import VersionCheck
 
 from ._guarded import call_guarded, caller_label, session_from
 
-__all__ = ["HEADER_SESSION", "GuardedFastMCPTool", "add_guarded_tools", "fastmcp_tool"]
+__all__ = ["HEADER_SESSION", "GuardedFastMCPTool", "add_guarded_tools", "envelope_schema", "fastmcp_tool"]
 
 #: HTTP header a client may send to name its budget session (a stock client sets headers, not _meta)
 HEADER_SESSION = "contractgen-session"
@@ -60,6 +60,8 @@ class GuardedFastMCPTool(Tool):
     """A FastMCP tool whose every call goes through a contractgen guard."""
 
     guarded: Any = Field(default=None, exclude=True)
+    #: ``structuredContent`` of a success is the whole envelope (the output schema says so)
+    structured_envelope: bool = Field(default=False, exclude=True)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         tool: GuardedTool[Any, Any] = self.guarded
@@ -73,37 +75,69 @@ class GuardedFastMCPTool(Tool):
                                           caller=call.caller)
         if sender is not None:
             await sender.flush()  # every notification goes out before the result
-        return _tool_result(envelope)
+        return _tool_result(envelope, whole=self.structured_envelope)
 
 
-def fastmcp_tool(tool: GuardedTool[Any, Any]) -> GuardedFastMCPTool:
-    """The FastMCP tool for a guarded tool, declared exactly as the contract's MCP export."""
+#: what a success's ``structuredContent`` holds: the bare ``output`` (the contract's MCP export) or
+#: the whole ``envelope``, for hosts that hand the model only ``structuredContent``
+Structured = Literal["output", "envelope"]
+
+
+def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "output") -> GuardedFastMCPTool:
+    """The FastMCP tool for a guarded tool, declared exactly as the contract's MCP export (with
+    ``structured="envelope"``, its output schema is the envelope's, holding the contract's)."""
     definition = tool_definition(tool)
+    whole = structured == "envelope"
+    output_schema = envelope_schema(definition.output_schema) if whole else definition.output_schema
     return GuardedFastMCPTool(name=definition.name, version=tool.version, title=definition.title,
                               description=definition.description, parameters=definition.input_schema,
-                              output_schema=definition.output_schema, annotations=definition.annotations,
-                              meta=definition.meta, guarded=tool)
+                              output_schema=output_schema, annotations=definition.annotations,
+                              meta=definition.meta, guarded=tool, structured_envelope=whole)
+
+
+def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The JSON schema of a successful envelope whose ``output`` is ``output_schema`` (its ``$defs``
+    move to the root, where its ``#/$defs/...`` references point)."""
+    output = dict(output_schema or {})
+    defs = output.pop("$defs", None)
+    dialect = output.pop("$schema", None)
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"status": {"const": "ok"}, "tool": {"type": "string"}, "version": {"type": "string"},
+                       "output": output, "empty": {"type": "boolean"}, "empty_meaning": {"type": "string"},
+                       "notices": {"type": "array", "items": {"type": "object"}}},
+        "required": ["status", "output"],
+    }
+    if dialect is not None:
+        schema["$schema"] = dialect
+    if defs is not None:
+        schema["$defs"] = defs
+    return schema
 
 
 def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[GuardedTool[Any, Any]],
-                      ) -> list[GuardedFastMCPTool]:
+                      *, structured: Structured = "output") -> list[GuardedFastMCPTool]:
     """Register guarded tools (one, or every generated tool you implemented) on ``server``; versions
-    of one tool are served side by side (an unpinned call gets the newest, as FastMCP decides)."""
+    of one tool are served side by side (an unpinned call gets the newest, as FastMCP decides).
+    ``structured="envelope"``: a success's ``structuredContent`` is the whole envelope (``empty``,
+    ``empty_meaning``, ``notices`` beside ``output``), for hosts that read nothing else."""
     batch = [tools] if isinstance(tools, GuardedTool) else list(tools)
     pins = _pins_of(server)
     served = [(t.name, t.version) for t in batch]
     for name, version in served:
         if served.count((name, version)) > 1 or version in pins.served.get(name, {}):
             raise ValueError(f"{name} {version} is registered twice: serve each version of a tool once")
-    registered = [fastmcp_tool(t) for t in batch]
+    registered = [fastmcp_tool(t, structured=structured) for t in batch]
     for item in registered:
         server.add_tool(item)
         pins.served.setdefault(item.name, {})[item.guarded.version] = item.guarded
     return registered
 
 
-def _tool_result(envelope: Mapping[str, Any]) -> ToolResult:
+def _tool_result(envelope: Mapping[str, Any], *, whole: bool = False) -> ToolResult:
     result = call_result(envelope)
+    if whole and not result.is_error:  # the envelope itself, which the output schema declares
+        return ToolResult(content=result.content, structured_content=dict(envelope), is_error=False)
     return ToolResult(content=result.content, structured_content=result.structured_content,
                       meta=result.meta, is_error=result.is_error)
 

@@ -98,3 +98,50 @@ def test_openai_agents_failure_error_function(caplog: pytest.LogCaptureFixture) 
                if isinstance(item, dict) and item.get("type") == "function_call_output"]
     assert_internal_with_a_reference(json.loads(outputs[0]), str(model.calls[1].input), caplog)
     assert json.loads(outputs[0])["tool"] == "lookup_orders"
+
+
+class Touchy:
+    """An application's run context or deps whose every attribute raises."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"no {name} here")
+
+
+def test_an_application_object_that_raises_never_reaches_the_framework() -> None:
+    """The adapters read the session and the user from the application's own objects (OpenAI's run
+    context and session function, pydantic-ai's deps): reading them may raise, the call goes on."""
+    from adapter_support import assert_down_scenario, rates_tool
+    from agents import Agent as OpenAIAgent
+    from agents import RunConfig, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from contractgen.adapters.openai_agents import function_tool
+    from contractgen.adapters.pydantic_ai import pydantic_ai_tool
+
+    def broken_session(ctx: Any) -> str:
+        raise RuntimeError("no session here")
+
+    call = {"base": "EUR", "quote": "USD"}
+    for tool in (function_tool(rates_tool("down")), function_tool(rates_tool("down"), session=broken_session)):
+        model = ScriptedModel([[function_call("get_exchange_rate", call, call_id="c1")],
+                               [function_call("get_exchange_rate", call, call_id="c2")], [assistant_message("done")]])
+        anyio.run(lambda t=tool, m=model: Runner.run(OpenAIAgent(name="fx", model=m, tools=[t]), "hi",
+                                                     context=Touchy(), run_config=RunConfig(tracing_disabled=True)))
+        outputs = [json.loads(item["output"]) for item in model.calls[2].input
+                   if isinstance(item, dict) and item.get("type") == "function_call_output"]
+        assert_down_scenario(outputs, calls_made=2)  # counted in the 'default' session
+
+    returns: list[Any] = []
+
+    def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        returns[:] = [p for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
+        if len(returns) < 2:
+            return ModelResponse(parts=[ToolCallPart("get_exchange_rate", call, tool_call_id=f"c{len(returns)}")])
+        return ModelResponse(parts=[TextPart("done")])
+
+    agent = Agent(FunctionModel(model), deps_type=Touchy, tools=[pydantic_ai_tool(rates_tool("down"))])
+    assert anyio.run(lambda: agent.run("hi", deps=Touchy())).output == "done"
+    assert_down_scenario([dict(p.content) for p in returns], calls_made=2)

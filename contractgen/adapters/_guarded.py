@@ -231,9 +231,14 @@ def _label(value: str) -> str:
 
 
 def session_from(source: Any, *names: str) -> str | None:
-    """The first non-empty string under one of ``names`` in a mapping or an object, or None."""
+    """The first non-empty string under one of ``names`` in a mapping or an object, or None (also
+    when reading raises: the application's own object, such as a run context, may hold anything)."""
     for name in names:
-        value = source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
+        try:
+            value = source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
+        except Exception:  # a property that raises names no session
+            logger.warning("reading %r of %s raised; ignored", name, type(source).__name__, exc_info=True)
+            continue
         if isinstance(value, str) and value:
-            return value[:200]
+            return str.__str__(value)[:200]
     return None

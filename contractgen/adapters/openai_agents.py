@@ -14,6 +14,7 @@ the call (its function span) records the arguments redacted, as the guard's own 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
@@ -45,6 +46,8 @@ __all__ = ["contract_failure", "function_tool", "run_session", "strict_allowed"]
 
 SessionOf = Callable[[ToolContext[Any]], str]
 
+logger = logging.getLogger("contractgen.adapters")
+
 
 def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
                   session: SessionOf | None = None) -> FunctionTool:
@@ -72,7 +75,12 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
         _traced_as(raw_arguments, arguments_shown(guarded, arguments, TRACE_CAP))
         context = getattr(ctx, "context", None)
         state = context if isinstance(context, MutableMapping) else None
-        session = session_of(ctx)
+        try:
+            session = session_of(ctx)
+        except Exception:  # the application's function must not end the run
+            logger.warning("the session function of %s raised; budget session 'default'", guarded.name,
+                           exc_info=True)
+            session = "default"
         caller = caller_label(user=session_from(context, "user_id"), agent=getattr(getattr(ctx, "agent", None), "name", None),
                               session=session.partition(":")[2])
         envelope = await call_guarded(guarded, arguments, session=session, state=state,

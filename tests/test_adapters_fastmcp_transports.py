@@ -19,6 +19,7 @@ from conftest import ROOT
 from fastmcp import Client, FastMCP
 from fastmcp.client.transports import PythonStdioTransport, StreamableHttpTransport
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+from mcp.types import Implementation
 
 from contractgen.adapters.fastmcp import HEADER_SESSION, add_guarded_tools
 from contractgen.runtime.progress import report_progress
@@ -46,14 +47,17 @@ def test_stateless_http_with_auth_keeps_the_budget_per_authenticated_client() ->
     add_guarded_tools(server, traced.tool)
 
     async def main(url: str) -> tuple[Any, Any]:
-        async with Client(url, auth="tok-alice") as alice, Client(url, auth="tok-bob") as bob:
+        host = Implementation(name="fx-host", version="1.0")  # what the host calls itself (clientInfo)
+        async with Client(url, auth="tok-alice", client_info=host) as alice, \
+                Client(url, auth="tok-bob", client_info=host) as bob:
             return await down_loop(alice), await down_loop(bob)
 
     with ServedOverHttp(server) as served:
         by_alice, by_bob = anyio.run(main, served.url)
     assert_down_scenario(by_alice, calls_made=len(by_alice))
     assert_down_scenario(by_bob, calls_made=len(by_bob))  # bob's budget is his own
-    assert traced.attribute("contractgen.caller") == ["user=alice"] * 2 + ["user=bob"] * 2
+    assert traced.attribute("contractgen.caller") == (["user=alice agent=fx-host"] * 2
+                                                      + ["user=bob agent=fx-host"] * 2)
 
 
 def test_stateless_http_without_auth_a_header_names_the_session() -> None:

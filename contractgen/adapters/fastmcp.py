@@ -192,8 +192,10 @@ def _read_request() -> _Request:
             session = "mcp:" + str(scope)[:200]
     token = meta.get("progressToken", meta.get("progress_token"))
     progress = token if isinstance(token, (str, int)) else None
-    return _Request(session, session_from(meta, META_VERSION), call_id,
-                    caller_label(user=user, session=named), progress, ctx)
+    # the host application as it names itself (clientInfo): the agent side of the caller
+    client = getattr(getattr(request.session, "client_params", None), "client_info", None)
+    caller = caller_label(user=user, agent=getattr(client, "name", None), session=named)
+    return _Request(session, session_from(meta, META_VERSION), call_id, caller, progress, ctx)
 
 
 def _plain_meta(meta: Any) -> dict[str, Any]:

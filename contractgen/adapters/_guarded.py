@@ -236,8 +236,9 @@ def session_from(source: Any, *names: str) -> str | None:
     for name in names:
         try:
             value = source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
-        except Exception:  # a property that raises names no session
-            logger.warning("reading %r of %s raised; ignored", name, type(source).__name__, exc_info=True)
+        except Exception as exc:  # a property that raises names no session
+            logger.warning("reading %r of %s raised; ignored", name, type(source).__name__,
+                           exc_info=loggable(exc))
             continue
         if isinstance(value, str) and value:
             return str.__str__(value)[:200]

@@ -34,6 +34,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("contractgen.adapters.adk needs Google ADK: pip install 'contractgen[adk]'") from exc
 
 from contractgen.runtime import Contract, GuardedTool
+from contractgen.runtime.observe import loggable
 from contractgen.runtime.wrap import contract_from_definition, wrap_tool
 
 from ._guarded import call_guarded, caller_label, plain_schema, tool_failure, with_state_budget
@@ -140,8 +141,8 @@ def _json_schema_of(tool: BaseTool) -> dict[str, Any] | None:
     """The JSON schema of the tool's declared parameters, or None."""
     try:
         schema = getattr(tool._get_declaration(), "parameters_json_schema", None)
-    except Exception:  # a tool whose declaration cannot be read still gets a contract (and an answer)
-        logger.warning("the declaration of tool %s could not be read", tool.name, exc_info=True)
+    except Exception as exc:  # a tool whose declaration cannot be read still gets a contract (and an answer)
+        logger.warning("the declaration of tool %s could not be read", tool.name, exc_info=loggable(exc))
         return None
     return schema if isinstance(schema, dict) else None
 

@@ -43,6 +43,7 @@ from contractgen.runtime.mcp_server import (
     call_result,
     tool_definition,
 )
+from contractgen.runtime.observe import loggable
 from contractgen.runtime.progress import progress_listener
 from contractgen.runtime.versions import VersionCheck
 
@@ -159,9 +160,9 @@ def _this_request(tool: GuardedTool[Any, Any]) -> _Request:
     state, not the call's: the call goes on under the ``local`` session, and the log says why)."""
     try:
         return _read_request()
-    except Exception:  # the adapter never raises into FastMCP
+    except Exception as exc:  # the adapter never raises into FastMCP
         logger.warning("FastMCP request context unreadable for %s; budget session 'local'", tool.name,
-                       exc_info=True)
+                       exc_info=loggable(exc))
         return _Request("local")
 
 

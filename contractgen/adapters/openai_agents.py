@@ -29,6 +29,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
                       "pip install 'contractgen[openai-agents]'") from exc
 
 from contractgen.runtime import GuardedTool
+from contractgen.runtime.observe import loggable
 from contractgen.runtime.scrub import arguments_shown
 
 from ._guarded import (
@@ -77,9 +78,9 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
         state = context if isinstance(context, MutableMapping) else None
         try:
             session = session_of(ctx)
-        except Exception:  # the application's function must not end the run
+        except Exception as exc:  # the application's function must not end the run
             logger.warning("the session function of %s raised; budget session 'default'", guarded.name,
-                           exc_info=True)
+                           exc_info=loggable(exc))
             session = "default"
         caller = caller_label(user=session_from(context, "user_id"), agent=getattr(getattr(ctx, "agent", None), "name", None),
                               session=session.partition(":")[2])

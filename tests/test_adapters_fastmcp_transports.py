@@ -60,6 +60,22 @@ def test_stateless_http_with_auth_keeps_the_budget_per_authenticated_client() ->
                                                       + ["user=bob agent=fx-host"] * 2)
 
 
+def test_under_auth_a_named_session_belongs_to_its_user() -> None:
+    server = FastMCP("fx", auth=StaticTokenVerifier(tokens=TOKENS))
+    add_guarded_tools(server, rates_tool("down"))
+
+    async def main(url: str) -> list[int]:
+        counts = []
+        for token in ("tok-alice", "tok-bob", "tok-alice"):  # both name the same conversation id
+            async with Client(StreamableHttpTransport(url, headers={HEADER_SESSION: "conv-1"}), auth=token) as client:
+                result = await client.call_tool_mcp("get_exchange_rate", {"base": "EUR", "quote": "USD"})
+                counts += failures([json.loads(result.content[0].text)])
+        return counts
+
+    with ServedOverHttp(server) as served:
+        assert anyio.run(main, served.url) == [1, 1, 2]  # bob's calls neither spend nor reset alice's
+
+
 def test_stateless_http_without_auth_a_header_names_the_session() -> None:
     server = FastMCP("fx")
     add_guarded_tools(server, rates_tool("down"))

@@ -16,6 +16,8 @@ warns once. Outside a request (``server.call_tool`` in a script) the session is 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
 import weakref
@@ -28,6 +30,7 @@ try:
     from fastmcp.server.dependencies import get_access_token, get_context
     from fastmcp.server.middleware import Middleware, MiddlewareContext
     from fastmcp.tools import Tool, ToolResult
+    from mcp.server.auth.provider import principal_components
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.fastmcp needs FastMCP: "
@@ -178,10 +181,12 @@ def _read_request() -> _Request:
     headers = request.request.headers if request.request is not None else {}
     named = session_from(meta, META_SESSION) or session_from(headers, HEADER_SESSION)
     access = get_access_token()
-    user = access.subject or access.client_id if access is not None else None
+    user = (access.subject or access.client_id) if access is not None else None
     call_id = None if request.request_id is None else str(request.request_id)
     if named is not None:
-        session = "client:" + named
+        # under authentication a named session is the principal's own: another user naming the
+        # same id neither spends nor resets it
+        session = ("" if access is None else _principal_key(access) + "/") + "client:" + named
     else:
         # FastMCP's rule for data that follows one client across requests (what its UserSession and
         # session state key on): the legacy MCP session, the principal, or the stdio process
@@ -197,6 +202,12 @@ def _read_request() -> _Request:
     client = getattr(getattr(request.session, "client_params", None), "client_info", None)
     caller = caller_label(user=user, agent=getattr(client, "name", None), session=named)
     return _Request(session, session_from(meta, META_VERSION), call_id, caller, progress, ctx)
+
+
+def _principal_key(access: Any) -> str:
+    """A short, delimiter-free key for the token's principal (client, issuer, subject)."""
+    principal = json.dumps(principal_components(access), separators=(",", ":"))
+    return "user:" + hashlib.sha256(principal.encode("utf-8")).hexdigest()[:32]
 
 
 def _plain_meta(meta: Any) -> dict[str, Any]:

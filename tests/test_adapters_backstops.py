@@ -1,6 +1,6 @@
 """Backstops for tools nobody wrapped, where the framework offers a hook: pydantic-ai's toolset
-wrapper (``ContractBackstop``) and the OpenAI Agents SDK's ``failure_error_function``
-(``contract_failure``). In each framework's own loop with a scripted model, a tool that raises
+wrapper (``ContractBackstop``), the OpenAI Agents SDK's ``failure_error_function``
+(``contract_failure``) and FastMCP's middleware (``ContractBackstop``). In each framework's own loop with a scripted model, a tool that raises
 answers INTERNAL with a reference and nothing of the exception, the run goes on, and the traceback
 is in the log under the reference. (ADK's plugin: tests/test_adapters_adk_foreign.py.)"""
 
@@ -145,3 +145,34 @@ def test_an_application_object_that_raises_never_reaches_the_framework() -> None
     agent = Agent(FunctionModel(model), deps_type=Touchy, tools=[pydantic_ai_tool(rates_tool("down"))])
     assert anyio.run(lambda: agent.run("hi", deps=Touchy())).output == "done"
     assert_down_scenario([dict(p.content) for p in returns], calls_made=2)
+
+
+def test_fastmcp_backstop_middleware(caplog: pytest.LogCaptureFixture) -> None:
+    from fastmcp import Client, FastMCP
+    from fastmcp.exceptions import ToolError
+
+    from contractgen.adapters.fastmcp import ContractBackstop
+
+    def refuse(reason: str) -> str:
+        """Refuses on purpose: FastMCP's own ToolError is meant for the client and passes."""
+        raise ToolError(f"refused: {reason}")
+
+    async def call(server: FastMCP, name: str, arguments: dict[str, Any]) -> Any:
+        async with Client(server) as client:
+            return await client.call_tool_mcp(name, arguments)
+
+    bare, backed = FastMCP("bare"), FastMCP("backed")
+    for server in (bare, backed):
+        server.tool(lookup_orders)
+        server.tool(refuse)
+    backed.add_middleware(ContractBackstop())
+    unguarded = anyio.run(call, bare, "lookup_orders", {"customer": "bob"})
+    assert unguarded.is_error and "SELECT" in unguarded.content[0].text  # FastMCP's own answer leaks
+    with caplog.at_level(logging.ERROR, logger="contractgen.adapters"):
+        result = anyio.run(call, backed, "lookup_orders", {"customer": "bob"})
+    assert result.is_error
+    assert_internal_with_a_reference(result.structured_content, result.content[0].text, caplog)
+    refused = anyio.run(call, backed, "refuse", {"reason": "closed"})
+    assert refused.is_error and refused.content[0].text.endswith("refused: closed")
+    unknown = anyio.run(call, backed, "nope", {})
+    assert unknown.is_error and "Unknown tool" in unknown.content[0].text

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 try:
     from fastmcp import FastMCP
+    from fastmcp.exceptions import FastMCPError
     from fastmcp.server.dependencies import get_access_token, get_context
     from fastmcp.server.middleware import Middleware, MiddlewareContext
     from fastmcp.tools import Tool, ToolResult
@@ -50,9 +51,9 @@ from contractgen.runtime.observe import loggable
 from contractgen.runtime.progress import progress_listener
 from contractgen.runtime.versions import VersionCheck
 
-from ._guarded import call_guarded, caller_label, session_from
+from ._guarded import call_guarded, caller_label, session_from, tool_failure
 
-__all__ = ["HEADER_SESSION", "GuardedFastMCPTool", "add_guarded_tools", "envelope_schema", "fastmcp_tool"]
+__all__ = ["HEADER_SESSION", "ContractBackstop", "GuardedFastMCPTool", "add_guarded_tools", "envelope_schema", "fastmcp_tool"]
 
 #: HTTP header a client may send to name its budget session (a stock client sets headers, not _meta)
 HEADER_SESSION = "contractgen-session"
@@ -289,3 +290,21 @@ def _pins_of(server: FastMCP) -> _VersionPins:
         pins = _PINS[server] = _VersionPins()
         server.add_middleware(pins)
     return pins
+
+
+class ContractBackstop(Middleware):
+    """``server.add_middleware(ContractBackstop())``: a tool nobody wrapped that raises answers an
+    INTERNAL envelope with a reference (the traceback in the ``contractgen.adapters`` log under it)
+    instead of FastMCP's "Error calling tool 'x': <the exception's text>". What FastMCP raises on
+    purpose (an unknown tool, invalid arguments, a ``ToolError`` the tool raised itself) passes."""
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        try:
+            return await call_next(context)
+        except FastMCPError as exc:
+            crash = exc.__cause__
+            if crash is None or isinstance(crash, FastMCPError) or not isinstance(crash, Exception):
+                raise
+            message = context.message
+            return _tool_result(tool_failure(getattr(message, "name", None) or "tool", None,
+                                             getattr(message, "arguments", None), crash))

@@ -188,8 +188,8 @@ def tool_failure(name: str, schema: Any, arguments: Any, exc: BaseException) -> 
     from contractgen.runtime.envelope import new_ref
     from contractgen.runtime.wrap import contract_from_definition
 
-    contract = contract_from_definition({"name": str(name), "parameters": schema if isinstance(schema, Mapping)
-                                         else {"type": "object"}})
+    parameters = schema if isinstance(schema, Mapping) else {"type": "object"}
+    contract = contract_from_definition({"name": str(name), "parameters": parameters})
     ref = new_ref()
     scrub = secrets_sent(arguments, contract.input_schema)
     logger.error("tool %s raised (ref=%s)", name, ref, exc_info=loggable(exc, scrub))

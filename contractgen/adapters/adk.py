@@ -95,7 +95,8 @@ class GuardedForeignAdkTool(BaseTool):
                          response_scheduling=tool.response_scheduling)
         self._defers_response = tool._defers_response
         self.tool = tool
-        self.guarded = with_state_budget(wrap_tool(contract or _contract_of(tool), self._run_wrapped, **options))
+        guarded = wrap_tool(contract or _contract_of(tool), self._run_wrapped, **options)
+        self.guarded = with_state_budget(guarded)
 
     def __getattr__(self, name: str) -> Any:  # any other attribute ADK (or a plugin) reads: the tool's
         if name == "tool":

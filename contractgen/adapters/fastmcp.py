@@ -53,7 +53,8 @@ from contractgen.runtime.versions import VersionCheck
 
 from ._guarded import call_guarded, caller_label, session_from, tool_failure
 
-__all__ = ["HEADER_SESSION", "ContractBackstop", "GuardedFastMCPTool", "add_guarded_tools", "envelope_schema", "fastmcp_tool"]
+__all__ = ["HEADER_SESSION", "ContractBackstop", "GuardedFastMCPTool", "add_guarded_tools",
+           "envelope_schema", "fastmcp_tool"]
 
 #: HTTP header a client may send to name its budget session (a stock client sets headers, not _meta)
 HEADER_SESSION = "contractgen-session"

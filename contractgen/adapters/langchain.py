@@ -6,8 +6,9 @@ drop model arguments named ``config`` or ``run_manager``. Called with a tool cal
 a ``ToolMessage`` whose content is the envelope as JSON (``status="error"`` for error envelopes); with
 plain arguments, the envelope dict. The budget session is ``config["configurable"]["session_id"]``
 (or LangGraph's ``thread_id``); the caller the spans record is ``configurable["user_id"]``, the agent
-named in ``metadata["lc_agent_name"]`` and that session. The tool never raises into LangChain (``invoke`` would). LangChain's
-callbacks (``on_tool_start``: tracers, LangSmith) see the arguments redacted.
+named in ``metadata["lc_agent_name"]`` and that session. The tool never raises into LangChain
+(``invoke`` would). LangChain's callbacks (``on_tool_start``: tracers, LangSmith) see the arguments
+redacted.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def _session(config: RunnableConfig | None) -> str:
 def _caller(config: RunnableConfig | None) -> str | None:
     configurable = (config or {}).get("configurable") or {}
     metadata = (config or {}).get("metadata") or {}
-    return caller_label(user=session_from(configurable, "user_id"), agent=session_from(metadata, "lc_agent_name"),
+    return caller_label(user=session_from(configurable, "user_id"),
+                        agent=session_from(metadata, "lc_agent_name"),
                         session=session_from(configurable, "session_id", "thread_id"))
 
 

@@ -76,20 +76,28 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
         _traced_as(raw_arguments, arguments_shown(guarded, arguments, TRACE_CAP))
         context = getattr(ctx, "context", None)
         state = context if isinstance(context, MutableMapping) else None
-        try:
-            session = session_of(ctx)
-        except Exception as exc:  # the application's function must not end the run
-            logger.warning("the session function of %s raised; budget session 'default'", guarded.name,
-                           exc_info=loggable(exc))
-            session = "default"
-        caller = caller_label(user=session_from(context, "user_id"), agent=getattr(getattr(ctx, "agent", None), "name", None),
-                              session=session.partition(":")[2])
+        session = _session_of(session_of, ctx, guarded.name)
+        agent = getattr(getattr(ctx, "agent", None), "name", None)
+        caller = caller_label(user=session_from(context, "user_id"), agent=agent,
+                              session=None if session == "default" else session.split(":", 1)[-1])
         envelope = await call_guarded(guarded, arguments, session=session, state=state,
                                       call_id=ctx.tool_call_id, caller=caller)
         return envelope_text(envelope)
 
     return FunctionTool(name=guarded.name, description=guarded.description, params_json_schema=schema,
                         on_invoke_tool=invoke, strict_json_schema=use_strict)
+
+
+def _session_of(session_of: SessionOf, ctx: ToolContext[Any], name: str) -> str:
+    """The call's budget session; ``default`` when the application's function raises or gives no text
+    (it must not end the run)."""
+    try:
+        session = session_of(ctx)
+    except Exception as exc:
+        logger.warning("the session function of %s raised; budget session 'default'", name,
+                       exc_info=loggable(exc))
+        return "default"
+    return session if isinstance(session, str) and session else "default"
 
 
 #: characters of the arguments a trace's function span records

@@ -54,8 +54,8 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> To
         if arguments.get(_NOT_AN_OBJECT) is _NOT_AN_OBJECT:
             return dict(invalid_json_arguments(tool))
         conversation = str(ctx.conversation_id or "default")[:200]
-        caller = caller_label(user=session_from(ctx.deps, "user_id"), agent=getattr(getattr(ctx, "agent", None), "name", None),
-                              session=conversation)
+        agent = getattr(getattr(ctx, "agent", None), "name", None)
+        caller = caller_label(user=session_from(ctx.deps, "user_id"), agent=agent, session=conversation)
         envelope = await call_guarded(tool, arguments, session="conversation:" + conversation,
                                       call_id=ctx.tool_call_id, caller=caller)
         return dict(envelope)

@@ -9,7 +9,7 @@ bundled ``get_exchange_rate`` contract (failure budget 2) with an upstream that 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Self
 
 from contractgen.runtime import GuardedTool
 from generated import get_exchange_rate_v1 as rates
@@ -98,3 +98,34 @@ def assert_bad_argument_scenario(received: list[dict[str, Any]], calls_made: int
     assert first["error"]["field"] == "/base" and first["error"]["constraint"] == "pattern"
     assert second["status"] == "ok" and second["output"]["base"] == "EUR"
     assert calls_made == 2
+
+
+class ServedOverHttp:
+    """A FastMCP server served over real HTTP (uvicorn, a free local port) in a background thread."""
+
+    def __init__(self, server: Any) -> None:
+        import socket
+        import threading
+        import time
+
+        import uvicorn
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        config = uvicorn.Config(server.http_app(), host="127.0.0.1", port=port, log_level="warning")
+        self.uvicorn = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.uvicorn.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.uvicorn.started:
+            assert self.thread.is_alive() and time.monotonic() < deadline, "the HTTP server did not start"
+            time.sleep(0.02)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.uvicorn.should_exit = True
+        self.thread.join(timeout=30)

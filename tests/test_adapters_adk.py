@@ -160,11 +160,11 @@ def test_the_persisted_count_holds_every_failure_when_calls_finish_out_of_order(
     assert session.state["contractgen.budget:s:get_exchange_rate"] == 3
 
 
-def test_tool_call_ids_and_the_agent_reach_the_guards_telemetry() -> None:
+def test_tool_call_ids_and_the_user_agent_and_session_reach_the_guards_telemetry() -> None:
     traced = Traced("down")
     anyio.run(lambda: run(GuardedAdkTool(traced.tool), "down"))
     assert traced.attribute("gen_ai.tool.call.id") == ["c0", "c1"]
-    assert traced.attribute("contractgen.caller") == ["fx", "fx"]
+    assert traced.attribute("contractgen.caller") == ["user=u agent=fx session=conv-1"] * 2
 
 
 def test_a_store_chosen_for_the_tool_keeps_the_counts() -> None:

@@ -125,8 +125,8 @@ def test_request_ids_reach_the_guards_telemetry() -> None:
 
 
 def agent_over_mcp(scenario: str, upstream: str) -> tuple[list[Any], Any]:
-    """pydantic-ai's agent loop (scripted FunctionModel) using the FastMCP server through its MCP client;
-    the host sends the conversation id in ``_meta`` (FastMCP's default protocol has no stable session)."""
+    """pydantic-ai's agent loop (scripted FunctionModel) using the FastMCP server through its MCP client,
+    as it comes: FastMCP's default (stateless) protocol and no ``_meta``."""
     from pydantic_ai import Agent
     from pydantic_ai.mcp import MCPToolset
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -135,9 +135,6 @@ def agent_over_mcp(scenario: str, upstream: str) -> tuple[list[Any], Any]:
     server = FastMCP("fx")
     add_guarded_tools(server, rates_tool(upstream))
     seen: list[Any] = []
-
-    async def with_session(ctx: Any, call_tool: Any, name: str, args: dict[str, Any]) -> Any:
-        return await call_tool(name, args, metadata={"contractgen/session": ctx.conversation_id})
 
     def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
         returns = [p for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
@@ -150,7 +147,7 @@ def agent_over_mcp(scenario: str, upstream: str) -> tuple[list[Any], Any]:
         return ModelResponse(parts=[ToolCallPart("get_exchange_rate", arguments, tool_call_id=f"c{len(returns)}")])
 
     # "failed": an isError result reaches the model as a failed tool return, without spending retries
-    toolset = MCPToolset(server, tool_error_behavior="failed", process_tool_call=with_session)
+    toolset = MCPToolset(server, tool_error_behavior="failed")
     agent = Agent(FunctionModel(model), toolsets=[toolset])
     result = anyio.run(lambda: agent.run("EUR to USD?", conversation_id="conv-1"))
     return seen, result

@@ -55,12 +55,14 @@ def json_of(message: ToolMessage) -> dict[str, Any]:
     return json.loads(message.content)  # type: ignore[arg-type]
 
 
-def agent_loop(scenario: str, upstream: str, session: str = "conv-1") -> tuple[ScriptedChat, list[BaseMessage]]:
-    """The whole tool-calling loop, as LangChain's docs write it."""
-    tool = langchain_tool(rates_tool(upstream))
+def agent_loop(scenario: str, upstream: str | Any, session: str = "conv-1",
+               config: dict[str, Any] | None = None) -> tuple[ScriptedChat, list[BaseMessage]]:
+    """The whole tool-calling loop, as LangChain's docs write it (``upstream``: a guarded tool, or
+    ``down``/``up`` for a fresh rates tool)."""
+    tool = langchain_tool(rates_tool(upstream) if isinstance(upstream, str) else upstream)
     chat = ScriptedChat(scenario=scenario, seen=[], bound=[])
     model = chat.bind_tools([tool])
-    config = {"configurable": {"session_id": session}}
+    config = config or {"configurable": {"session_id": session}}
     messages: list[BaseMessage] = [HumanMessage("EUR to USD?")]
     while True:
         reply = model.invoke(messages, config)
@@ -124,6 +126,15 @@ def test_arguments_named_like_langchain_plumbing_reach_the_guard() -> None:
     envelope = tool.invoke({"base": "EUR", "quote": "USD", "config": "x", "run_manager": 1})
     assert envelope["error"]["code"] == "INVALID_ARGUMENT"  # not silently dropped: the guard saw them
     assert {v["field"] for v in envelope["error"]["violations"]} == {"/config", "/run_manager"}
+
+
+def test_the_user_agent_and_session_reach_the_spans_in_the_agent_loop() -> None:
+    traced = Traced("down")
+    config = {"configurable": {"session_id": "conv-1", "user_id": "alice"}, "metadata": {"lc_agent_name": "fx"}}
+    chat, messages = agent_loop("down", traced.tool, config=config)
+    received = [json_of(m) for m in messages if isinstance(m, ToolMessage)]
+    assert_down_scenario(received, calls_made=len(chat.seen) - 1)
+    assert traced.attribute("contractgen.caller") == ["user=alice agent=fx session=conv-1"] * 2
 
 
 def test_tool_call_ids_reach_the_guards_telemetry() -> None:

@@ -124,6 +124,14 @@ def test_hostile_raw_arguments_answer_an_envelope(raw: str) -> None:
 def test_tool_call_ids_and_the_agent_reach_the_guards_telemetry() -> None:
     traced = Traced("down")
     agent = Agent(name="fx", model=scripted("down"), tools=[function_tool(traced.tool)])
-    anyio.run(lambda: Runner.run(agent, "hi", context={"session_id": "s"}, run_config=NO_TRACING))
+    context = {"session_id": "s", "user_id": "alice"}
+    anyio.run(lambda: Runner.run(agent, "hi", context=context, run_config=NO_TRACING))
     assert traced.attribute("gen_ai.tool.call.id") == ["c0", "c1"]
-    assert traced.attribute("contractgen.caller") == ["fx", "fx"]
+    assert traced.attribute("contractgen.caller") == ["user=alice agent=fx session=s"] * 2
+
+
+def test_a_session_function_of_the_application_names_the_session_in_the_spans() -> None:
+    traced = Traced("down")
+    tool = function_tool(traced.tool, session=lambda ctx: "conv-9")
+    anyio.run(lambda: Runner.run(Agent(name="fx", model=scripted("down"), tools=[tool]), "hi", run_config=NO_TRACING))
+    assert traced.attribute("contractgen.caller") == ["agent=fx session=conv-9"] * 2

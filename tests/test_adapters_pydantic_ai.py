@@ -108,8 +108,11 @@ def test_budget_session_is_the_conversation_across_runs() -> None:
     assert counts == [1, 2, 1]
 
 
-def test_tool_call_ids_reach_the_guards_telemetry() -> None:
+def test_tool_call_ids_and_the_caller_reach_the_guards_telemetry() -> None:
     traced = Traced("down")
-    agent = Agent(scripted("down", []), tools=[pydantic_ai_tool(traced.tool)])
-    anyio.run(lambda: agent.run("hi"))
+    seen: list[Any] = []
+    agent = Agent(scripted("down", seen), name="fx", deps_type=dict, tools=[pydantic_ai_tool(traced.tool)])
+    anyio.run(lambda: agent.run("hi", deps={"user_id": "alice"}, conversation_id="conv-1"))
+    assert_down_scenario([dict(p.content) for p in tool_returns(seen[-1][0])], calls_made=len(seen) - 1)
     assert traced.attribute("gen_ai.tool.call.id") == ["c0", "c1"]
+    assert traced.attribute("contractgen.caller") == ["user=alice agent=fx session=conv-1"] * 2

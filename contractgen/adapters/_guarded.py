@@ -158,11 +158,12 @@ async def call_guarded(tool: GuardedTool[Any, Any], arguments: Any, *, session: 
 
 
 def call_guarded_sync(tool: GuardedTool[Any, Any], arguments: Any, *, session: str,
-                      state: StateLike | None = None, call_id: str | None = None) -> Envelope:
+                      state: StateLike | None = None, call_id: str | None = None,
+                      caller: str | None = None) -> Envelope:
     """``call_guarded`` for frameworks that call tools synchronously."""
     try:
         with _bound(state):
-            return tool(arguments, session=session, call_id=call_id)
+            return tool(arguments, session=session, call_id=call_id, caller=caller)
     except _NEVER_SWALLOWED:
         raise
     except BaseException as exc:  # noqa: BLE001
@@ -178,6 +179,22 @@ def adapter_failure(tool: GuardedTool[Any, Any], exc: BaseException, arguments: 
     scrub = secrets_sent(arguments, tool.input_schema, getattr(tool, "_resources", None))
     logger.error("adapter failure around %s %s", tool.name, tool.version, exc_info=loggable(exc, scrub))
     return cast(ErrorEnvelope, envelope)
+
+
+def tool_failure(name: str, schema: Any, arguments: Any, exc: BaseException) -> dict[str, Any]:
+    """INTERNAL with a reference for an exception from a tool no guard wraps (the frameworks' error
+    hooks): nothing of the exception reaches the model; its traceback goes to the log under the
+    reference, with what the call sent at sensitive positions of ``schema`` scrubbed."""
+    from contractgen.runtime.envelope import new_ref
+    from contractgen.runtime.wrap import contract_from_definition
+
+    parameters = schema if isinstance(schema, Mapping) else {"type": "object"}
+    contract = contract_from_definition({"name": str(name), "parameters": parameters})
+    ref = new_ref()
+    scrub = secrets_sent(arguments, contract.input_schema)
+    logger.error("tool %s raised (ref=%s)", name, ref, exc_info=loggable(exc, scrub))
+    return error_envelope(contract, "INTERNAL", f"{name} failed unexpectedly (internal error, ref {ref}). "
+                          "Do not retry; tell the user the tool failed.", ref=ref)
 
 
 def invalid_json_arguments(tool: GuardedTool[Any, Any]) -> Envelope:
@@ -199,10 +216,30 @@ def plain_schema(schema: Any) -> dict[str, Any]:
     return plain
 
 
+def caller_label(*, user: Any = None, agent: Any = None, session: Any = None) -> str | None:
+    """Who made a call, as the guard's ``caller`` (and the spans' ``contractgen.caller``) records it:
+    ``user=alice agent=fx session=conv-1``, each part only when the framework knows it."""
+    parts = [f"{name}={_label(value)}" for name, value in (("user", user), ("agent", agent),
+                                                              ("session", session))
+             if isinstance(value, str) and value]
+    return " ".join(parts) or None
+
+
+def _label(value: str) -> str:
+    # a value never splits into two parts nor forges another: no blanks, no '='
+    return "_".join(value[:200].replace("=", "_").split()) or "_"
+
+
 def session_from(source: Any, *names: str) -> str | None:
-    """The first non-empty string under one of ``names`` in a mapping or an object, or None."""
+    """The first non-empty string under one of ``names`` in a mapping or an object, or None (also
+    when reading raises: the application's own object, such as a run context, may hold anything)."""
     for name in names:
-        value = source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
+        try:
+            value = source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
+        except Exception as exc:  # a property that raises names no session
+            logger.warning("reading %r of %s raised; ignored", name, type(source).__name__,
+                           exc_info=loggable(exc))
+            continue
         if isinstance(value, str) and value:
-            return value[:200]
+            return str.__str__(value)[:200]
     return None

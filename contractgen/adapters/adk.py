@@ -1,4 +1,5 @@
-"""Google ADK 2.x: a ``BaseTool`` whose declaration is the contract's and whose calls go through the guard.
+"""Google ADK 2.x: a ``BaseTool`` whose declaration is the contract's and whose calls go through the guard;
+a guard around a ``BaseTool`` you do not own; and a plugin that answers any tool's exception.
 
 It overrides only ``_get_declaration`` and ``run_async``; ADK's defaults for the other hooks
 (``process_llm_request`` advertises the declaration and registers the tool by name,
@@ -7,32 +8,50 @@ in the session state ADK passes to tools (``tool_context.state``), so it is pers
 session by the runner's session service (unless the tool was given a store of its own); the count
 is updated without awaiting, so ADK's concurrent same-turn calls cannot lose an update. The model
 receives the envelope as the function response; the tool never raises into ADK (an exception
-there ends the invocation).
+there ends the invocation). The caller the spans record is ADK's user, agent and session.
+
+``GuardedForeignAdkTool(tool)`` guards a tool written for ADK by someone else (a ``FunctionTool``, a
+``LongRunningFunctionTool``, an MCP toolset's tool): ADK still sees that tool's declaration, flags
+(``is_long_running``, ``custom_metadata``, ...) and hooks (``process_llm_request``,
+``check_require_confirmation``); the tool gets the call's ``tool_context``. ``ContractPlugin`` is the
+safety net for tools nobody wrapped: ADK's ``on_tool_error_callback`` turns an exception into
+INTERNAL with a reference (the traceback is in the ``contractgen.adapters`` log under it, nothing of
+the exception reaches the model), so the run goes on.
 """
 
 from __future__ import annotations
 
+import contextvars
+import logging
 from typing import Any
 
 try:
+    from google.adk.plugins.base_plugin import BasePlugin
     from google.adk.tools.base_tool import BaseTool
     from google.adk.tools.tool_context import ToolContext
     from google.genai import types
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.adk needs Google ADK: pip install 'contractgen[adk]'") from exc
 
-from contractgen.runtime import GuardedTool
+from contractgen.runtime import Contract, GuardedTool
+from contractgen.runtime.observe import loggable
+from contractgen.runtime.wrap import contract_from_definition, wrap_tool
 
-from ._guarded import call_guarded, plain_schema, with_state_budget
+from ._guarded import call_guarded, caller_label, plain_schema, tool_failure, with_state_budget
 
-__all__ = ["GuardedAdkTool"]
+__all__ = ["ContractPlugin", "GuardedAdkTool", "GuardedForeignAdkTool"]
+
+logger = logging.getLogger("contractgen.adapters")
 
 
 class GuardedAdkTool(BaseTool):
     """An ADK tool for a guarded tool: ``GuardedAdkTool(book_meeting)``."""
 
     def __init__(self, tool: GuardedTool[Any, Any]) -> None:
-        super().__init__(name=tool.name, description=tool.description)
+        # a long-running contract is long-running to ADK too (the call is marked on its event); the
+        # envelope is never empty, so ADK still sends the model its function response
+        super().__init__(name=tool.name, description=tool.description,
+                         is_long_running=tool.contract.timeout.long_running)
         self.guarded = with_state_budget(tool)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GuardedAdkTool:
@@ -45,6 +64,99 @@ class GuardedAdkTool(BaseTool):
                                          parameters_json_schema=plain_schema(self.guarded.input_schema))
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        session = tool_context.session.id if tool_context.session is not None else "default"
-        return await call_guarded(self.guarded, args, session=session, state=tool_context.state,
-                                  call_id=tool_context.function_call_id, caller=tool_context.agent_name)
+        return await _call(self.guarded, args, tool_context)
+
+
+async def _call(guarded: GuardedTool[Any, Any], args: Any, tool_context: ToolContext) -> dict[str, Any]:
+    """The envelope of one ADK call: budget in the session state, ADK's user, agent and session as caller."""
+    session = tool_context.session.id if tool_context.session is not None else "default"
+    caller = caller_label(user=tool_context.user_id, agent=tool_context.agent_name, session=session)
+    return dict(await call_guarded(guarded, args, session=session, state=tool_context.state,
+                                   call_id=tool_context.function_call_id, caller=caller))
+
+
+#: the ``tool_context`` of the ADK call in progress, for the foreign tool the guard calls
+_TOOL_CONTEXT: contextvars.ContextVar[Any] = contextvars.ContextVar("contractgen_adk_tool_context")
+
+
+class GuardedForeignAdkTool(BaseTool):
+    """A guard around an ADK tool you do not own: ``GuardedForeignAdkTool(LongRunningFunctionTool(f))``.
+
+    The contract is made from the tool's own declaration (``contract=`` to give one; ``options`` go to
+    ``wrap_tool``: a mapper, a budget store...). ADK reads the wrapped tool's flags and calls its hooks
+    through this one; only ``run_async`` is the guard's, which calls the tool with the same
+    ``tool_context``. A long-running tool that answers nothing (``None``: the result comes later)
+    still answers nothing, so ADK keeps waiting instead of handing the model an empty result.
+    """
+
+    def __init__(self, tool: BaseTool, *, contract: Contract | None = None, **options: Any) -> None:
+        super().__init__(name=tool.name, description=tool.description, is_long_running=tool.is_long_running,
+                         custom_metadata=tool.custom_metadata, behavior=tool.behavior,
+                         response_scheduling=tool.response_scheduling)
+        self._defers_response = tool._defers_response
+        self.tool = tool
+        guarded = wrap_tool(contract or _contract_of(tool), self._run_wrapped, **options)
+        self.guarded = with_state_budget(guarded)
+
+    def __getattr__(self, name: str) -> Any:  # any other attribute ADK (or a plugin) reads: the tool's
+        if name == "tool":
+            raise AttributeError(name)
+        return getattr(self.tool, name)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GuardedForeignAdkTool:
+        return self  # as GuardedAdkTool: an LlmRequest's deep copy shares its tools
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        return self.tool._get_declaration()
+
+    async def process_llm_request(self, *, tool_context: ToolContext, llm_request: Any) -> None:
+        await self.tool.process_llm_request(tool_context=tool_context, llm_request=llm_request)
+        # the tool registered itself under its name: calls must land on the guard
+        if llm_request.tools_dict.get(self.name) is self.tool:
+            llm_request.tools_dict[self.name] = self
+
+    async def check_require_confirmation(self, args: dict[str, Any], tool_context: ToolContext) -> bool:
+        return bool(await self.tool.check_require_confirmation(args, tool_context))
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        token = _TOOL_CONTEXT.set(tool_context)
+        try:
+            envelope = await _call(self.guarded, args, tool_context)
+        finally:
+            _TOOL_CONTEXT.reset(token)
+        if self.is_long_running and envelope.get("status") == "ok" and envelope.get("output") is None:
+            return None  # pending: ADK sends no function response until the result arrives
+        return envelope
+
+    async def _run_wrapped(self, args: Any) -> Any:
+        return await self.tool.run_async(args=dict(args), tool_context=_TOOL_CONTEXT.get())
+
+
+def _contract_of(tool: BaseTool) -> Contract:
+    # a declaration in Gemini's own Schema type (no JSON schema): any object, the tool checks the rest
+    return contract_from_definition({"name": tool.name, "description": tool.description or "",
+                                     "parameters": _json_schema_of(tool) or {"type": "object"}})
+
+
+def _json_schema_of(tool: BaseTool) -> dict[str, Any] | None:
+    """The JSON schema of the tool's declared parameters, or None."""
+    try:
+        schema = getattr(tool._get_declaration(), "parameters_json_schema", None)
+    except Exception as exc:  # a tool whose declaration cannot be read still gets a contract (and an answer)
+        logger.warning("the declaration of tool %s could not be read", tool.name, exc_info=loggable(exc))
+        return None
+    return schema if isinstance(schema, dict) else None
+
+
+class ContractPlugin(BasePlugin):
+    """``Runner(..., plugins=[ContractPlugin()])``: an exception from any tool in the run becomes an
+    INTERNAL envelope with a reference instead of ending the invocation (ADK's own behaviour)."""
+
+    def __init__(self, name: str = "contractgen") -> None:
+        super().__init__(name=name)
+
+    async def on_tool_error_callback(self, *, tool: BaseTool, tool_args: dict[str, Any],
+                                     tool_context: ToolContext, error: Exception) -> dict[str, Any] | None:
+        if not isinstance(error, Exception):  # a cancellation propagates whatever we answer
+            return None
+        return tool_failure(tool.name, _json_schema_of(tool), tool_args, error)

@@ -2,84 +2,310 @@
 
 Name, title, description, input and output schema and annotations come from the contract (the same
 definition ``contractgen.runtime.mcp_server`` serves); results are the runtime's MCP form (``isError``
-plus the envelope, the bare output as ``structuredContent`` on success). The failure budget counts
-per MCP session: the client's ``_meta["contractgen/session"]`` when it sends one, else FastMCP's
-``ctx.session_id`` (stable on legacy-protocol connections, new on every request of a stateless one).
+plus the envelope, the bare output as ``structuredContent`` on success). Each tool is registered as
+its contract version, so several versions of one tool are served side by side and FastMCP routes a
+pinned call (``call_tool(..., version=)``) to its version; a pin no version answers gets
+VERSION_MISMATCH with the migration steps. ``report_progress`` reaches the client as FastMCP progress.
+
+The failure budget's session, first that applies: the client's ``_meta["contractgen/session"]`` or
+``contractgen-session`` HTTP header; else FastMCP's own scope for data that follows one client (the
+MCP session on a legacy connection, the authenticated principal, the process on stdio and in memory).
+An unauthenticated stateless HTTP request has none: its budget lasts one request, and the server
+warns once. Outside a request (``server.call_tool`` in a script) the session is ``local``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import hashlib
+import json
+import logging
+import threading
+import weakref
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
 try:
     from fastmcp import FastMCP
-    from fastmcp.server.dependencies import get_context
+    from fastmcp.exceptions import FastMCPError
+    from fastmcp.server.dependencies import get_access_token, get_context
+    from fastmcp.server.middleware import Middleware, MiddlewareContext
     from fastmcp.tools import Tool, ToolResult
+    from mcp.server.auth.provider import principal_components
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.fastmcp needs FastMCP: "
                       "pip install 'contractgen[fastmcp]'") from exc
 
-from contractgen.runtime import GuardedTool
-from contractgen.runtime.mcp_server import META_SESSION, META_VERSION, call_result, tool_definition
+from packaging.version import Version
 
-from ._guarded import call_guarded, session_from
+from contractgen.runtime import GuardedTool, error_envelope
+from contractgen.runtime.mcp_server import (
+    META_SESSION,
+    META_VERSION,
+    _ProgressSender,
+    call_result,
+    tool_definition,
+)
+from contractgen.runtime.observe import loggable
+from contractgen.runtime.progress import progress_listener
+from contractgen.runtime.versions import VersionCheck
 
-__all__ = ["GuardedFastMCPTool", "add_guarded_tools", "fastmcp_tool"]
+from ._guarded import call_guarded, caller_label, session_from, tool_failure
+
+__all__ = ["HEADER_SESSION", "ContractBackstop", "GuardedFastMCPTool", "add_guarded_tools",
+           "envelope_schema", "fastmcp_tool"]
+
+#: HTTP header a client may send to name its budget session (a stock client sets headers, not _meta)
+HEADER_SESSION = "contractgen-session"
+
+logger = logging.getLogger("contractgen.adapters")
 
 
 class GuardedFastMCPTool(Tool):
     """A FastMCP tool whose every call goes through a contractgen guard."""
 
     guarded: Any = Field(default=None, exclude=True)
+    #: ``structuredContent`` of a success is the whole envelope (the output schema says so)
+    structured_envelope: bool = Field(default=False, exclude=True)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         tool: GuardedTool[Any, Any] = self.guarded
-        session, version, request_id = _request_session()
-        envelope = await call_guarded(tool, arguments, session=session, contract_version=version,
-                                      call_id=request_id)
-        result = call_result(envelope)
-        return ToolResult(content=result.content, structured_content=result.structured_content,
-                          meta=result.meta, is_error=result.is_error)
+        call = _this_request(tool)
+        # the MCP server's sender: FastMCP's context offers the same session and request id
+        sender = (_ProgressSender(call.context, call.progress, tool, arguments)
+                  if call.progress is not None else None)
+        with progress_listener(sender.report if sender is not None else None):
+            envelope = await call_guarded(tool, arguments, session=call.session,
+                                          contract_version=call.version, call_id=call.call_id,
+                                          caller=call.caller)
+        if sender is not None:
+            await sender.flush()  # every notification goes out before the result
+        return _tool_result(envelope, whole=self.structured_envelope)
 
 
-def fastmcp_tool(tool: GuardedTool[Any, Any]) -> GuardedFastMCPTool:
-    """The FastMCP tool for a guarded tool, declared exactly as the contract's MCP export."""
+#: what a success's ``structuredContent`` holds: the bare ``output`` (the contract's MCP export) or
+#: the whole ``envelope``, for hosts that hand the model only ``structuredContent``
+Structured = Literal["output", "envelope"]
+
+
+def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "output") -> GuardedFastMCPTool:
+    """The FastMCP tool for a guarded tool, declared exactly as the contract's MCP export (with
+    ``structured="envelope"``, its output schema is the envelope's, holding the contract's)."""
     definition = tool_definition(tool)
-    return GuardedFastMCPTool(name=definition.name, title=definition.title,
+    whole = structured == "envelope"
+    output_schema = envelope_schema(definition.output_schema) if whole else definition.output_schema
+    return GuardedFastMCPTool(name=definition.name, version=tool.version, title=definition.title,
                               description=definition.description, parameters=definition.input_schema,
-                              output_schema=definition.output_schema, annotations=definition.annotations,
-                              meta=definition.meta, guarded=tool)
+                              output_schema=output_schema, annotations=definition.annotations,
+                              meta=definition.meta, guarded=tool, structured_envelope=whole)
+
+
+def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The JSON schema of a successful envelope whose ``output`` is ``output_schema`` (its ``$defs``
+    move to the root, where its ``#/$defs/...`` references point)."""
+    output = dict(output_schema or {})
+    defs = output.pop("$defs", None)
+    dialect = output.pop("$schema", None)
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"status": {"const": "ok"}, "tool": {"type": "string"}, "version": {"type": "string"},
+                       "output": output, "empty": {"type": "boolean"}, "empty_meaning": {"type": "string"},
+                       "notices": {"type": "array", "items": {"type": "object"}}},
+        "required": ["status", "output"],
+    }
+    if dialect is not None:
+        schema["$schema"] = dialect
+    if defs is not None:
+        schema["$defs"] = defs
+    return schema
 
 
 def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[GuardedTool[Any, Any]],
-                      ) -> list[GuardedFastMCPTool]:
-    """Register guarded tools (one, or every generated tool you implemented) on ``server``."""
+                      *, structured: Structured = "output") -> list[GuardedFastMCPTool]:
+    """Register guarded tools (one, or every generated tool you implemented) on ``server``; versions
+    of one tool are served side by side (an unpinned call gets the newest, as FastMCP decides).
+    ``structured="envelope"``: a success's ``structuredContent`` is the whole envelope (``empty``,
+    ``empty_meaning``, ``notices`` beside ``output``), for hosts that read nothing else."""
     batch = [tools] if isinstance(tools, GuardedTool) else list(tools)
-    names = [t.name for t in batch]
-    if len(set(names)) != len(names):
-        raise ValueError("two versions of one tool name: serve one version per name over MCP")
-    registered = [fastmcp_tool(t) for t in batch]
+    pins = _pins_of(server)
+    served = [(t.name, t.version) for t in batch]
+    for name, version in served:
+        if served.count((name, version)) > 1 or version in pins.served.get(name, {}):
+            raise ValueError(f"{name} {version} is registered twice: serve each version of a tool once")
+    registered = [fastmcp_tool(t, structured=structured) for t in batch]
     for item in registered:
         server.add_tool(item)
+        pins.served.setdefault(item.name, {})[item.guarded.version] = item.guarded
     return registered
 
 
-def _request_session() -> tuple[str, str | None, str | None]:
-    """(budget session, declared contract version, request id) of the current FastMCP request."""
+def _tool_result(envelope: Mapping[str, Any], *, whole: bool = False) -> ToolResult:
+    result = call_result(envelope)
+    if whole and not result.is_error:  # the envelope itself, which the output schema declares
+        return ToolResult(content=result.content, structured_content=dict(envelope), is_error=False)
+    return ToolResult(content=result.content, structured_content=result.structured_content,
+                      meta=result.meta, is_error=result.is_error)
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What one call knows of its request: budget session, declared version, request id, caller."""
+
+    session: str
+    version: str | None = None
+    call_id: str | None = None
+    caller: str | None = None
+    progress: str | int | None = None  # the client's progress token
+    context: Any = None
+
+
+def _this_request(tool: GuardedTool[Any, Any]) -> _Request:
+    """The current request as the guard needs it; never raises (a failure here is the framework's
+    state, not the call's: the call goes on under the ``local`` session, and the log says why)."""
+    try:
+        return _read_request()
+    except Exception as exc:  # the adapter never raises into FastMCP
+        logger.warning("FastMCP request context unreadable for %s; budget session 'local'", tool.name,
+                       exc_info=loggable(exc))
+        return _Request("local")
+
+
+def _read_request() -> _Request:
     try:
         ctx = get_context()
-    except RuntimeError:  # called outside a request (a direct ``run()`` in a test or script)
-        return "default", None, None
-    request = getattr(ctx, "request_context", None)
-    meta = getattr(request, "meta", None) or {}
-    if not isinstance(meta, dict):
-        meta = meta.model_dump(by_alias=True) if hasattr(meta, "model_dump") else {}
-    named = session_from(meta, META_SESSION)
-    version = session_from(meta, META_VERSION)
-    request_id = getattr(request, "request_id", None)
-    call_id = None if request_id is None else str(request_id)
+    except RuntimeError:  # no FastMCP context at all (a direct ``run()`` in a test or script)
+        return _Request("local")
+    request = ctx.request_context
+    if request is None:  # ``server.call_tool`` outside a request: a context with no session
+        return _Request("local")
+    meta = _plain_meta(request.meta)
+    headers = request.request.headers if request.request is not None else {}
+    named = session_from(meta, META_SESSION) or session_from(headers, HEADER_SESSION)
+    access = get_access_token()
+    user = (access.subject or access.client_id) if access is not None else None
+    call_id = None if request.request_id is None else str(request.request_id)
     if named is not None:
-        return "client:" + named, version, call_id
-    return "mcp:" + str(ctx.session_id)[:200], version, call_id
+        # under authentication a named session is the principal's own: another user naming the
+        # same id neither spends nor resets it
+        session = ("" if access is None else _principal_key(access) + "/") + "client:" + named
+    else:
+        # FastMCP's rule for data that follows one client across requests (what its UserSession and
+        # session state key on): the legacy MCP session, the principal, or the stdio process
+        scope = ctx._session_scope_key()
+        if scope is None:
+            _warn_unkept(ctx)
+            session = "request:" + str(call_id or ctx.session_id)[:200]
+        else:
+            session = "mcp:" + str(scope)[:200]
+    token = meta.get("progressToken", meta.get("progress_token"))
+    progress = token if isinstance(token, (str, int)) else None
+    # the host application as it names itself (clientInfo): the agent side of the caller
+    client = getattr(getattr(request.session, "client_params", None), "client_info", None)
+    caller = caller_label(user=user, agent=getattr(client, "name", None), session=named)
+    return _Request(session, session_from(meta, META_VERSION), call_id, caller, progress, ctx)
+
+
+def _principal_key(access: Any) -> str:
+    """A short, delimiter-free key for the token's principal (client, issuer, subject)."""
+    principal = json.dumps(principal_components(access), separators=(",", ":"))
+    return "user:" + hashlib.sha256(principal.encode("utf-8")).hexdigest()[:32]
+
+
+def _plain_meta(meta: Any) -> dict[str, Any]:
+    if isinstance(meta, Mapping):
+        return dict(meta)
+    dump = getattr(meta, "model_dump", None)
+    return dump(by_alias=True) if dump is not None else {}
+
+
+#: servers already warned that a stateless request could not be given a budget session
+_WARNED: weakref.WeakSet[Any] = weakref.WeakSet()
+_WARN_LOCK = threading.Lock()
+
+
+def _warn_unkept(ctx: Any) -> None:
+    server = getattr(ctx, "fastmcp", None)
+    with _WARN_LOCK:
+        if server is None or server in _WARNED:
+            return
+        _WARNED.add(server)
+    logger.warning(
+        "FastMCP server %r: a stateless HTTP request with no authentication and no session named by "
+        "the client; its failure budget lasts one request, so a model that retries is never told to "
+        "stop. hint: serve with auth= (the budget follows the authenticated client), or have clients "
+        "send the %r header or _meta[%r]", getattr(server, "name", "?"), HEADER_SESSION, META_SESSION)
+
+
+class _VersionPins(Middleware):
+    """Answers a call pinned to a version of a guarded tool that no registered version is:
+    VERSION_MISMATCH with the migration steps, where FastMCP would say "Unknown tool"."""
+
+    def __init__(self) -> None:
+        self.served: dict[str, dict[str, GuardedTool[Any, Any]]] = {}
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        message = context.message
+        versions = self.served.get(getattr(message, "name", None) or "")
+        pin = _pinned_version(getattr(message, "meta", None))
+        if versions is None or pin is None or pin in versions:
+            return await call_next(context)
+        return _tool_result(unserved_pin(list(versions.values()), pin))
+
+
+def unserved_pin(served: list[GuardedTool[Any, Any]], pin: str) -> dict[str, Any]:
+    """VERSION_MISMATCH for a call pinned to ``pin``, which none of ``served`` (one tool's versions)
+    is: the steps from the served version of the pin's major (else the newest) when there are some."""
+    def major(version: str) -> str:
+        return version.split(".", 1)[0]
+
+    same_major = [t for t in served if major(t.version) == major(pin)]
+    target = max(same_major or served, key=lambda t: Version(t.version))
+    mismatch = VersionCheck(target.contract).check({}, pin)
+    versions = ", ".join(sorted(t.version for t in served))
+    if mismatch is None:  # compatible by semver, but a pin is exact: never another version's result
+        message = (f"This call is pinned to {target.name} {pin[:40]}, which is not served here "
+                   f"(served: {versions}). Call again pinned to one of those, or without a pin.")
+        return error_envelope(target.contract, "VERSION_MISMATCH", message,
+                              expected_version=target.version, received_version=pin[:40])
+    return error_envelope(target.contract, "VERSION_MISMATCH",
+                          f"{mismatch.message} Served versions: {versions}.",
+                          expected_version=mismatch.expected_version,
+                          received_version=mismatch.received_version,
+                          migration=list(mismatch.migration) or None, field=mismatch.field)
+
+
+def _pinned_version(meta: Any) -> str | None:
+    fastmcp_meta = _plain_meta(meta).get("fastmcp")
+    version = fastmcp_meta.get("version") if isinstance(fastmcp_meta, Mapping) else None
+    return version if isinstance(version, str) and version else None
+
+
+#: the pin middleware of each server the adapter registered tools on
+_PINS: weakref.WeakKeyDictionary[Any, _VersionPins] = weakref.WeakKeyDictionary()
+
+
+def _pins_of(server: FastMCP) -> _VersionPins:
+    pins = _PINS.get(server)
+    if pins is None:
+        pins = _PINS[server] = _VersionPins()
+        server.add_middleware(pins)
+    return pins
+
+
+class ContractBackstop(Middleware):
+    """``server.add_middleware(ContractBackstop())``: a tool nobody wrapped that raises answers an
+    INTERNAL envelope with a reference (the traceback in the ``contractgen.adapters`` log under it)
+    instead of FastMCP's "Error calling tool 'x': <the exception's text>". What FastMCP raises on
+    purpose (an unknown tool, invalid arguments, a ``ToolError`` the tool raised itself) passes."""
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        try:
+            return await call_next(context)
+        except FastMCPError as exc:
+            crash = exc.__cause__
+            if crash is None or isinstance(crash, FastMCPError) or not isinstance(crash, Exception):
+                raise
+            message = context.message
+            return _tool_result(tool_failure(getattr(message, "name", None) or "tool", None,
+                                             getattr(message, "arguments", None), crash))

@@ -5,8 +5,10 @@ guard is the only gate. Arguments go to the guard positionally: a ``StructuredTo
 drop model arguments named ``config`` or ``run_manager``. Called with a tool call, the tool answers
 a ``ToolMessage`` whose content is the envelope as JSON (``status="error"`` for error envelopes); with
 plain arguments, the envelope dict. The budget session is ``config["configurable"]["session_id"]``
-(or LangGraph's ``thread_id``). The tool never raises into LangChain (``invoke`` would). LangChain's
-callbacks (``on_tool_start``: tracers, LangSmith) see the arguments redacted.
+(or LangGraph's ``thread_id``); the caller the spans record is ``configurable["user_id"]``, the agent
+named in ``metadata["lc_agent_name"]`` and that session. The tool never raises into LangChain
+(``invoke`` would). LangChain's callbacks (``on_tool_start``: tracers, LangSmith) see the arguments
+redacted.
 """
 
 from __future__ import annotations
@@ -26,7 +28,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from contractgen.runtime import GuardedTool
 from contractgen.runtime.scrub import shown_arguments
 
-from ._guarded import call_guarded, call_guarded_sync, envelope_text, plain_schema, session_from
+from ._guarded import (
+    call_guarded,
+    call_guarded_sync,
+    caller_label,
+    envelope_text,
+    plain_schema,
+    session_from,
+)
 
 __all__ = ["GuardedLangChainTool", "langchain_tool"]
 
@@ -46,12 +55,14 @@ class GuardedLangChainTool(BaseTool):
 
     def _run(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
              **_: Any) -> Any:
-        envelope = call_guarded_sync(self.guarded, arguments, session=_session(config), call_id=call_id)
+        envelope = call_guarded_sync(self.guarded, arguments, session=_session(config), call_id=call_id,
+                                     caller=_caller(config))
         return _answer(envelope, call_id)
 
     async def _arun(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
                     **_: Any) -> Any:
-        envelope = await call_guarded(self.guarded, arguments, session=_session(config), call_id=call_id)
+        envelope = await call_guarded(self.guarded, arguments, session=_session(config), call_id=call_id,
+                                      caller=_caller(config))
         return _answer(envelope, call_id)
 
     def _filter_injected_args(self, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -71,6 +82,14 @@ def _session(config: RunnableConfig | None) -> str:
     configurable = (config or {}).get("configurable") or {}
     named = session_from(configurable, "session_id", "thread_id")
     return "session:" + named if named is not None else "default"
+
+
+def _caller(config: RunnableConfig | None) -> str | None:
+    configurable = (config or {}).get("configurable") or {}
+    metadata = (config or {}).get("metadata") or {}
+    return caller_label(user=session_from(configurable, "user_id"),
+                        agent=session_from(metadata, "lc_agent_name"),
+                        session=session_from(configurable, "session_id", "thread_id"))
 
 
 def _answer(envelope: Mapping[str, Any], call_id: str | None) -> Any:

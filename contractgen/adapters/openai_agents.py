@@ -6,13 +6,15 @@ form of the input schema is the schema itself. The SDK does not validate argumen
 JSON reaches the tool): invalid JSON gets INVALID_ARGUMENT, everything else goes to the guard. The
 model reads the envelope as JSON text. The budget session comes from the run context
 (``Runner.run(context=...)``): its ``session_id`` (attribute or key), else the run config's
-``group_id``; a context that is a mutable mapping also holds the counts itself. The SDK's trace of
+``group_id``; a context that is a mutable mapping also holds the counts itself. The caller the
+spans record is the context's ``user_id``, the agent's name and that session. The SDK's trace of
 the call (its function span) records the arguments redacted, as the guard's own telemetry does.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
@@ -27,20 +29,25 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
                       "pip install 'contractgen[openai-agents]'") from exc
 
 from contractgen.runtime import GuardedTool
+from contractgen.runtime.observe import loggable
 from contractgen.runtime.scrub import arguments_shown
 
 from ._guarded import (
     call_guarded,
+    caller_label,
     envelope_text,
     invalid_json_arguments,
     plain_schema,
     session_from,
+    tool_failure,
     with_state_budget,
 )
 
-__all__ = ["function_tool", "run_session", "strict_allowed"]
+__all__ = ["contract_failure", "function_tool", "run_session", "strict_allowed"]
 
 SessionOf = Callable[[ToolContext[Any]], str]
+
+logger = logging.getLogger("contractgen.adapters")
 
 
 def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
@@ -69,13 +76,28 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
         _traced_as(raw_arguments, arguments_shown(guarded, arguments, TRACE_CAP))
         context = getattr(ctx, "context", None)
         state = context if isinstance(context, MutableMapping) else None
-        agent = getattr(ctx, "agent", None)
-        envelope = await call_guarded(guarded, arguments, session=session_of(ctx), state=state,
-                                      call_id=ctx.tool_call_id, caller=getattr(agent, "name", None))
+        session = _session_of(session_of, ctx, guarded.name)
+        agent = getattr(getattr(ctx, "agent", None), "name", None)
+        caller = caller_label(user=session_from(context, "user_id"), agent=agent,
+                              session=None if session == "default" else session.split(":", 1)[-1])
+        envelope = await call_guarded(guarded, arguments, session=session, state=state,
+                                      call_id=ctx.tool_call_id, caller=caller)
         return envelope_text(envelope)
 
     return FunctionTool(name=guarded.name, description=guarded.description, params_json_schema=schema,
                         on_invoke_tool=invoke, strict_json_schema=use_strict)
+
+
+def _session_of(session_of: SessionOf, ctx: ToolContext[Any], name: str) -> str:
+    """The call's budget session; ``default`` when the application's function raises or gives no text
+    (it must not end the run)."""
+    try:
+        session = session_of(ctx)
+    except Exception as exc:
+        logger.warning("the session function of %s raised; budget session 'default'", name,
+                       exc_info=loggable(exc))
+        return "default"
+    return session if isinstance(session, str) and session else "default"
 
 
 #: characters of the arguments a trace's function span records
@@ -112,3 +134,16 @@ def run_session(ctx: ToolContext[Any]) -> str:
     if isinstance(group, str) and group:
         return "group:" + group[:200]
     return "default"
+
+
+def contract_failure(ctx: Any, error: Exception) -> str:
+    """A ``failure_error_function`` for tools nobody wrapped (``@function_tool(failure_error_function=
+    contract_failure)``): INTERNAL with a reference, as JSON, instead of the SDK's "Please try again"
+    (which invites retries no budget bounds); the traceback goes to the log under the reference."""
+    name = getattr(ctx, "tool_name", None) or "tool"
+    raw = getattr(ctx, "tool_arguments", None)
+    try:
+        arguments = json.loads(raw) if isinstance(raw, str) else None
+    except (ValueError, RecursionError):
+        arguments = None
+    return envelope_text(tool_failure(name, None, arguments, error))

@@ -5,27 +5,46 @@ its envelope (``fix_arguments`` with the field) is the tool's return value: the 
 normal tool return and pydantic-ai's retry counter is not spent on it. Arguments that are not valid
 JSON pydantic-ai would answer itself, with a retry prompt quoting the raw text (a password sent in a
 truncated call went back to the model and into the message history): the tool's argument validator
-here only parses, and anything that is not one JSON object gets INVALID_ARGUMENT without the text. The budget session is the run's ``conversation_id`` (given to
-``agent.run``, recovered from the message history, else a new one per run).
+here only parses, and anything that is not one JSON object gets INVALID_ARGUMENT without the text.
+The budget session is the run's ``conversation_id`` (given to ``agent.run``, recovered from the message
+history, else a new one per run); the caller the spans record is the deps' ``user_id`` (attribute or
+key), the agent's ``name`` and that conversation.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 try:
     from pydantic_ai import RunContext, Tool
+    from pydantic_ai.exceptions import (
+        ApprovalRequired,
+        CallDeferred,
+        ModelRetry,
+        SkipToolExecution,
+        SkipToolValidation,
+        ToolFailed,
+    )
+    from pydantic_ai.toolsets import WrapperToolset
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.pydantic_ai needs pydantic-ai: "
                       "pip install 'contractgen[pydantic-ai]'") from exc
 
 from contractgen.runtime import GuardedTool
 
-from ._guarded import call_guarded, invalid_json_arguments, plain_schema
+from ._guarded import (
+    call_guarded,
+    caller_label,
+    invalid_json_arguments,
+    plain_schema,
+    session_from,
+    tool_failure,
+)
 
-__all__ = ["pydantic_ai_tool"]
+__all__ = ["ContractBackstop", "pydantic_ai_tool"]
 
 
 def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> Tool[Any]:
@@ -34,9 +53,11 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> To
     async def call(ctx: RunContext[Any], /, **arguments: Any) -> dict[str, Any]:
         if arguments.get(_NOT_AN_OBJECT) is _NOT_AN_OBJECT:
             return dict(invalid_json_arguments(tool))
-        session = ctx.conversation_id or "default"
-        envelope = await call_guarded(tool, arguments, session="conversation:" + str(session)[:200],
-                                      call_id=ctx.tool_call_id)
+        conversation = str(ctx.conversation_id or "default")[:200]
+        agent = getattr(getattr(ctx, "agent", None), "name", None)
+        caller = caller_label(user=session_from(ctx.deps, "user_id"), agent=agent, session=conversation)
+        envelope = await call_guarded(tool, arguments, session="conversation:" + conversation,
+                                      call_id=ctx.tool_call_id, caller=caller)
         return dict(envelope)
 
     made: Tool[Any] = Tool.from_schema(call, name=tool.name, description=tool.description,
@@ -63,3 +84,22 @@ class _ParsedOnly:
 
     def validate_python(self, value: Any, **_: Any) -> Any:
         return dict(value) if isinstance(value, Mapping) else {_NOT_AN_OBJECT: _NOT_AN_OBJECT}
+
+
+#: what tools raise to steer pydantic-ai itself (retry, defer, ask approval, fail on purpose)
+_STEERING = (ModelRetry, ToolFailed, CallDeferred, ApprovalRequired, SkipToolValidation, SkipToolExecution)
+
+
+@dataclass
+class ContractBackstop(WrapperToolset[Any]):
+    """``Agent(model, toolsets=[ContractBackstop(toolset)])``: an exception from any tool of
+    ``toolset`` (tools nobody wrapped) becomes INTERNAL with a reference, returned to the model as
+    the tool's result, instead of ending the run; pydantic-ai's own steering exceptions pass."""
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: Any) -> Any:
+        try:
+            return await super().call_tool(name, tool_args, ctx, tool)
+        except _STEERING:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the backstop's whole purpose
+            return tool_failure(name, getattr(tool.tool_def, "parameters_json_schema", None), tool_args, exc)

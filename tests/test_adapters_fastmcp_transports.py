@@ -1,0 +1,286 @@
+"""FastMCP adapter on FastMCP's own defaults: the failure budget reaches stop_and_tell_user with a
+stock client and no ``_meta`` over stateless HTTP (authenticated, or naming its session in a header)
+and over stdio; an unauthenticated stateless request that names nothing is warned about once; the
+caller reaches the spans; ``server.call_tool`` outside a request answers an envelope; progress
+reaches a real client; versions are served side by side and a pin is never answered by another."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from typing import Any
+
+import anyio
+import pytest
+from adapter_support import ServedOverHttp, Traced, assert_down_scenario, next_arguments, rates_tool
+from conftest import ROOT
+from fastmcp import Client, FastMCP
+from fastmcp.client.transports import PythonStdioTransport, StreamableHttpTransport
+from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+from mcp.types import Implementation
+
+from contractgen.adapters.fastmcp import HEADER_SESSION, add_guarded_tools
+from contractgen.runtime.progress import report_progress
+from generated import book_meeting_v1, book_meeting_v2, get_exchange_rate_v1
+
+TOKENS = {"tok-alice": {"client_id": "alice", "scopes": []}, "tok-bob": {"client_id": "bob", "scopes": []}}
+
+
+async def down_loop(client: Client) -> list[dict[str, Any]]:
+    """A host feeding the scripted model what the client returns, until the model stops."""
+    received: list[dict[str, Any]] = []
+    while (arguments := next_arguments("down", received)) is not None:
+        result = await client.call_tool_mcp("get_exchange_rate", arguments)  # no _meta
+        received.append(json.loads(result.content[0].text))
+    return received
+
+
+def failures(received: list[dict[str, Any]]) -> list[int]:
+    return [e["error"]["budget"]["consecutive_failures"] for e in received]
+
+
+def test_stateless_http_with_auth_keeps_the_budget_per_authenticated_client() -> None:
+    traced = Traced("down")
+    server = FastMCP("fx", auth=StaticTokenVerifier(tokens=TOKENS))
+    add_guarded_tools(server, traced.tool)
+
+    async def main(url: str) -> tuple[Any, Any]:
+        host = Implementation(name="fx-host", version="1.0")  # what the host calls itself (clientInfo)
+        async with Client(url, auth="tok-alice", client_info=host) as alice, \
+                Client(url, auth="tok-bob", client_info=host) as bob:
+            return await down_loop(alice), await down_loop(bob)
+
+    with ServedOverHttp(server) as served:
+        by_alice, by_bob = anyio.run(main, served.url)
+    assert_down_scenario(by_alice, calls_made=len(by_alice))
+    assert_down_scenario(by_bob, calls_made=len(by_bob))  # bob's budget is his own
+    assert traced.attribute("contractgen.caller") == (["user=alice agent=fx-host"] * 2
+                                                      + ["user=bob agent=fx-host"] * 2)
+
+
+def test_under_auth_a_named_session_belongs_to_its_user() -> None:
+    server = FastMCP("fx", auth=StaticTokenVerifier(tokens=TOKENS))
+    add_guarded_tools(server, rates_tool("down"))
+
+    async def main(url: str) -> list[int]:
+        counts = []
+        for token in ("tok-alice", "tok-bob", "tok-alice"):  # both name the same conversation id
+            async with Client(StreamableHttpTransport(url, headers={HEADER_SESSION: "conv-1"}), auth=token) as client:
+                result = await client.call_tool_mcp("get_exchange_rate", {"base": "EUR", "quote": "USD"})
+                counts += failures([json.loads(result.content[0].text)])
+        return counts
+
+    with ServedOverHttp(server) as served:
+        assert anyio.run(main, served.url) == [1, 1, 2]  # bob's calls neither spend nor reset alice's
+
+
+def test_stateless_http_without_auth_a_header_names_the_session() -> None:
+    server = FastMCP("fx")
+    add_guarded_tools(server, rates_tool("down"))
+
+    async def main(url: str) -> list[dict[str, Any]]:
+        async with Client(StreamableHttpTransport(url, headers={HEADER_SESSION: "conv-1"})) as client:
+            return await down_loop(client)
+
+    with ServedOverHttp(server) as served:
+        received = anyio.run(main, served.url)
+    assert_down_scenario(received, calls_made=len(received))
+
+
+def test_stateless_http_naming_nothing_is_warned_about_once(caplog: pytest.LogCaptureFixture) -> None:
+    server = FastMCP("fx")
+    add_guarded_tools(server, rates_tool("down"))
+
+    async def main(url: str) -> list[int]:
+        async with Client(url) as client:
+            received = []
+            for _ in range(3):
+                result = await client.call_tool_mcp("get_exchange_rate", {"base": "EUR", "quote": "USD"})
+                received.append(json.loads(result.content[0].text))
+            return failures(received)
+
+    with caplog.at_level(logging.WARNING, logger="contractgen.adapters"), ServedOverHttp(server) as served:
+        counts = anyio.run(main, served.url)
+    assert counts == [1, 1, 1]  # nothing identifies the client from one request to the next
+    warnings = [r.getMessage() for r in caplog.records if r.name == "contractgen.adapters"]
+    assert len(warnings) == 1 and "failure budget lasts one request" in warnings[0]
+    assert HEADER_SESSION in warnings[0] and "auth=" in warnings[0]
+
+
+STDIO_SERVER = """
+from fastmcp import FastMCP
+from adapter_support import rates_tool
+from contractgen.adapters.fastmcp import add_guarded_tools
+server = FastMCP("fx")
+add_guarded_tools(server, rates_tool("down"))
+server.run(show_banner=False)
+"""
+
+
+def test_stdio_with_a_stock_client_keeps_the_budget(tmp_path: Any) -> None:
+    script = tmp_path / "serve.py"
+    script.write_text(STDIO_SERVER, "utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    transport = PythonStdioTransport(script, python_cmd=sys.executable, env=env, cwd=str(ROOT))
+
+    async def main() -> list[dict[str, Any]]:
+        async with Client(transport) as client:
+            return await down_loop(client)
+
+    received = anyio.run(main)
+    assert_down_scenario(received, calls_made=len(received))
+
+
+def test_in_memory_with_the_default_client_keeps_the_budget() -> None:
+    server = FastMCP("fx")
+    add_guarded_tools(server, rates_tool("down"))
+
+    async def main() -> list[dict[str, Any]]:
+        async with Client(server) as client:  # FastMCP's default protocol: stateless
+            return await down_loop(client)
+
+    received = anyio.run(main)
+    assert_down_scenario(received, calls_made=len(received))
+
+
+def test_server_call_tool_outside_a_request_answers_an_envelope() -> None:
+    server = FastMCP("fx")
+    add_guarded_tools(server, [rates_tool("down"), book_meeting_v2.book_meeting.implement(lambda args: 1 / 0)])
+
+    async def main() -> tuple[Any, Any]:
+        down = await server.call_tool("get_exchange_rate", {"base": "EUR", "quote": "USD"})
+        broken = await server.call_tool("book_meeting", {"title": "x", "start_date": "2026-12-01T15:00:00",
+                                                         "time_zone": "Europe/Paris", "duration_minutes": 30})
+        return down, broken
+
+    down, broken = anyio.run(main)
+    error = down.structured_content["error"]
+    assert (error["code"], error["action"], error["budget"]["consecutive_failures"]) == (
+        "UNAVAILABLE", "retry_later", 1)
+    assert broken.structured_content["error"]["code"] == "INTERNAL"
+    assert "ZeroDivision" not in json.dumps(broken.structured_content)
+
+
+def test_progress_reaches_a_real_client() -> None:
+    async def lookup(args: get_exchange_rate_v1.GetExchangeRateV1Input) -> dict[str, Any]:
+        for done in (1, 2, 2, 3):  # the repeated 2 is dropped: MCP progress must increase
+            report_progress(done, 3, f"step {done}")
+        return {"base": "EUR", "quote": "USD", "rate": 1.08, "date": "2026-11-27"}
+
+    server = FastMCP("fx")
+    add_guarded_tools(server, get_exchange_rate_v1.get_exchange_rate.implement(lookup))
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, total, message))
+
+    async def main() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool("get_exchange_rate", {"base": "EUR", "quote": "USD"},
+                                          progress_handler=on_progress)
+
+    result = anyio.run(main)
+    assert result.structured_content["rate"] == 1.08
+    assert heard == [(1.0, 3.0, "step 1"), (2.0, 3.0, "step 2"), (3.0, 3.0, "step 3")]
+
+
+def book(version: str) -> Any:
+    module = book_meeting_v1 if version.startswith("1.") else book_meeting_v2
+
+    def implementation(args: Any) -> dict[str, Any]:
+        if version.startswith("1."):
+            return {"meeting_id": "v" + version, "starts_at": args.date.isoformat()}
+        return {"meeting_id": "v" + version, "starts_at": args.start_date + "+01:00", "status": "confirmed"}
+
+    return module.book_meeting.implement(implementation)
+
+
+V1_CALL = {"title": "Review", "date": "2026-12-01T15:00:00+01:00", "duration_minutes": 30}
+V2_CALL = {"title": "Review", "start_date": "2026-12-01T15:00:00", "time_zone": "Europe/Paris",
+           "duration_minutes": 30}
+
+
+def test_versions_side_by_side_a_pin_is_routed_to_its_version() -> None:
+    server = FastMCP("fx")
+    add_guarded_tools(server, [book("1.2.0"), book("2.0.0")])
+
+    async def pinned(client: Client, call: dict[str, Any], version: str | None) -> Any:
+        meta = None if version is None else {"fastmcp": {"version": version}}
+        return await client.call_tool_mcp("book_meeting", call, meta=meta)
+
+    async def main() -> dict[str, Any]:
+        async with Client(server) as client:
+            listed = [t for t in await client.list_tools() if t.name == "book_meeting"]
+            answers = {version: await pinned(client, call, version) for version, call in (
+                ("2.0.0", V2_CALL), (None, V2_CALL), ("1.0.0", V1_CALL), ("2.0.1", V2_CALL), ("3.0.0", V2_CALL))}
+        # FastMCP's own pin, in process (it ran 2.0.0 for a 1.2.0 pin before tools carried versions)
+        answers["direct 1.2.0"] = await server.call_tool("book_meeting", V1_CALL, version=_spec("1.2.0"))
+        answers["direct 2.0.0"] = await server.call_tool("book_meeting", V2_CALL, version=_spec("2.0.0"))
+        answers["listed"] = listed
+        return answers
+
+    answers = anyio.run(main)
+    assert len(answers["listed"]) == 1 and answers["listed"][0].meta["fastmcp"]["versions"] == ["2.0.0", "1.2.0"]
+    assert answers["2.0.0"].structured_content["meeting_id"] == "v2.0.0"
+    assert answers[None].structured_content["meeting_id"] == "v2.0.0"  # the newest, as FastMCP decides
+    assert answers["direct 1.2.0"].structured_content == {"meeting_id": "v1.2.0", "starts_at": "2026-12-01T15:00:00+01:00"}
+    assert answers["direct 2.0.0"].structured_content["meeting_id"] == "v2.0.0"
+    # a pin no served version is: never another version's result
+    old = answers["1.0.0"].structured_content["error"]
+    assert answers["1.0.0"].is_error and old["code"] == "VERSION_MISMATCH" and old["received_version"] == "1.0.0"
+    assert old["expected_version"] == "1.2.0" and "1.2.0, 2.0.0" in old["message"]
+    near = answers["2.0.1"].structured_content["error"]
+    assert near["code"] == "VERSION_MISMATCH" and "not served" in near["message"]
+    newer = answers["3.0.0"].structured_content["error"]
+    assert newer["code"] == "VERSION_MISMATCH" and newer["expected_version"] == "2.0.0"
+
+
+def test_a_pin_to_an_older_version_over_the_wire_meets_the_clients_output_check() -> None:
+    """The MCP SDK client checks every successful result against the output schema listed under the
+    tool's name, which is the newest version's: an older version whose output differs is refused by
+    the client (not by the server, which answered with that version's valid output)."""
+    ran: list[str] = []
+    server = FastMCP("fx")
+    v1 = book_meeting_v1.book_meeting.implement(
+        lambda args: ran.append("1.2.0") or {"meeting_id": "m", "starts_at": args.date.isoformat()})
+    add_guarded_tools(server, [v1, book("2.0.0")])
+
+    async def main() -> None:
+        async with Client(server) as client:
+            await client.call_tool_mcp("book_meeting", V1_CALL, meta={"fastmcp": {"version": "1.2.0"}})
+
+    with pytest.raises(RuntimeError, match="Invalid structured content returned by tool book_meeting"):
+        anyio.run(main)
+    assert ran == ["1.2.0"]
+
+
+def test_an_old_major_pin_gets_the_migration_steps() -> None:
+    server = FastMCP("fx")
+    add_guarded_tools(server, book("2.0.0"))
+
+    async def main() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool_mcp("book_meeting", V1_CALL, meta={"fastmcp": {"version": "1.2.0"}})
+
+    error = anyio.run(main).structured_content["error"]
+    assert error["code"] == "VERSION_MISMATCH" and error["action"] == "fix_arguments"
+    from contractgen.runtime.versions import migration_steps
+
+    assert error["migration"] == migration_steps(book_meeting_v2.CONTRACT.migrations[0])
+    assert error["migration"][0] == "rename 'date' to 'start_date'"
+    assert (error["received_version"], error["expected_version"]) == ("1.2.0", "2.0.0")
+
+
+def test_one_version_registered_twice_is_refused() -> None:
+    server = FastMCP("fx")
+    add_guarded_tools(server, book("2.0.0"))
+    with pytest.raises(ValueError, match="book_meeting 2.0.0 is registered twice"):
+        add_guarded_tools(server, book("2.0.0"))
+
+
+def _spec(version: str) -> Any:
+    from fastmcp.utilities.versions import VersionSpec
+
+    return VersionSpec(eq=version)

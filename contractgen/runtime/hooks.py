@@ -21,7 +21,7 @@ from .breaker import (
     probe_lease,
     unreachable_envelope,
 )
-from .budget import StateUnavailable
+from .budget import StateUnavailable, admitting, store_window
 from .observe import loggable, logger
 from .scrub import NO_SECRETS, secrets_sent
 
@@ -51,7 +51,7 @@ class CallHooks:
 
     def call(self, tool: Any, arguments: Any, contract_version: str | None, session: str,
              call_id: str | None, caller: str | None) -> dict[str, Any]:
-        with self._span(tool, call_id, caller) as span:
+        with self._span(tool, call_id, caller) as span, store_window(tool.contract.timeout.seconds):
             admission, facts, envelope = self._admit(tool)
             if envelope is None:
                 envelope = tool.run_checked(arguments, contract_version)
@@ -62,7 +62,7 @@ class CallHooks:
 
     async def acall(self, tool: Any, arguments: Any, contract_version: str | None, session: str,
                     call_id: str | None, caller: str | None) -> dict[str, Any]:
-        with self._span(tool, call_id, caller) as span:
+        with self._span(tool, call_id, caller) as span, store_window(tool.contract.timeout.seconds):
             admission, facts, envelope = await self._aadmit(tool)
             if envelope is None:
                 envelope = await tool.arun_checked(arguments, contract_version)
@@ -77,8 +77,9 @@ class CallHooks:
         if self.breakers is None or dependency is None:
             return None, {}, None
         try:
-            admission = self.breakers.admit(dependency.name, dependency.breaker,
-                                            probe_lease(tool.contract))
+            with admitting():
+                admission = self.breakers.admit(dependency.name, dependency.breaker,
+                                                probe_lease(tool.contract))
         except Exception as exc:  # noqa: BLE001 - the contract's policy decides
             return self._unreachable(tool, exc)
         return self._admitted(tool, admission)
@@ -89,7 +90,8 @@ class CallHooks:
         if admit is None or dependency is None:
             return self._admit(tool)
         try:
-            admission = await admit(dependency.name, dependency.breaker, probe_lease(tool.contract))
+            with admitting():
+                admission = await admit(dependency.name, dependency.breaker, probe_lease(tool.contract))
         except Exception as exc:  # noqa: BLE001
             return self._unreachable(tool, exc)
         return self._admitted(tool, admission)

@@ -22,7 +22,7 @@ from .breaker import (
     unreachable_envelope,
 )
 from .budget import StateUnavailable, admitting, store_window
-from .observe import loggable, logger
+from .observe import loggable, logger, observed_quietly
 from .scrub import NO_SECRETS, secrets_sent
 
 __all__ = ["CallHooks"]
@@ -47,7 +47,12 @@ class CallHooks:
         self.telemetry = telemetry
 
     def _span(self, tool: Any, call_id: str | None, caller: str | None) -> Any:
-        return _NoSpan() if self.telemetry is None else self.telemetry.start(tool, call_id, caller)
+        """The call's span; a telemetry that cannot start one leaves the call unobserved, not failed."""
+        if self.telemetry is None:
+            return _NoSpan()
+        span = observed_quietly(f"telemetry of {tool.name} {tool.version} (starting a span)",
+                                self.telemetry.start, tool, call_id, caller)
+        return _NoSpan() if span is None else span
 
     def call(self, tool: Any, arguments: Any, contract_version: str | None, session: str,
              call_id: str | None, caller: str | None) -> dict[str, Any]:
@@ -157,16 +162,14 @@ class CallHooks:
         name = tool.contract.dependency.name
         logger.warning("circuit breaker of %s: %s (after a call of %s)", name, transition, tool.name)
         if self.telemetry is not None:
-            self.telemetry.transition(name, transition)
+            observed_quietly(f"telemetry of the breaker of {name}", self.telemetry.transition, name, transition)
 
 
 def _record(tool: Any, span: Any, envelope: dict[str, Any], arguments: Any, facts: dict[str, str]) -> None:
     """The span records the call; a telemetry that fails doing so fails neither the call nor its
     answer (the envelope is final), and its exception, which may quote the arguments it was given,
     is logged with the call's secrets scrubbed."""
-    try:
-        span.done(envelope, arguments, facts)
-    except Exception as exc:  # noqa: BLE001
-        scrub = secrets_sent(arguments, tool.input_schema, getattr(tool, "_resources", None))
-        logger.error("telemetry of %s %s failed to record a call", tool.name, tool.version,
-                     exc_info=loggable(exc, scrub))
+    scrub = observed_quietly("reading a call's secrets for its telemetry", secrets_sent, arguments,
+                             tool.input_schema, getattr(tool, "_resources", None))
+    observed_quietly(f"telemetry of {tool.name} {tool.version} (recording a call)", span.done, envelope,
+                     arguments, facts, scrub=scrub)

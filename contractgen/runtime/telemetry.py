@@ -20,6 +20,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("contractgen.runtime.telemetry needs OpenTelemetry: pip install 'contractgen[otel]'") from exc
 
 from ._version import RUNTIME_VERSION
+from .observe import observed_quietly
 from .scrub import arguments_shown
 
 __all__ = ["Telemetry"]
@@ -104,12 +105,15 @@ class CallSpan:
         self._token: Any = None
 
     def __enter__(self) -> CallSpan:  # noqa: PYI034 - Self needs Python 3.11
-        self._token = otel_context.attach(trace.set_span_in_context(self.span))
+        self._token = observed_quietly(f"telemetry of {self.tool.name} (entering a span)", otel_context.attach,
+                                       trace.set_span_in_context(self.span))
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        otel_context.detach(self._token)
-        self.span.end()
+        # a span processor's on_end runs here, after the call's envelope is final: it decides nothing
+        if self._token is not None:
+            observed_quietly(f"telemetry of {self.tool.name} (leaving a span)", otel_context.detach, self._token)
+        observed_quietly(f"telemetry of {self.tool.name} (ending a span)", self.span.end)
 
     def done(self, envelope: dict[str, Any], arguments: Any, breaker: dict[str, str]) -> None:
         """Record what the call answered: its code, budget and breaker state, redacted arguments."""

@@ -187,12 +187,27 @@ class InMemoryBudgetStore:
         return self._counts.get(key, 0)
 
 
+#: Locks shared by every store over the same mapping (picked by the mapping's identity): two guarded
+#: tools given one dict each made a store with a lock of its own, and their read-modify-writes of one
+#: session's count interleaved (984 of 1,000 concurrent failures counted). Striped, so that no
+#: mapping is held on to; two mappings on one stripe only wait for each other.
+_MAPPING_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
+def mapping_lock(mapping: Any) -> Any:
+    """The lock every ``MappingBudgetStore`` over ``mapping`` takes (while the mapping lives)."""
+    return _MAPPING_LOCKS[(id(mapping) >> 4) % len(_MAPPING_LOCKS)]
+
+
 class MappingBudgetStore:
-    """Counts kept in any mutable mapping, e.g. an agent framework's session state."""
+    """Counts kept in any mutable mapping, e.g. an agent framework's session state. Every store over
+    one mapping in this process takes the same lock (``mapping_lock``), so tools sharing a dict
+    count exactly; pass ``lock`` when the mapping is shared some other way (then pass the same one
+    to every store over it)."""
 
     def __init__(self, mapping: MutableMapping[str, Any], lock: Any = None) -> None:
         self.mapping = mapping
-        self._lock = lock or threading.Lock()
+        self._lock = lock or mapping_lock(mapping)
 
     def record_failure(self, key: str) -> int:
         with self._lock:

@@ -34,9 +34,16 @@ class BaseBoom(BaseException):
 
 
 def contract(dependency: Dependency | None = None) -> Contract:
-    return Contract(name="charge", version="1.0.0", summary="s", description="d",
-                    input_schema={"type": "object"}, output_schema={"type": "object"},
-                    retry=RetryPolicy(failure_budget=5), dependency=dependency)
+    return Contract(
+        name="charge",
+        version="1.0.0",
+        summary="s",
+        description="d",
+        input_schema={"type": "object"},
+        output_schema={"type": "object"},
+        retry=RetryPolicy(failure_budget=5),
+        dependency=dependency,
+    )
 
 
 class Card:
@@ -54,8 +61,9 @@ class Card:
         return {"charged": self.charges}
 
 
-def call_both(hooks: CallHooks | None = None, on_call: Any = None,
-              dependency: Dependency | None = None) -> list[dict[str, Any]]:
+def call_both(
+    hooks: CallHooks | None = None, on_call: Any = None, dependency: Dependency | None = None
+) -> list[dict[str, Any]]:
     card = Card()
     sync_tool = guard(contract(dependency), card.sync, hooks=hooks, on_call=on_call)
     async_tool = guard(contract(dependency), card.asyncio, hooks=hooks, on_call=on_call)
@@ -84,9 +92,12 @@ class RaisingProcessor(SpanProcessor):
 
 
 @pytest.mark.parametrize("where", ["start", "end"])
-@pytest.mark.parametrize("error", [Boom("exporter down"), BaseBoom("exporter down")], ids=["Exception", "BaseException"])
+@pytest.mark.parametrize(
+    "error", [Boom("exporter down"), BaseBoom("exporter down")], ids=["Exception", "BaseException"]
+)
 def test_a_raising_span_processor_leaves_a_successful_call_ok(
-        where: str, error: BaseException, caplog: pytest.LogCaptureFixture) -> None:
+    where: str, error: BaseException, caplog: pytest.LogCaptureFixture
+) -> None:
     provider = TracerProvider()
     provider.add_span_processor(RaisingProcessor(where, error))
     telemetry = Telemetry(provider, MeterProvider(metric_readers=[InMemoryMetricReader()]))
@@ -125,7 +136,9 @@ def test_raising_metrics_leave_calls_and_breaker_transitions_as_they_were() -> N
         raise ToolError("the bank did not answer", code="UNAVAILABLE")
 
     envelope = guard(contract(dependency), declined, hooks=hooks)({})
-    assert envelope["error"]["code"] == "UNAVAILABLE" and envelope["error"]["action"] == "retry_later"
+    assert (
+        envelope["error"]["code"] == "UNAVAILABLE" and envelope["error"]["action"] == "retry_later"
+    )
     assert "did not answer" in envelope["error"]["message"]
 
 
@@ -172,8 +185,13 @@ def test_a_raising_log_filter_or_handler_leaves_calls_as_they_were(raising_log: 
         raise ToolError("the bank did not answer", code="UNAVAILABLE")
 
     # the breaker opens (a WARNING) after the call: the failure is still the tool's own
-    envelope = guard(contract(dependency), declined, hooks=CallHooks(breakers=InMemoryBreakerStore()))({})
-    assert envelope["error"]["code"] == "UNAVAILABLE" and "did not answer" in envelope["error"]["message"]
+    envelope = guard(
+        contract(dependency), declined, hooks=CallHooks(breakers=InMemoryBreakerStore())
+    )({})
+    assert (
+        envelope["error"]["code"] == "UNAVAILABLE"
+        and "did not answer" in envelope["error"]["message"]
+    )
 
 
 def test_an_on_call_hook_raising_a_base_exception_leaves_the_call_ok() -> None:
@@ -183,7 +201,9 @@ def test_an_on_call_hook_raising_a_base_exception_leaves_the_call_ok() -> None:
     assert_charged(call_both(on_call=hook))
 
 
-@pytest.mark.parametrize("error", [Boom("socket closed"), BaseBoom("socket closed")], ids=["Exception", "BaseException"])
+@pytest.mark.parametrize(
+    "error", [Boom("socket closed"), BaseBoom("socket closed")], ids=["Exception", "BaseException"]
+)
 def test_a_raising_progress_listener_never_reaches_the_tool(error: BaseException) -> None:
     card = Card()
 
@@ -199,6 +219,9 @@ def test_a_raising_progress_listener_never_reaches_the_tool(error: BaseException
         raise error
 
     with progress_listener(listener):
-        answers = [guard(contract(), working)({}), asyncio.run(guard(contract(), aworking).acall({}))]
+        answers = [
+            guard(contract(), working)({}),
+            asyncio.run(guard(contract(), aworking).acall({})),
+        ]
     assert_charged(answers)
     assert card.charges == 2

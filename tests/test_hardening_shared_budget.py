@@ -30,23 +30,39 @@ def busy_switching() -> Iterator[None]:
 
 
 def contract() -> Contract:
-    return Contract(name="flaky", version="1.0.0", summary="s", description="d",
-                    input_schema={"type": "object"}, output_schema={"type": "object"},
-                    retry=RetryPolicy(failure_budget=CALLS))
+    return Contract(
+        name="flaky",
+        version="1.0.0",
+        summary="s",
+        description="d",
+        input_schema={"type": "object"},
+        output_schema={"type": "object"},
+        retry=RetryPolicy(failure_budget=CALLS),
+    )
 
 
 def fails(_: Any) -> Any:
     raise ToolError("the upstream is down", code="UNAVAILABLE")
 
 
-@pytest.mark.parametrize("mapping", [dict, lambda: __import__("collections").OrderedDict()], ids=["dict", "OrderedDict"])
-def test_two_tools_counting_in_one_mapping_count_exactly(busy_switching: None, mapping: Any) -> None:
+@pytest.mark.parametrize(
+    "mapping", [dict, lambda: __import__("collections").OrderedDict()], ids=["dict", "OrderedDict"]
+)
+def test_two_tools_counting_in_one_mapping_count_exactly(
+    busy_switching: None, mapping: Any
+) -> None:
     shared = mapping()
     tools = [guard(contract(), fails, state=shared), guard(contract(), fails, state=shared)]
-    for session in ("a", "b", "c"):  # three rounds: a lost update is a race, three chances to show it
+    for session in (
+        "a",
+        "b",
+        "c",
+    ):  # three rounds: a lost update is a race, three chances to show it
         start = threading.Barrier(16)
 
-        def call(n: int, session: str = session, start: threading.Barrier = start) -> dict[str, Any]:
+        def call(
+            n: int, session: str = session, start: threading.Barrier = start
+        ) -> dict[str, Any]:
             if n < 16:
                 start.wait()
             return tools[n % 2]({}, session=session)  # type: ignore[no-any-return]
@@ -62,7 +78,12 @@ def test_two_tools_counting_in_one_mapping_count_exactly(busy_switching: None, m
 
 def test_a_success_of_one_tool_resets_the_count_the_other_sees() -> None:
     shared: dict[str, Any] = {}
-    failing, succeeding = guard(contract(), fails, state=shared), guard(contract(), lambda _: {}, state=shared)
-    assert [failing({}, session="s")["error"]["budget"]["consecutive_failures"] for _ in range(3)] == [1, 2, 3]
+    failing, succeeding = (
+        guard(contract(), fails, state=shared),
+        guard(contract(), lambda _: {}, state=shared),
+    )
+    assert [
+        failing({}, session="s")["error"]["budget"]["consecutive_failures"] for _ in range(3)
+    ] == [1, 2, 3]
     assert succeeding({}, session="s")["status"] == "ok"
     assert failing({}, session="s")["error"]["budget"]["consecutive_failures"] == 1

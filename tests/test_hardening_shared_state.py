@@ -54,10 +54,18 @@ def stalled(tmp_path: Path) -> Iterator[tuple[str, Any]]:
 
 
 def contract(policy: str) -> Contract:
-    return Contract(name="charge", version="1.0.0", summary="s", description="d",
-                    input_schema={"type": "object"}, output_schema={"type": "object"},
-                    retry=RetryPolicy(failure_budget=3), state_unreachable=policy,
-                    timeout=Timeout(DEADLINE), dependency=Dependency("payments", Breaker(failures=3)))
+    return Contract(
+        name="charge",
+        version="1.0.0",
+        summary="s",
+        description="d",
+        input_schema={"type": "object"},
+        output_schema={"type": "object"},
+        retry=RetryPolicy(failure_budget=3),
+        state_unreachable=policy,
+        timeout=Timeout(DEADLINE),
+        dependency=Dependency("payments", Breaker(failures=3)),
+    )
 
 
 def ok(_: Any) -> Any:
@@ -85,7 +93,8 @@ def timed(call: Any) -> tuple[dict[str, Any], float]:
 @pytest.mark.parametrize("policy", ["allow", "refuse"])
 @pytest.mark.parametrize("implementation", [ok, fails], ids=["succeeds", "fails"])
 def test_a_stalled_redis_delays_a_sync_call_no_longer_than_its_deadline(
-        stalled: tuple[str, Any], policy: str, implementation: Any) -> None:
+    stalled: tuple[str, Any], policy: str, implementation: Any
+) -> None:
     url, stop = stalled
     state = RedisState(url)
     (tool,) = share_state([guard(contract(policy), implementation)], state)
@@ -95,7 +104,10 @@ def test_a_stalled_redis_delays_a_sync_call_no_longer_than_its_deadline(
         envelope, took = timed(lambda: tool({}, session="s"))
         assert took < DEADLINE + SLACK, (policy, took, envelope)
         if policy == "refuse":
-            assert envelope["status"] == "error" and envelope["error"]["action"] == "stop_and_tell_user"
+            assert (
+                envelope["status"] == "error"
+                and envelope["error"]["action"] == "stop_and_tell_user"
+            )
         elif implementation is ok:
             assert envelope["status"] == "ok"  # uncounted, but answered
 
@@ -103,7 +115,8 @@ def test_a_stalled_redis_delays_a_sync_call_no_longer_than_its_deadline(
 @pytest.mark.parametrize("policy", ["allow", "refuse"])
 @pytest.mark.parametrize("implementation", [aok, afails], ids=["succeeds", "fails"])
 def test_a_stalled_redis_delays_an_asyncio_call_no_longer_than_its_deadline(
-        stalled: tuple[str, Any], policy: str, implementation: Any) -> None:
+    stalled: tuple[str, Any], policy: str, implementation: Any
+) -> None:
     url, stop = stalled
     state = RedisState(url)
     (tool,) = share_state([guard(contract(policy), implementation)], state)
@@ -125,7 +138,8 @@ def test_a_stalled_redis_delays_an_asyncio_call_no_longer_than_its_deadline(
 
 
 def test_concurrent_callers_of_a_stalled_redis_all_answer_within_the_deadline(
-        stalled: tuple[str, Any]) -> None:
+    stalled: tuple[str, Any],
+) -> None:
     """Twenty callers at once (as many as the pool's connections): none queues behind another's
     stuck round trip past its own deadline."""
     from concurrent.futures import ThreadPoolExecutor
@@ -145,7 +159,9 @@ def test_a_healthy_redis_still_counts_every_call(stalled: tuple[str, Any]) -> No
     url, _ = stalled
     state = RedisState(url)
     (tool,) = share_state([guard(contract("allow"), fails)], state)
-    counts = [tool({}, session="s")["error"]["budget"].get("consecutive_failures") for _ in range(3)]
+    counts = [
+        tool({}, session="s")["error"]["budget"].get("consecutive_failures") for _ in range(3)
+    ]
     assert counts == [1, 2, 3]
     assert RedisBreakerStore(state).state("payments") == "open"
     refused = tool({}, session="other")["error"]
@@ -166,7 +182,8 @@ CREDENTIALS = [
 
 @pytest.mark.parametrize("template", CREDENTIALS)
 def test_no_credential_of_a_redis_url_reaches_a_log_or_an_envelope(
-        template: str, caplog: pytest.LogCaptureFixture) -> None:
+    template: str, caplog: pytest.LogCaptureFixture
+) -> None:
     from redis_support import free_port
 
     url = template.format(port=free_port())  # nothing listens there: every call logs the store
@@ -176,9 +193,46 @@ def test_no_credential_of_a_redis_url_reaches_a_log_or_an_envelope(
         envelope = tool({}, session="s")
         asyncio.run(tool.acall({}, session="s"))
     assert caplog.records, "the unreachable store was not logged"
-    logged = "\n".join(r.getMessage() + "\n" + (logging.Formatter().formatException(r.exc_info)
-                                               if r.exc_info else "") for r in caplog.records)
+    logged = "\n".join(
+        r.getMessage()
+        + "\n"
+        + (logging.Formatter().formatException(r.exc_info) if r.exc_info else "")
+        for r in caplog.records
+    )
     for secret in ("hunter2", "secret"):
         assert secret not in logged, logged
         assert secret not in repr(envelope)
     assert "127.0.0.1" in logged or "/tmp/nowhere/redis.sock" in logged  # the server is still named
+
+
+def _count_in_a_forked_worker(state: RedisState, answers: Any) -> None:
+    from contractgen.runtime.budget import store_window
+    from contractgen.runtime.stores.redis import RedisBudgetStore
+
+    try:
+        with store_window(DEADLINE):
+            answers.put(RedisBudgetStore(state).record_failure("forked"))
+    except Exception as exc:  # noqa: BLE001 - reported to the parent
+        answers.put(repr(exc))
+
+
+def test_a_worker_forked_after_the_state_was_made_still_reaches_redis(
+    stalled: tuple[str, Any],
+) -> None:
+    """uvicorn and gunicorn fork workers after the app module made its RedisState: a forked child
+    inherits the state's thread pool but none of its threads, so a bounded operation queued there
+    would never run."""
+    import multiprocessing
+
+    url, _ = stalled
+    state = RedisState(url)
+    (tool,) = share_state([guard(contract("allow"), fails)], state)
+    assert (
+        tool({}, session="parent")["error"]["budget"]["consecutive_failures"] == 1
+    )  # threads started here
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    child = context.Process(target=_count_in_a_forked_worker, args=(state, answers))
+    child.start()
+    child.join(30)
+    assert answers.get(timeout=5) == 1

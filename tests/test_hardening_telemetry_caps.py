@@ -30,8 +30,14 @@ from contractgen.runtime.telemetry import (
 HUGE = "x" * 5_000_000
 #: what docs/runtime.md promises for a call id and a caller (telemetry.IDENTIFIER_CAP)
 IDENTIFIER_CAP = 256
-CONTRACT = Contract(name="lookup", version="1.0.0", summary="s", description="d",
-                    input_schema={"type": "object"}, output_schema={"type": "object"})
+CONTRACT = Contract(
+    name="lookup",
+    version="1.0.0",
+    summary="s",
+    description="d",
+    input_schema={"type": "object"},
+    output_schema={"type": "object"},
+)
 
 
 def traced() -> tuple[Any, InMemorySpanExporter]:
@@ -39,13 +45,17 @@ def traced() -> tuple[Any, InMemorySpanExporter]:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(spans))
     telemetry = Telemetry(provider, MeterProvider(metric_readers=[InMemoryMetricReader()]))
-    return guard(CONTRACT, lambda arguments: {"ok": True}, hooks=CallHooks(telemetry=telemetry)), spans
+    return guard(
+        CONTRACT, lambda arguments: {"ok": True}, hooks=CallHooks(telemetry=telemetry)
+    ), spans
 
 
 def test_a_huge_call_id_and_caller_are_recorded_capped() -> None:
     tool, spans = traced()
     assert tool({"q": HUGE}, call_id=HUGE, caller="agent\n" + HUGE)["status"] == "ok"
-    assert asyncio.run(tool.acall({}, call_id=HUGE + "\r\nforged: 1", caller=HUGE))["status"] == "ok"
+    assert (
+        asyncio.run(tool.acall({}, call_id=HUGE + "\r\nforged: 1", caller=HUGE))["status"] == "ok"
+    )
     recorded = spans.get_finished_spans()
     assert len(recorded) == 2
     for span in recorded:
@@ -70,17 +80,44 @@ def test_a_huge_mcp_request_id_is_recorded_capped() -> None:
     server = build_server([tool])
 
     async def main() -> Any:
-        async with create_client_server_memory_streams() as (client, served), anyio.create_task_group() as group:
-            group.start_soon(lambda: server.run(served[0], served[1], server.create_initialization_options()))
+        async with (
+            create_client_server_memory_streams() as (client, served),
+            anyio.create_task_group() as group,
+        ):
+            group.start_soon(
+                lambda: server.run(served[0], served[1], server.create_initialization_options())
+            )
             read, write = client
-            await write.send(SessionMessage(types.JSONRPCRequest(
-                jsonrpc="2.0", id=0, method="initialize",
-                params={"protocolVersion": "2025-11-25", "capabilities": {},
-                        "clientInfo": {"name": "t", "version": "1"}})))
+            await write.send(
+                SessionMessage(
+                    types.JSONRPCRequest(
+                        jsonrpc="2.0",
+                        id=0,
+                        method="initialize",
+                        params={
+                            "protocolVersion": "2025-11-25",
+                            "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"},
+                        },
+                    )
+                )
+            )
             await read.receive()
-            await write.send(SessionMessage(types.JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized")))
-            await write.send(SessionMessage(types.JSONRPCRequest(
-                jsonrpc="2.0", id=HUGE, method="tools/call", params={"name": "lookup", "arguments": {}})))
+            await write.send(
+                SessionMessage(
+                    types.JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized")
+                )
+            )
+            await write.send(
+                SessionMessage(
+                    types.JSONRPCRequest(
+                        jsonrpc="2.0",
+                        id=HUGE,
+                        method="tools/call",
+                        params={"name": "lookup", "arguments": {}},
+                    )
+                )
+            )
             answer = await read.receive()
             group.cancel_scope.cancel()
             return answer.message

@@ -14,31 +14,83 @@ import pytest
 from contractgen.runtime import Contract, ToolError, guard
 from contractgen.testing import assert_valid_envelope
 
-CONTRACT = Contract(name="charge", version="1.0.0", summary="s", description="d",
-                    input_schema={"type": "object"}, output_schema={"type": "object"})
+CONTRACT = Contract(
+    name="charge",
+    version="1.0.0",
+    summary="s",
+    description="d",
+    input_schema={"type": "object"},
+    output_schema={"type": "object"},
+)
 
 #: (what the tool wrote, what must not reach the model, what the log keeps, what it never keeps)
 LEAKS = [
-    ("could not reach postgres://app:pw-9f2k@db.internal:5432/prod from 10.2.3.4",
-     ["postgres://", "pw-9f2k", "db.internal", "10.2.3.4"], ["db.internal", "10.2.3.4"], ["pw-9f2k"]),
-    ('charge failed: File "/srv/app/charge.py", line 42, in charge',
-     ['File "/srv/app/charge.py"', "/srv/app"], ["/srv/app/charge.py"], []),
-    ("cannot open /var/lib/app/keys.json for reading", ["/var/lib/app"], ["/var/lib/app/keys.json"], []),
-    ("the bank answered 401 to https://api.bank.example/v1/charge?api_key=sk_live_51Hx9&amount=3",
-     ["sk_live_51Hx9"], ["api.bank.example"], ["sk_live_51Hx9"]),
-    ("libpq: host=db.internal user=app password=hunter2-x dbname=prod", ["hunter2-x", "db.internal"],
-     ["dbname=prod"], ["hunter2-x"]),
-    ("redis at redis://127.0.0.1:6379/0?password=hunter2-y timed out", ["redis://", "hunter2-y", "127.0.0.1"],
-     ["timed out"], ["hunter2-y"]),
-    ("jdbc:mysql://payments-db:3306/ledger refused the connection", ["jdbc:", "payments-db"], ["ledger"], []),
-    ("the gateway at 192.168.14.20:8443 and fd12:3456:789a::1 and 172.20.1.5 all failed",
-     ["192.168.14.20", "fd12:3456:789a::1", "172.20.1.5"], ["192.168.14.20"], []),
-    ("upstream sent Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc back", ["eyJhbGciOiJIUzI1NiJ9"],
-     ["Bearer"], ["eyJhbGciOiJIUzI1NiJ9"]),
-    ("Traceback (most recent call last):\n  at com.bank.Charge.run(Charge.java:88)", ["Traceback", "Charge.java:88"],
-     ["Charge.java:88"], []),
-    ("mongodb+srv://svc:s3cr3t-z@cluster0.mongodb.net/db is down", ["s3cr3t-z", "mongodb+srv://"],
-     ["cluster0.mongodb.net"], ["s3cr3t-z"]),
+    (
+        "could not reach postgres://app:pw-9f2k@db.internal:5432/prod from 10.2.3.4",
+        ["postgres://", "pw-9f2k", "db.internal", "10.2.3.4"],
+        ["db.internal", "10.2.3.4"],
+        ["pw-9f2k"],
+    ),
+    (
+        'charge failed: File "/srv/app/charge.py", line 42, in charge',
+        ['File "/srv/app/charge.py"', "/srv/app"],
+        ["/srv/app/charge.py"],
+        [],
+    ),
+    (
+        "cannot open /var/lib/app/keys.json for reading",
+        ["/var/lib/app"],
+        ["/var/lib/app/keys.json"],
+        [],
+    ),
+    (
+        "the bank answered 401 to https://api.bank.example/v1/charge?api_key=sk_live_51Hx9&amount=3",
+        ["sk_live_51Hx9"],
+        ["api.bank.example"],
+        ["sk_live_51Hx9"],
+    ),
+    (
+        "libpq: host=db.internal user=app password=hunter2-x dbname=prod",
+        ["hunter2-x", "db.internal"],
+        ["dbname=prod"],
+        ["hunter2-x"],
+    ),
+    (
+        "redis at redis://127.0.0.1:6379/0?password=hunter2-y timed out",
+        ["redis://", "hunter2-y", "127.0.0.1"],
+        ["timed out"],
+        ["hunter2-y"],
+    ),
+    (
+        "jdbc:mysql://payments-db:3306/ledger refused the connection",
+        ["jdbc:", "payments-db"],
+        ["ledger"],
+        [],
+    ),
+    (
+        "the gateway at 192.168.14.20:8443 and fd12:3456:789a::1 and 172.20.1.5 all failed",
+        ["192.168.14.20", "fd12:3456:789a::1", "172.20.1.5"],
+        ["192.168.14.20"],
+        [],
+    ),
+    (
+        "upstream sent Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc back",
+        ["eyJhbGciOiJIUzI1NiJ9"],
+        ["Bearer"],
+        ["eyJhbGciOiJIUzI1NiJ9"],
+    ),
+    (
+        "Traceback (most recent call last):\n  at com.bank.Charge.run(Charge.java:88)",
+        ["Traceback", "Charge.java:88"],
+        ["Charge.java:88"],
+        [],
+    ),
+    (
+        "mongodb+srv://svc:s3cr3t-z@cluster0.mongodb.net/db is down",
+        ["s3cr3t-z", "mongodb+srv://"],
+        ["cluster0.mongodb.net"],
+        ["s3cr3t-z"],
+    ),
 ]
 
 
@@ -56,14 +108,23 @@ def envelopes_for(message: str, caplog: pytest.LogCaptureFixture) -> list[dict[s
         raise Refused
 
     with caplog.at_level(logging.INFO, logger="contractgen.runtime"):
-        return [guard(CONTRACT, tool)({}), asyncio.run(guard(CONTRACT, atool).acall({})),
-                guard(CONTRACT, mapped, mapper=lambda e: ToolError(message, code="UNAVAILABLE"))({})]
+        return [
+            guard(CONTRACT, tool)({}),
+            asyncio.run(guard(CONTRACT, atool).acall({})),
+            guard(CONTRACT, mapped, mapper=lambda e: ToolError(message, code="UNAVAILABLE"))({}),
+        ]
 
 
-@pytest.mark.parametrize(("message", "hidden", "kept", "never"), LEAKS, ids=[leak[1][0] for leak in LEAKS])
+@pytest.mark.parametrize(
+    ("message", "hidden", "kept", "never"), LEAKS, ids=[leak[1][0] for leak in LEAKS]
+)
 def test_internals_in_a_tools_message_are_withheld_and_logged_under_a_reference(
-        message: str, hidden: list[str], kept: list[str], never: list[str],
-        caplog: pytest.LogCaptureFixture) -> None:
+    message: str,
+    hidden: list[str],
+    kept: list[str],
+    never: list[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     for envelope in envelopes_for(message, caplog):
         error = envelope["error"]
         for text in hidden:
@@ -72,7 +133,11 @@ def test_internals_in_a_tools_message_are_withheld_and_logged_under_a_reference(
         ref = error["ref"]
         assert ref in error["message"]  # the model can give the user the reference
         assert_valid_envelope(envelope, CONTRACT)  # the test helper finds no internals either
-        logged = [r.getMessage() for r in caplog.records if r.name == "contractgen.runtime" and ref in r.getMessage()]
+        logged = [
+            r.getMessage()
+            for r in caplog.records
+            if r.name == "contractgen.runtime" and ref in r.getMessage()
+        ]
         assert len(logged) == 1, [r.getMessage() for r in caplog.records]
         for text in kept:
             assert text in logged[0], logged[0]
@@ -80,15 +145,19 @@ def test_internals_in_a_tools_message_are_withheld_and_logged_under_a_reference(
             assert text not in logged[0], logged[0]
 
 
-@pytest.mark.parametrize("message", [
-    "The card was declined; ask the user for another card.",
-    "Amount must be at most 10000.00 EUR (got 12000.50); ask for a smaller amount.",
-    "The service https://status.bank.example says it is under maintenance until 14:30 UTC.",
-    "Version 1.2.3.4 of the ledger is read-only; try again in 5 minutes.",
-    "Use the path /charges/{id} of the API only through this tool.",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "The card was declined; ask the user for another card.",
+        "Amount must be at most 10000.00 EUR (got 12000.50); ask for a smaller amount.",
+        "The service https://status.bank.example says it is under maintenance until 14:30 UTC.",
+        "Version 1.2.3.4 of the ledger is read-only; try again in 5 minutes.",
+        "Use the path /charges/{id} of the API only through this tool.",
+    ],
+)
 def test_a_message_without_internals_reaches_the_model_as_written(
-        message: str, caplog: pytest.LogCaptureFixture) -> None:
+    message: str, caplog: pytest.LogCaptureFixture
+) -> None:
     for envelope in envelopes_for(message, caplog):
         assert envelope["error"]["message"] == message
         assert "ref" not in envelope["error"]

@@ -26,10 +26,14 @@ STACK_LINE = re.compile(
     r"|\bgoroutine \d+ \[[^\]\n]*\]:?"  # Go
     r"|\b[\w/.-]+\.(?:py|java|go|rb|js|ts|cs|cpp|c|rs|php):\d+\b"  # file:line
 )
-_DATABASES = (r"postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|oracle"
-              r"|sqlite|clickhouse|cockroachdb|couchbase|cassandra|neo4j|nats|kafka")
+_DATABASES = (
+    r"postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|oracle"
+    r"|sqlite|clickhouse|cockroachdb|couchbase|cassandra|neo4j|nats|kafka"
+)
 #: a database or broker URL (the whole of it), or a JDBC one
-CONNECTION_URL = re.compile(rf"\b(?:jdbc:)?(?:{_DATABASES})://[^\s'\"<>]*|\bjdbc:\w+:[^\s'\"<>]+", re.IGNORECASE)
+CONNECTION_URL = re.compile(
+    rf"\b(?:jdbc:)?(?:{_DATABASES})://[^\s'\"<>]*|\bjdbc:\w+:[^\s'\"<>]+", re.IGNORECASE
+)
 FILE_PATH = re.compile(
     r"(?<![\w.~/-])/(?:usr|home|var|etc|opt|tmp|srv|root|mnt|proc|sys|lib|lib64|bin|sbin|app|Users|Volumes"
     r"|private|data|workspace)/[^\s'\"]*"
@@ -38,22 +42,32 @@ FILE_PATH = re.compile(
     r"|\\\\[\w.-]+\\[^\s'\"]+"
 )
 #: names under which URLs' queries, DSNs and headers carry a credential
-_SECRET_NAMES = (r"password|passwd|pwd|pass|secret|client_secret|token|access_token|refresh_token|id_token"
-                 r"|api_?key|apikey|key|sig|signature|auth|authorization|credentials?|session_?id")
+_SECRET_NAMES = (
+    r"password|passwd|pwd|pass|secret|client_secret|token|access_token|refresh_token|id_token"
+    r"|api_?key|apikey|key|sig|signature|auth|authorization|credentials?|session_?id"
+)
 _URL = r"\b[a-z][a-z0-9+.-]*://"
 _CREDENTIAL_URL = re.compile(
     rf"{_URL}[^/\s:@'\"<>]+:[^/\s@'\"<>]+@[^\s'\"<>]*"  # user:password@
     rf"|{_URL}[^\s'\"<>?]*\?[^\s'\"<>]*?(?<=[?&;])(?:{_SECRET_NAMES})=[^\s'\"<>]*",  # ?password=
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 #: a DSN's or a query's ``password=...`` (``=`` only: "missing key: amount" is no credential)
-_KEY_VALUE = re.compile(r"\b((?:password|passwd|pwd|secret|client_secret|api_?key|access_token|refresh_token"
-                        r"|auth_?token|token|sig|signature)\s*=\s*)(?!\(withheld\))[^\s;,&'\"]+", re.IGNORECASE)
+_KEY_VALUE = re.compile(
+    r"\b((?:password|passwd|pwd|secret|client_secret|api_?key|access_token|refresh_token"
+    r"|auth_?token|token|sig|signature)\s*=\s*)(?!\(withheld\))[^\s;,&'\"]+",
+    re.IGNORECASE,
+)
 _TOKEN = re.compile(r"\b((?:Bearer|Basic|Token|Digest)\s+)(?!\(withheld\))[A-Za-z0-9._~+/=-]{8,}")
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?(?![\w.])")
-_IPV6 = re.compile(r"(?<![\w:.])\[?[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}\]?(?::\d{1,5})?(?![\w:])")
+_IPV6 = re.compile(
+    r"(?<![\w:.])\[?[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}\]?(?::\d{1,5})?(?![\w:])"
+)
 _PRIVATE_HOST = re.compile(
     r"\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:internal|local|localdomain|lan|corp|home|intranet|svc)\b"
-    r"(?::\d{1,5})?|\blocalhost\b(?::\d{1,5})?", re.IGNORECASE)
+    r"(?::\d{1,5})?|\blocalhost\b(?::\d{1,5})?",
+    re.IGNORECASE,
+)
 
 
 def _private_ip(match: re.Match[str]) -> bool:
@@ -66,8 +80,12 @@ def _private_ip(match: re.Match[str]) -> bool:
         address = ipaddress.ip_address(text)
     except ValueError:
         return False
-    return address.is_private or address.is_loopback or address.is_link_local \
+    return (
+        address.is_private
+        or address.is_loopback
+        or address.is_link_local
         or address in ipaddress.ip_network("100.64.0.0/10")
+    )
 
 
 #: (what the model is told it was, the pattern, whether a match counts: None for every match)
@@ -97,7 +115,10 @@ def withhold_internals(text: str, tool: str, version: str) -> tuple[str, str | N
     kinds: list[str] = []
     shown = text
     for kind, pattern, counts in _WITHHELD:
-        def replaced(match: re.Match[str], kind: str = kind, counts: Callable[..., bool] | None = counts) -> str:
+
+        def replaced(
+            match: re.Match[str], kind: str = kind, counts: Callable[..., bool] | None = counts
+        ) -> str:
             if counts is not None and not counts(match):
                 return match.group(0)
             if kind not in kinds:
@@ -113,6 +134,12 @@ def withhold_internals(text: str, tool: str, version: str) -> tuple[str, str | N
     if not kinds:
         return text, None
     ref = new_ref()
-    logger.warning("%s %s wrote %s in a message for the model; it was withheld from it, ref=%s: %s",
-                   tool, version, ", ".join(kinds), ref, without_credentials(text))
+    logger.warning(
+        "%s %s wrote %s in a message for the model; it was withheld from it, ref=%s: %s",
+        tool,
+        version,
+        ", ".join(kinds),
+        ref,
+        without_credentials(text),
+    )
     return f"{shown} (internal details withheld; reference {ref})", ref

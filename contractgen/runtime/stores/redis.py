@@ -108,8 +108,10 @@ class RedisState:
         self._scripts = {name: self.client.register_script(body) for name, body in _SCRIPTS}
         self._async_scripts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = \
             weakref.WeakKeyDictionary()
-        #: where sync operations run under a call's deadline; one per pooled connection
-        self._threads = ThreadPoolExecutor(max_connections, thread_name_prefix="contractgen-redis")
+        #: where sync operations run under a call's deadline (one thread per pooled connection),
+        #: made in the process that uses them
+        self._threads_made: tuple[int, ThreadPoolExecutor] | None = None
+        self._thread_count = max_connections
         self.safe_url = display_url(url)
 
     def run(self, name: str, keys: list[str], args: list[Any]) -> Any:
@@ -132,7 +134,7 @@ class RedisState:
         window, left = self._time_left()
         if left is None:
             return self._answered(window, operation)
-        future = self._threads.submit(self._answered, window, operation)
+        future = self._threads().submit(self._answered, window, operation)
         try:
             return future.result(timeout=left)
         except FutureTimeout:
@@ -150,6 +152,15 @@ class RedisState:
             raise self._unanswered(window, left or 0.0) from None
         except redis.RedisError as exc:
             raise self._unreachable(window, exc) from exc
+
+    def _threads(self) -> ThreadPoolExecutor:
+        """This process's threads: a worker forked after the state was made (uvicorn, gunicorn)
+        inherits the parent's pool but none of its threads, and work queued there never ran."""
+        made, pid = self._threads_made, os.getpid()
+        if made is None or made[0] != pid:
+            threads = ThreadPoolExecutor(self._thread_count, thread_name_prefix="contractgen-redis")
+            made = self._threads_made = (pid, threads)
+        return made[1]
 
     def _time_left(self) -> tuple[StoreWindow | None, float | None]:
         try:
@@ -178,7 +189,8 @@ class RedisState:
         with ``await aclose()`` inside each loop that used this state, before it ends."""
         self.client.close()
         self.client.connection_pool.disconnect()  # a pool passed in is not closed by the client
-        self._threads.shutdown(wait=False, cancel_futures=True)
+        if self._threads_made is not None:
+            self._threads_made[1].shutdown(wait=False, cancel_futures=True)
 
     async def aclose(self) -> None:
         """Close the running event loop's asyncio connections (the next asyncio call opens new ones)."""

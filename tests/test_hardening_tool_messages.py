@@ -161,3 +161,29 @@ def test_a_message_without_internals_reaches_the_model_as_written(
     for envelope in envelopes_for(message, caplog):
         assert envelope["error"]["message"] == message
         assert "ref" not in envelope["error"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "\n" * 100_000 + "could not reach postgres://app:pw-1@db.internal/prod",
+        " " * 400 + "token at https://api.bank.example/v1?api_key=sk_live_51Hx9",
+        "1." * 500_000,
+        "a." * 500_000 + "internal",
+        "at " * 300_000,
+        "a://b?c" * 100_000,
+    ],
+    ids=["newlines-then-url", "spaces-then-key", "dots", "labels", "ats", "urls"],
+)
+def test_a_long_message_is_read_as_far_as_the_envelope_shows_it(
+    message: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only what the envelope can show is read (one line, four times its cap): what lies past it is
+    dropped, never shown unread. Each pattern's work is linear in what is read (a run of 20,000
+    characters of "1.1.1..." took 22 s with unbounded repeats)."""
+    for envelope in envelopes_for(message, caplog):
+        error = envelope["error"]
+        assert error["code"] == "UNAVAILABLE"
+        for secret in ("pw-1", "sk_live_51Hx9", "postgres://"):
+            assert secret not in error["message"]
+        assert len(error["message"]) <= 300

@@ -48,7 +48,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "a URL with credentials",
         re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE),
     ),
-    ("a file-system path", FILE_PATH),  # the runtime withholds the same paths from a tool's messages
+    ("a file-system path", re.compile(FILE_PATH)),  # the runtime withholds the same paths from a tool's messages
     (
         "an SQL statement",
         re.compile(

@@ -22,6 +22,7 @@ from .breaker import (
     unreachable_envelope,
 )
 from .budget import StateUnavailable, admitting, store_window
+from .interrupts import owner_stop
 from .observe import loggable, logger, observed_quietly
 from .scrub import NO_SECRETS, secrets_sent
 
@@ -169,7 +170,13 @@ def _record(tool: Any, span: Any, envelope: dict[str, Any], arguments: Any, fact
     """The span records the call; a telemetry that fails doing so fails neither the call nor its
     answer (the envelope is final), and its exception, which may quote the arguments it was given,
     is logged with the call's secrets scrubbed."""
-    scrub = observed_quietly("reading a call's secrets for its telemetry", secrets_sent, arguments,
-                             tool.input_schema, getattr(tool, "_resources", None))
-    observed_quietly(f"telemetry of {tool.name} {tool.version} (recording a call)", span.done, envelope,
-                     arguments, facts, scrub=scrub)
+    try:
+        span.done(envelope, arguments, facts)
+    except BaseException as exc:  # whatever it is, it is logged, not raised (the owner's stop aside)
+        if owner_stop(exc):
+            raise
+        # read only when something failed: most calls never need the secrets they sent
+        scrub = observed_quietly("reading a call's secrets for its telemetry", secrets_sent, arguments,
+                                 tool.input_schema, getattr(tool, "_resources", None))
+        logger.error("telemetry of %s %s failed to record a call", tool.name, tool.version,
+                     exc_info=loggable(exc, scrub))

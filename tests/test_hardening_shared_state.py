@@ -42,9 +42,12 @@ def stalled(tmp_path: Path) -> Iterator[tuple[str, Any]]:
         pid = int(redis.Redis(port=port).info("server")["process_id"])
         stopped = []
 
-        def stop() -> None:
-            os.kill(pid, signal.SIGSTOP)
-            stopped.append(pid)
+        def stop(resume: bool = False) -> None:
+            os.kill(pid, signal.SIGCONT if resume else signal.SIGSTOP)
+            if resume:
+                stopped.clear()
+            else:
+                stopped.append(pid)
 
         try:
             yield url, stop
@@ -166,6 +169,36 @@ def test_a_healthy_redis_still_counts_every_call(stalled: tuple[str, Any]) -> No
     assert RedisBreakerStore(state).state("payments") == "open"
     refused = tool({}, session="other")["error"]
     assert "not being called right now" in refused["message"] and refused["retry_after"] > 0
+
+
+def test_after_a_stall_the_counts_are_read_right_again(stalled: tuple[str, Any]) -> None:
+    """Operations given up at the window's end were still on their connections: once the server
+    answers again, no later call may read an earlier call's reply (a connection left mid-command
+    would hand the budget the breaker's answer), sync and asyncio alike."""
+    url, stop = stalled
+    state = RedisState(url)
+    (sync_tool,) = share_state([guard(contract("allow"), fails)], state)
+    (async_tool,) = share_state([guard(contract("allow"), afails)], state)
+    sync_tool({}, session="warm")
+
+    async def stalled_then_resumed() -> list[Any]:
+        await async_tool.acall({}, session="warm")
+        stop()
+        for _ in range(3):
+            sync_tool({}, session="lost")
+            await async_tool.acall({}, session="lost")
+        stop(resume=True)
+        await asyncio.sleep(2.5)  # the abandoned sync operations end at their socket timeout
+        counted = []
+        for _ in range(2):
+            counted.append(
+                sync_tool({}, session="after")["error"]["budget"].get("consecutive_failures")
+            )
+            answer = await async_tool.acall({}, session="after")
+            counted.append(answer["error"]["budget"].get("consecutive_failures"))
+        return counted
+
+    assert asyncio.run(stalled_then_resumed()) == [1, 2, 3, 4]
 
 
 CREDENTIALS = [

@@ -13,6 +13,7 @@ redacted.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,9 +49,18 @@ class GuardedLangChainTool(BaseTool):
 
     guarded: Any = Field(default=None, exclude=True)
 
+    def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        return super().run(_NotAnObject.around(tool_input), *args, **kwargs)
+
+    async def arun(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        return await super().arun(_NotAnObject.around(tool_input), *args, **kwargs)
+
     def _to_args_and_kwargs(self, tool_input: Any, tool_call_id: str | None,
                             ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        arguments = dict(tool_input) if isinstance(tool_input, dict) else tool_input
+        if type(tool_input) is _NotAnObject:
+            arguments = tool_input.value  # the guard judges what was sent, as it was sent
+        else:
+            arguments = dict(tool_input) if isinstance(tool_input, dict) else tool_input
         return (arguments, tool_call_id), {}
 
     def _run(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
@@ -68,8 +78,38 @@ class GuardedLangChainTool(BaseTool):
     def _filter_injected_args(self, tool_input: dict[str, Any]) -> dict[str, Any]:
         """What LangChain hands the callbacks (``on_tool_start``: tracers, LangSmith) of the call's
         arguments, which the call itself never reads: redacted, as the guard's telemetry records them."""
+        if type(tool_input) is _NotAnObject:
+            return {"arguments": tool_input.shown(self.guarded)}
         shown = shown_arguments(self.guarded, tool_input, CALLBACK_CAP)
         return shown if isinstance(shown, dict) else {"arguments": shown}
+
+
+class _NotAnObject(dict):  # type: ignore[type-arg]
+    """A tool input that is no dict (a JSON text, as text agents send it; a list; plain text),
+    carried through ``BaseTool.run`` as an empty dict: LangChain hands a dict to the callbacks
+    through ``_filter_injected_args`` (redacted there), anything else to them raw, secrets included."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+    @classmethod
+    def around(cls, tool_input: Any) -> Any:
+        return tool_input if isinstance(tool_input, dict) else cls(tool_input)
+
+    def shown(self, tool: Any) -> Any:
+        """A JSON object's text is shown as that object, redacted; anything else only by its kind
+        (it cannot be matched to the schema's sensitive positions, so none of it is shown)."""
+        value = self.value
+        if isinstance(value, str):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict):
+                return shown_arguments(tool, parsed, CALLBACK_CAP)
+            return f"[text of {len(value)} characters, not a JSON object: not shown]"
+        return f"[{type(value).__name__}, not an object: not shown]"
 
 
 def langchain_tool(tool: GuardedTool[Any, Any]) -> GuardedLangChainTool:

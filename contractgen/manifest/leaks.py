@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ..runtime.internals import FILE_PATH
+
 
 class Leak(NamedTuple):
     kind: str  # "an exception class name"
@@ -46,15 +48,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "a URL with credentials",
         re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE),
     ),
-    (
-        "a file-system path",
-        re.compile(
-            r"(?<![\w.~/-])/(?:usr|home|var|etc|opt|tmp|srv|root|mnt|proc|sys|lib|lib64|bin|sbin|app|Users|Volumes|private|data|workspace)/[^\s'\"]*"
-            r"|(?<![\w])~/[\w.-]+"
-            r"|\b[A-Za-z]:\\[^\s'\"]+"
-            r"|\\\\[\w.-]+\\[^\s'\"]+"
-        ),
-    ),
+    ("a file-system path", re.compile(FILE_PATH)),  # the runtime withholds the same paths from a tool's messages
     (
         "an SQL statement",
         re.compile(

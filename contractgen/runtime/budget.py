@@ -10,9 +10,13 @@ contract's ``state_unreachable`` then decides what the model is told (``note_unr
 
 from __future__ import annotations
 
+import contextvars
+import math
 import re
 import threading
-from collections.abc import MutableMapping
+import time
+from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from .observe import loggable, logger
@@ -26,6 +30,87 @@ def budget_key(tool: str, session: str) -> str:
 
 class StateUnavailable(RuntimeError):
     """Shared state (a Redis server, say) could not be read or written for this call."""
+
+
+#: the share of a call's deadline its breaker admission may take, and at most this many seconds;
+#: it is also what the steps after the call (breaker record, budget) may take past the deadline
+STORE_SHARE = 0.1
+STORE_MARGIN_CAP = 0.25
+
+
+class StoreWindow:
+    """How long a call's shared-state operations may still take, so that they live inside its
+    deadline: the admission at most the margin (``STORE_SHARE`` of the deadline), everything after
+    the call together what is left of the deadline or the margin, whichever is longer. Once one
+    operation found the store unreachable, the call's later ones fail at once (a stalled server
+    would make each wait again). Without a deadline only that last rule applies."""
+
+    __slots__ = ("margin", "settle_until", "unreachable", "until")
+
+    def __init__(self, deadline: float | None) -> None:
+        finite = deadline is not None and math.isfinite(deadline)
+        self.margin = min(STORE_SHARE * deadline, STORE_MARGIN_CAP) if finite else None  # type: ignore[operator]
+        self.until = time.monotonic() + deadline if finite else None  # type: ignore[operator]
+        self.settle_until: float | None = None
+        self.unreachable: str | None = None
+
+    def admission_left(self) -> float | None:
+        """Seconds the breaker's admission may take (None: the store's own timeout)."""
+        return self.margin
+
+    def settle_left(self) -> float | None:
+        """Seconds the operations after the call may still take, together (None: no bound)."""
+        if self.until is None or self.margin is None:
+            return None
+        now = time.monotonic()
+        if self.settle_until is None:
+            self.settle_until = max(self.until, now + self.margin)
+        return self.settle_until - now
+
+
+_WINDOW: contextvars.ContextVar[tuple[StoreWindow, bool] | None] = contextvars.ContextVar(
+    "contractgen_store_window", default=None)
+
+
+@contextmanager
+def store_window(deadline: float | None) -> Iterator[StoreWindow]:
+    """The window of the call this context runs (``hooks.CallHooks`` opens one around each call)."""
+    window = StoreWindow(deadline)
+    token = _WINDOW.set((window, False))
+    try:
+        yield window
+    finally:
+        _WINDOW.reset(token)
+
+
+@contextmanager
+def admitting() -> Iterator[None]:
+    """Marks the breaker's admission: it gets the margin, not the rest of the deadline."""
+    current = _WINDOW.get()
+    if current is None:
+        yield
+        return
+    token = _WINDOW.set((current[0], True))
+    try:
+        yield
+    finally:
+        _WINDOW.reset(token)
+
+
+def store_time_left() -> tuple[StoreWindow | None, float | None]:
+    """The call's window and the seconds a store operation may take now (None: its own timeout).
+    Raises StateUnavailable when an earlier operation of the call found the store unreachable, or
+    when no time is left."""
+    current = _WINDOW.get()
+    if current is None:
+        return None, None
+    window, admission = current
+    if window.unreachable is not None:
+        raise StateUnavailable(f"{window.unreachable} (not asked again within this call)")
+    left = window.admission_left() if admission else window.settle_left()
+    if left is not None and left <= 0:
+        raise StateUnavailable("no time left within the call's deadline")
+    return window, left
 
 
 def stored_count(key: str, value: Any) -> int:
@@ -102,12 +187,27 @@ class InMemoryBudgetStore:
         return self._counts.get(key, 0)
 
 
+#: Locks shared by every store over the same mapping (picked by the mapping's identity): two guarded
+#: tools given one dict each made a store with a lock of its own, and their read-modify-writes of one
+#: session's count interleaved (984 of 1,000 concurrent failures counted). Striped, so that no
+#: mapping is held on to; two mappings on one stripe only wait for each other.
+_MAPPING_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
+def mapping_lock(mapping: Any) -> Any:
+    """The lock every ``MappingBudgetStore`` over ``mapping`` takes (while the mapping lives)."""
+    return _MAPPING_LOCKS[(id(mapping) >> 4) % len(_MAPPING_LOCKS)]
+
+
 class MappingBudgetStore:
-    """Counts kept in any mutable mapping, e.g. an agent framework's session state."""
+    """Counts kept in any mutable mapping, e.g. an agent framework's session state. Every store over
+    one mapping in this process takes the same lock (``mapping_lock``), so tools sharing a dict
+    count exactly; pass ``lock`` when the mapping is shared some other way (then pass the same one
+    to every store over it)."""
 
     def __init__(self, mapping: MutableMapping[str, Any], lock: Any = None) -> None:
         self.mapping = mapping
-        self._lock = lock or threading.Lock()
+        self._lock = lock or mapping_lock(mapping)
 
     def record_failure(self, key: str) -> int:
         with self._lock:

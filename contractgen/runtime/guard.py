@@ -60,6 +60,7 @@ from .envelope_types import (
     WireT,
 )
 from .errors import ToolError, VersionMismatchError
+from .internals import withhold_internals
 from .interrupts import owner_stop
 from .jsonvalue import (
     INT_CEILING,
@@ -1098,9 +1099,11 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             migration=[cap_text(scrub.text(step)) for step in migration] or None)
         if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
             optional["expected_version"] = self.contract.version
-        worded, retryable, action = self._retry_policy(code, scrub.text(message), err.retryable, action)
-        return error_envelope(self.contract, code, worded or message, retryable=retryable, action=action,
-                              **optional)
+        # connection strings, credentials, private addresses, paths, stack lines: logged under a ref
+        shown, ref = withhold_internals(scrub.text(message), self.name, self.version)
+        worded, retryable, action = self._retry_policy(code, shown, err.retryable, action)
+        return error_envelope(self.contract, code, worded or shown, retryable=retryable, action=action,
+                              ref=ref, **optional)
 
     def _secrets(self, *written: Any) -> Scrubber:
         """What the call in progress sent at sensitive positions, to take out of what the

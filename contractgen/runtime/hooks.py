@@ -21,8 +21,9 @@ from .breaker import (
     probe_lease,
     unreachable_envelope,
 )
-from .budget import StateUnavailable
-from .observe import loggable, logger
+from .budget import StateUnavailable, admitting, store_window
+from .interrupts import owner_stop
+from .observe import loggable, logger, observed_quietly
 from .scrub import NO_SECRETS, secrets_sent
 
 __all__ = ["CallHooks"]
@@ -47,11 +48,16 @@ class CallHooks:
         self.telemetry = telemetry
 
     def _span(self, tool: Any, call_id: str | None, caller: str | None) -> Any:
-        return _NoSpan() if self.telemetry is None else self.telemetry.start(tool, call_id, caller)
+        """The call's span; a telemetry that cannot start one leaves the call unobserved, not failed."""
+        if self.telemetry is None:
+            return _NoSpan()
+        span = observed_quietly(f"telemetry of {tool.name} {tool.version} (starting a span)",
+                                self.telemetry.start, tool, call_id, caller)
+        return _NoSpan() if span is None else span
 
     def call(self, tool: Any, arguments: Any, contract_version: str | None, session: str,
              call_id: str | None, caller: str | None) -> dict[str, Any]:
-        with self._span(tool, call_id, caller) as span:
+        with self._span(tool, call_id, caller) as span, store_window(tool.contract.timeout.seconds):
             admission, facts, envelope = self._admit(tool)
             if envelope is None:
                 envelope = tool.run_checked(arguments, contract_version)
@@ -62,7 +68,7 @@ class CallHooks:
 
     async def acall(self, tool: Any, arguments: Any, contract_version: str | None, session: str,
                     call_id: str | None, caller: str | None) -> dict[str, Any]:
-        with self._span(tool, call_id, caller) as span:
+        with self._span(tool, call_id, caller) as span, store_window(tool.contract.timeout.seconds):
             admission, facts, envelope = await self._aadmit(tool)
             if envelope is None:
                 envelope = await tool.arun_checked(arguments, contract_version)
@@ -77,8 +83,9 @@ class CallHooks:
         if self.breakers is None or dependency is None:
             return None, {}, None
         try:
-            admission = self.breakers.admit(dependency.name, dependency.breaker,
-                                            probe_lease(tool.contract))
+            with admitting():
+                admission = self.breakers.admit(dependency.name, dependency.breaker,
+                                                probe_lease(tool.contract))
         except Exception as exc:  # noqa: BLE001 - the contract's policy decides
             return self._unreachable(tool, exc)
         return self._admitted(tool, admission)
@@ -89,7 +96,8 @@ class CallHooks:
         if admit is None or dependency is None:
             return self._admit(tool)
         try:
-            admission = await admit(dependency.name, dependency.breaker, probe_lease(tool.contract))
+            with admitting():
+                admission = await admit(dependency.name, dependency.breaker, probe_lease(tool.contract))
         except Exception as exc:  # noqa: BLE001
             return self._unreachable(tool, exc)
         return self._admitted(tool, admission)
@@ -155,7 +163,7 @@ class CallHooks:
         name = tool.contract.dependency.name
         logger.warning("circuit breaker of %s: %s (after a call of %s)", name, transition, tool.name)
         if self.telemetry is not None:
-            self.telemetry.transition(name, transition)
+            observed_quietly(f"telemetry of the breaker of {name}", self.telemetry.transition, name, transition)
 
 
 def _record(tool: Any, span: Any, envelope: dict[str, Any], arguments: Any, facts: dict[str, str]) -> None:
@@ -164,7 +172,11 @@ def _record(tool: Any, span: Any, envelope: dict[str, Any], arguments: Any, fact
     is logged with the call's secrets scrubbed."""
     try:
         span.done(envelope, arguments, facts)
-    except Exception as exc:  # noqa: BLE001
-        scrub = secrets_sent(arguments, tool.input_schema, getattr(tool, "_resources", None))
+    except BaseException as exc:  # whatever it is, it is logged, not raised (the owner's stop aside)
+        if owner_stop(exc):
+            raise
+        # read only when something failed: most calls never need the secrets they sent
+        scrub = observed_quietly("reading a call's secrets for its telemetry", secrets_sent, arguments,
+                                 tool.input_schema, getattr(tool, "_resources", None))
         logger.error("telemetry of %s %s failed to record a call", tool.name, tool.version,
                      exc_info=loggable(exc, scrub))

@@ -20,6 +20,8 @@ tool's ``report_progress`` calls become ``notifications/progress`` on that reque
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import secrets
 import signal
 import threading
@@ -40,8 +42,8 @@ from .observe import loggable, logger
 from .progress import progress_listener
 from .scrub import NO_SECRETS, Scrubber, secrets_sent
 
-__all__ = ["META_ENVELOPE", "META_SESSION", "META_VERSION", "build_server", "call_result",
-           "serve_stdio", "session_key", "tool_definition"]
+__all__ = ["META_ENVELOPE", "META_SESSION", "META_VERSION", "AnsweringMalformed", "build_server", "call_result",
+           "malformed_answer", "serve_stdio", "session_key", "tool_definition"]
 
 #: ``_meta`` key a caller may use to declare the contract version it was written against.
 META_VERSION = "contractgen/version"
@@ -173,7 +175,8 @@ def serve_stdio(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contract
         from mcp.server.stdio import stdio_server
 
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await server.run(AnsweringMalformed(read_stream, write_stream), write_stream,
+                             server.create_initialization_options())
 
     _run_leaving_abandoned(main)
 
@@ -291,6 +294,133 @@ class _ProgressSender:
                 await (item if isinstance(item, asyncio.Future) else asyncio.wrap_future(item))
             except Exception as exc:  # noqa: BLE001 - a lost notification must not fail the call
                 logger.warning("progress notification not sent", exc_info=loggable(exc, self.scrub or NO_SECRETS))
+
+
+class AnsweringMalformed:
+    """A transport's read stream whose malformed requests are answered, not dropped.
+
+    A transport hands the server what it could not read as an exception, which the SDK logs at
+    DEBUG and drops: a ``tools/call`` nested deeper than the JSON reader's limit, or whose
+    ``params`` is a list, got no reply, and its client waited forever. Each such request gets its
+    JSON-RPC error here (``malformed_answer``), written to ``write_stream``; anything else passes
+    through. ``serve_stdio`` uses it; wrap another transport's streams the same way:
+    ``server.run(AnsweringMalformed(read, write), write, options)``.
+    """
+
+    def __init__(self, read_stream: Any, write_stream: Any) -> None:
+        self._read = read_stream
+        self._write = write_stream
+
+    def __getattr__(self, name: str) -> Any:  # last_context, close... are the transport's
+        return getattr(self._read, name)
+
+    def __aiter__(self) -> AnsweringMalformed:
+        return self
+
+    async def __anext__(self) -> Any:
+        while True:
+            item = await self._read.__anext__()
+            if not await self._answered(item):
+                return item
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._read.receive()
+            if not await self._answered(item):
+                return item
+
+    async def __aenter__(self) -> AnsweringMalformed:  # noqa: PYI034 - Self needs Python 3.11
+        await self._read.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> Any:
+        return await self._read.__aexit__(*exc_info)
+
+    async def _answered(self, item: Any) -> bool:
+        if not isinstance(item, Exception):
+            return False
+        answer = malformed_answer(item)
+        if answer is None:
+            return False
+        from mcp.shared.message import SessionMessage
+
+        logger.info("malformed MCP request (id %s) answered with JSON-RPC error %d", answer.id, answer.error.code)
+        await self._write.send(SessionMessage(answer))
+        return True
+
+
+#: JSON-RPC 2.0's own codes (mcp_types names them too)
+_PARSE_ERROR, _INVALID_REQUEST, _INVALID_PARAMS = -32700, -32600, -32602
+
+
+def malformed_answer(exc: Exception) -> types.JSONRPCError | None:
+    """The JSON-RPC error for a message the transport could not read (its ``ValidationError``), or
+    None when no answer is due: a notification or a response (JSON-RPC answers requests only), or
+    an exception that is no reading error. Text that is no JSON, or whose ``id`` cannot be found,
+    is answered with ``id: null``, as JSON-RPC asks."""
+    errors_of = getattr(exc, "errors", None)
+    try:
+        errors = errors_of(include_url=False, include_context=False) if callable(errors_of) else None
+    except Exception:  # noqa: BLE001 - not pydantic's: nothing to read an id from
+        errors = None
+    if not errors:
+        return None
+    invalid_json = next((e for e in errors if e.get("type") == "json_invalid"), None)
+    if invalid_json is not None:
+        raw = invalid_json.get("input")
+        request_id = _shallow_id(raw) if isinstance(raw, str) else None
+        if "recursion limit" in str(invalid_json.get("msg")):
+            return _error(request_id, _INVALID_REQUEST, "Invalid request: it nests deeper than this server "
+                          "reads; send the arguments with less nesting")
+        return _error(request_id, _PARSE_ERROR, "Parse error: the message is not valid JSON")
+    message = next((e["input"] for e in errors if isinstance(e.get("input"), Mapping)
+                    and "jsonrpc" in e["input"]), None)
+    if message is None or "method" not in message or "id" not in message:
+        return None  # a notification or a response: JSON-RPC sends nothing back
+    request_id = message["id"] if type(message["id"]) in (int, str) else None
+    params = message.get("params")
+    if "params" in message and params is not None and not isinstance(params, Mapping):
+        kind = {list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(
+            type(params), type(params).__name__)
+        return _error(request_id, _INVALID_PARAMS, f"Invalid params: MCP requests take params as a JSON "
+                      f"object (got {kind})")
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ())[1:]) or "the message"
+    return _error(request_id, _INVALID_REQUEST, cap_text(f"Invalid request: {where}: {first.get('msg')}",
+                                                         SHORT_TEXT_CAP * 4))
+
+
+def _error(request_id: int | str | None, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id,
+                              error=types.ErrorData(code=code, message=" ".join(message.split())))
+
+
+_ID_VALUE = re.compile(r'\s*:\s*(-?\d+(?![\d.eE])|"(?:[^"\\\n]|\\.){0,200}")')
+
+
+def _shallow_id(text: str) -> int | str | None:
+    """The ``id`` member of the top-level object of a JSON text too deep (or too broken) to parse:
+    one pass over it, skipping strings, looking at depth 1 only."""
+    depth, at, end = 0, 0, len(text)
+    while at < end:
+        char = text[at]
+        if char == '"':
+            close = at + 1
+            while close < end and text[close] != '"':
+                close += 2 if text[close] == "\\" else 1
+            if depth == 1 and close - at == 3 and text[at + 1:close] == "id":
+                value = _ID_VALUE.match(text, close + 1)
+                if value is not None:
+                    found = json.loads(value.group(1))
+                    return found if type(found) in (int, str) else None
+            at = close + 1
+            continue
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        at += 1
+    return None
 
 
 def _call_id(ctx: Any) -> str | None:

@@ -8,6 +8,7 @@ ERROR under the error's ``ref``. Nothing here is shown to the model.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import logging
 import sys
 import threading
@@ -18,8 +19,51 @@ from dataclasses import asdict, dataclass
 from types import TracebackType
 from typing import Any
 
+from .interrupts import owner_stop
+
 logger = logging.getLogger("contractgen.runtime")
 call_logger = logging.getLogger("contractgen.runtime.calls")
+
+
+def _handled_safely(log: logging.Logger) -> None:
+    """A filter or handler that raises (a log shipper that is down) never reaches the guard: the
+    record is dropped and said so on stderr, as logging does for a handler whose ``emit`` fails.
+    ``Logger.handle`` runs the logger's filters and every handler up the hierarchy."""
+    handle = log.handle
+
+    def handle_safely(record: logging.LogRecord) -> None:
+        try:
+            handle(record)
+        except BaseException as exc:  # an observer never decides a call
+            if owner_stop(exc):
+                raise
+            _said_on_stderr(f"a log filter or handler of {log.name} raised {type(exc).__qualname__}; "
+                            "a record was dropped")
+
+    log.handle = handle_safely  # type: ignore[method-assign]
+
+
+def _said_on_stderr(text: str) -> None:
+    if logging.raiseExceptions:  # logging's own switch for reporting handler failures
+        with contextlib.suppress(Exception):  # a broken stderr: the report cannot fail in turn
+            sys.stderr.write(f"--- contractgen: {text}\n")
+
+
+_handled_safely(logger)
+_handled_safely(call_logger)
+
+
+def observed_quietly(what: str, observe: Callable[..., Any], *args: Any, scrub: Any = None) -> Any:
+    """``observe(*args)``, an observer's step (telemetry, metrics, a report): what it raises is
+    logged under ``what`` (with ``scrub`` applied to its text) and None returned, since observing a
+    call never changes its outcome. Only the process owner's stop goes through."""
+    try:
+        return observe(*args)
+    except BaseException as exc:
+        if owner_stop(exc):
+            raise
+        logger.error("%s failed", what, exc_info=loggable(exc, scrub))
+        return None
 #: exceptions of one chain (causes, contexts, group members) looked at when one is logged; a longer
 #: chain is logged by its first exception's type alone, since what was not looked at is not scrubbed
 _CHAIN_LIMIT = 256

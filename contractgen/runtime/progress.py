@@ -47,9 +47,13 @@ def report_progress(progress: float, total: float | None = None, message: str | 
         text = None if said is None else call_secrets().text(" ".join(said.split()))[:MESSAGE_CAP]
     try:
         listener(done, whole, text)
-    except Exception as exc:  # noqa: BLE001 - a broken listener must not fail the tool
+    except BaseException as exc:  # a broken listener must not fail the tool
+        from .interrupts import owner_stop
         from .observe import loggable, logger
         from .scrub import Scrubber
+
+        if owner_stop(exc):
+            raise
 
         # what it raised may quote the message, which is the tool's own text (and may hold what the
         # call sent): the log never repeats it

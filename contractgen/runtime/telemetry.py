@@ -20,6 +20,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("contractgen.runtime.telemetry needs OpenTelemetry: pip install 'contractgen[otel]'") from exc
 
 from ._version import RUNTIME_VERSION
+from .envelope import cap_text
+from .observe import observed_quietly
 from .scrub import arguments_shown
 
 __all__ = ["Telemetry"]
@@ -53,6 +55,8 @@ DURATION_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
                     5.0, 10.0, 30.0, 60.0)
 #: characters of recorded arguments (as JSON) before they are summarised
 ARGUMENTS_CAP = 2000
+#: characters kept of a call id or a caller (an MCP client chooses its request id, of any size)
+IDENTIFIER_CAP = 256
 _VALIDATION = {"INVALID_ARGUMENT": "input_invalid", "VERSION_MISMATCH": "version_mismatch"}
 
 
@@ -82,9 +86,9 @@ class Telemetry:
         attributes: dict[str, Any] = {GEN_AI_OPERATION_NAME: EXECUTE_TOOL, GEN_AI_TOOL_NAME: tool.name,
                                       GEN_AI_TOOL_TYPE: "function", VERSION: tool.version}
         if call_id:
-            attributes[GEN_AI_TOOL_CALL_ID] = str(call_id)
+            attributes[GEN_AI_TOOL_CALL_ID] = cap_text(call_id, IDENTIFIER_CAP)  # one line, capped
         if caller:
-            attributes[CALLER] = str(caller)
+            attributes[CALLER] = cap_text(caller, IDENTIFIER_CAP)
         span = self.tracer.start_span(f"{EXECUTE_TOOL} {tool.name}", kind=SpanKind.INTERNAL,
                                       attributes=attributes)
         return CallSpan(self, tool, span)
@@ -104,12 +108,15 @@ class CallSpan:
         self._token: Any = None
 
     def __enter__(self) -> CallSpan:  # noqa: PYI034 - Self needs Python 3.11
-        self._token = otel_context.attach(trace.set_span_in_context(self.span))
+        self._token = observed_quietly(f"telemetry of {self.tool.name} (entering a span)", otel_context.attach,
+                                       trace.set_span_in_context(self.span))
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        otel_context.detach(self._token)
-        self.span.end()
+        # a span processor's on_end runs here, after the call's envelope is final: it decides nothing
+        if self._token is not None:
+            observed_quietly(f"telemetry of {self.tool.name} (leaving a span)", otel_context.detach, self._token)
+        observed_quietly(f"telemetry of {self.tool.name} (ending a span)", self.span.end)
 
     def done(self, envelope: dict[str, Any], arguments: Any, breaker: dict[str, str]) -> None:
         """Record what the call answered: its code, budget and breaker state, redacted arguments."""

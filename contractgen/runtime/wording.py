@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -397,6 +398,9 @@ def keyword_message(keyword: str, here: str, node: Any, sent: Any, details: Any,
     if keyword == "type":
         want = node.get("type")
         want_text = " or ".join(want) if isinstance(want, (list, tuple)) else str(want)
+        if type(sent) is float and not math.isfinite(sent):  # a model's NaN or Infinity: "(got number)" said nothing
+            named = "NaN" if math.isnan(sent) else "Infinity" if sent > 0 else "-Infinity"
+            return f"{label} must be a finite {want_text} (got {named}, which JSON has no number for); send a finite number"
         return f"{label} must be of type {want_text} (got {json_type(sent)})"
     if keyword == "enum":
         return f"{label} must be one of: {listed(list(node.get('enum', ())), sent)}"

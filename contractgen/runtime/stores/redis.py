@@ -6,6 +6,10 @@ dependency in a hash tag (``<prefix>breaker:{name}:open``) so one script's keys 
 slot. Both a sync client and asyncio clients (one per event loop) are used: ``record_failure`` for
 sync calls, ``arecord_failure`` for ``GuardedTool.acall``. Any Redis error (down, timeout, pool
 exhausted) raises ``StateUnavailable``; the contract's ``state_unreachable`` decides what then.
+Inside a guarded call each operation waits no longer than the call's store window allows
+(``budget.StoreWindow``): a server that stalls delays the caller by the margin, not by a socket
+timeout per round trip. Sync operations are run on this state's own threads for that (a blocked
+socket read cannot be given a shorter timeout from outside); asyncio ones are cancelled.
 """
 
 from __future__ import annotations
@@ -14,8 +18,11 @@ import asyncio
 import os
 import secrets
 import weakref
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 try:
     import redis
@@ -24,8 +31,10 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("contractgen.runtime.stores.redis needs redis-py: pip install 'contractgen[redis]'") from exc
 
 from ..breaker import CLOSED, HALF_OPEN, OPEN, Admission
-from ..budget import StateUnavailable, stored_count
+from ..budget import StateUnavailable, StoreWindow, store_time_left, stored_count
 from ..contract import Breaker
+
+_T = TypeVar("_T")
 
 __all__ = ["RedisBreakerStore", "RedisBudgetStore", "RedisState", "share_state"]
 
@@ -99,42 +108,89 @@ class RedisState:
         self._scripts = {name: self.client.register_script(body) for name, body in _SCRIPTS}
         self._async_scripts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = \
             weakref.WeakKeyDictionary()
+        #: where sync operations run under a call's deadline (one thread per pooled connection),
+        #: made in the process that uses them
+        self._threads_made: tuple[int, ThreadPoolExecutor] | None = None
+        self._thread_count = max_connections
+        self.safe_url = display_url(url)
 
     def run(self, name: str, keys: list[str], args: list[Any]) -> Any:
-        try:
-            return self._scripts[name](keys=keys, args=args)
-        except redis.RedisError as exc:
-            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+        return self._bounded(lambda: self._scripts[name](keys=keys, args=args))
 
     async def arun(self, name: str, keys: list[str], args: list[Any]) -> Any:
-        try:
-            return await self._async_script(name)(keys=keys, args=args)
-        except redis.RedisError as exc:
-            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+        return await self._abounded(lambda: self._async_script(name)(keys=keys, args=args))
 
     def delete(self, key: str) -> None:
-        try:
-            self.client.delete(key)
-        except redis.RedisError as exc:
-            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+        self._bounded(lambda: self.client.delete(key))
 
     async def adelete(self, key: str) -> None:
-        try:
-            await self._async_client().delete(key)
-        except redis.RedisError as exc:
-            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+        await self._abounded(lambda: self._async_client().delete(key))
 
     def get(self, key: str) -> Any:
+        return self._bounded(lambda: self.client.get(key))
+
+    def _bounded(self, operation: Callable[[], _T]) -> _T:
+        """``operation()`` within the call's store window (see the module's docstring)."""
+        window, left = self._time_left()
+        if left is None:
+            return self._answered(window, operation)
+        future = self._threads().submit(self._answered, window, operation)
         try:
-            return self.client.get(key)
+            return future.result(timeout=left)
+        except FutureTimeout:
+            future.cancel()  # not started yet: it never runs; started: it ends at the socket timeout
+            raise self._unanswered(window, left) from None
+
+    async def _abounded(self, operation: Callable[[], Awaitable[_T]]) -> _T:
+        window, left = self._time_left()
+        try:
+            if left is None:
+                return await operation()
+            # (redis-py drops a connection cancelled mid-command)
+            return await asyncio.wait_for(operation(), left)
+        except asyncio.TimeoutError:
+            raise self._unanswered(window, left or 0.0) from None
         except redis.RedisError as exc:
-            raise StateUnavailable(f"redis at {self._safe_url()}: {exc}") from exc
+            raise self._unreachable(window, exc) from exc
+
+    def _threads(self) -> ThreadPoolExecutor:
+        """This process's threads: a worker forked after the state was made (uvicorn, gunicorn)
+        inherits the parent's pool but none of its threads, and work queued there never ran."""
+        made, pid = self._threads_made, os.getpid()
+        if made is None or made[0] != pid:
+            threads = ThreadPoolExecutor(self._thread_count, thread_name_prefix="contractgen-redis")
+            made = self._threads_made = (pid, threads)
+        return made[1]
+
+    def _time_left(self) -> tuple[StoreWindow | None, float | None]:
+        try:
+            return store_time_left()
+        except StateUnavailable as exc:
+            raise StateUnavailable(f"redis at {self.safe_url}: {exc}") from None
+
+    def _answered(self, window: StoreWindow | None, operation: Callable[[], _T]) -> _T:
+        try:
+            return operation()
+        except redis.RedisError as exc:
+            raise self._unreachable(window, exc) from exc
+
+    def _unreachable(self, window: StoreWindow | None, exc: BaseException) -> StateUnavailable:
+        text = f"redis at {self.safe_url}: {exc}"
+        if window is not None:
+            window.unreachable = text
+        return StateUnavailable(text)
+
+    def _unanswered(self, window: StoreWindow | None, seconds: float) -> StateUnavailable:
+        return self._unreachable(window, TimeoutError(
+            f"no answer within {seconds:.3g}s, the time the call's deadline leaves it"))
 
     def close(self) -> None:
         """Close the sync connections. Asyncio connections belong to their event loop: close them
         with ``await aclose()`` inside each loop that used this state, before it ends."""
         self.client.close()
         self.client.connection_pool.disconnect()  # a pool passed in is not closed by the client
+        if self._threads_made is not None:
+            self._threads_made[1].shutdown(wait=False, cancel_futures=True)
 
     async def aclose(self) -> None:
         """Close the running event loop's asyncio connections (the next asyncio call opens new ones)."""
@@ -161,8 +217,22 @@ class RedisState:
                 key: client.register_script(body) for key, body in _SCRIPTS}
         return scripts[name]
 
-    def _safe_url(self) -> str:
-        return self.url.split("@")[-1]  # never log a password
+
+def display_url(url: str) -> str:
+    """The URL as logs and envelopes show it: scheme, host, port and path only. A user name and
+    password before ``@`` and every query argument are left out: redis-py reads ``password``,
+    ``username`` and any connection option (``ssl_password``...) from the query too."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:  # not a URL redis-py would read either: nothing of it is shown
+        return "<an unreadable URL>"
+    scheme = parts.scheme.lower()
+    shown = f"{scheme}://{host}{port}{parts.path}"
+    return shown if scheme in ("redis", "rediss", "unix") else "<a URL of an unknown scheme>"
 
 
 class RedisBudgetStore:

@@ -94,8 +94,11 @@ def test_parameters_of_every_location_and_the_body_are_one_input_with_the_mappin
     # a oneOf body is one argument
     add = _manifest(tmp_path, "addPet")
     assert add["x-openapi"]["body"] == {"argument": "body", "media_type": "application/json"}
-    assert [sorted(b["allOf"][1]["properties"]) for b in add["input"]["properties"]["body"]["oneOf"]] == \
-        [["name"], ["bark"], ["lovesRocks"]]
+    branches = add["input"]["properties"]["body"]["oneOf"]
+    assert [sorted(b["allOf"][0]["allOf"][1]["properties"]) for b in branches] == [["name"], ["bark"], ["lovesRocks"]]
+    # the discriminator's values tell the open branches apart, as it did in the document
+    assert [b["allOf"][1] for b in branches] == [
+        {"properties": {"petType": {"const": tag}}, "required": ["petType"]} for tag in ("Cat", "Dog", "Lizard")]
     assert add["input"]["required"] == ["body"]
 
 
@@ -110,7 +113,7 @@ def test_openapi_3_0_keywords_become_2020_12_and_each_is_listed(tmp_path: Path) 
     assert ("exclusive-bound", "/components/schemas/User/properties/age/exclusiveMinimum") in listed
     assert ("openapi-readonly", "/components/schemas/User/properties/id/readOnly") in listed
     assert ("openapi-writeonly", "/components/schemas/User/properties/password/writeOnly") in listed
-    assert ("openapi-annotation", "/paths/~1pets/post/requestBody/content/application~1json/schema/discriminator") \
+    assert ("openapi-discriminator", "/paths/~1pets/post/requestBody/content/application~1json/schema/discriminator") \
         in listed
     lines = {c["pointer"]: c["line"] for c in report["conversions"]}
     text = SPEC.read_text("utf-8").splitlines()

@@ -161,6 +161,8 @@ class _Schema:
     notes: list[Conversion]
     origins: dict[str, str] = field(default_factory=dict)
     refused: bool = False
+    #: id(result object) -> (oneOf/anyOf, property, values): discriminators to apply once inlined
+    _pending: dict[int, tuple[str, str, list[str]]] = field(default_factory=dict)
 
     def inline(self, value: Any, src: str, dst: str, stack: tuple[str, ...] = ()) -> Any:
         if isinstance(value, list):
@@ -173,6 +175,8 @@ class _Schema:
         result: dict[str, Any] = {}
         for key, child in value.items():
             token = escape_token(str(key))
+            if key == "discriminator" and self._discriminate(value, result, src):
+                continue
             if key in _OPENAPI_ANNOTATIONS:
                 self.notes.append(Conversion(f"{src}/{token}", "openapi-annotation",
                                              f"{key} removed: an OpenAPI annotation no JSON Schema validator reads"))
@@ -188,7 +192,36 @@ class _Schema:
                 continue
             result[key] = child if key in _DATA_KEYS or key.startswith("x-") else \
                 self.inline(child, f"{src}/{token}", f"{dst}/{token}", stack)
+        pending = self._pending.pop(id(result), None)
+        if pending is not None:
+            key, name, tags = pending
+            result[key] = [{"allOf": [branch, {"properties": {name: {"const": tag}}, "required": [name]}]}
+                           for branch, tag in zip(result[key], tags)]
         return result
+
+    def _discriminate(self, value: dict[str, Any], result: dict[str, Any], src: str) -> bool:
+        """A discriminator over ``oneOf``/``anyOf`` branches that are ``$ref``s: each branch gets its
+        value as a ``const`` (the mapping's key, else the schema's name), which is what the
+        discriminator meant; without it, open branches that share their properties all match, and
+        ``oneOf`` refuses every value. Returns whether it was read (the branches are done later, in
+        ``result``, which the caller fills in order: the const is added when the branch is there)."""
+        spec = value["discriminator"]
+        key = next((k for k in ("oneOf", "anyOf") if isinstance(value.get(k), list)), None)
+        name = spec.get("propertyName") if isinstance(spec, dict) else None
+        if key is None or not isinstance(name, str):
+            return False
+        mapping = {ref: tag for tag, ref in (spec.get("mapping") or {}).items() if isinstance(ref, str)}
+        tags: list[str] = []
+        for branch in value[key]:
+            ref = branch.get("$ref") if isinstance(branch, dict) else None
+            if not isinstance(ref, str):
+                return False
+            tags.append(mapping.get(ref, ref.rsplit("/", 1)[-1]))
+        self._pending[id(result)] = (key, name, tags)
+        self.notes.append(Conversion(f"{src}/discriminator", "openapi-discriminator",
+                                     f"discriminator {name!r} read as {name}: const on each {key} branch "
+                                     f"({', '.join(map(repr, tags))})"))
+        return True
 
     def _inline_ref(self, value: dict[str, Any], src: str, dst: str, stack: tuple[str, ...]) -> Any:
         ref = value["$ref"]

@@ -236,12 +236,15 @@ components:
 """, "recursive-ref", "/components/schemas/Tree/properties/children/items/$ref", 20),
     (_SMALL.replace("in: path", "in: body"), "openapi-invalid", "/paths/~1things~1{id}/get/parameters/0/in", 8),
     ("swagger: '2.0'\ninfo: {title: t, version: '1'}\npaths: {}\n", "openapi-version", "/swagger", 1),
+    (_SMALL.replace("schemas.yaml#/Thing", "#/components/schemas/B")
+     + "components:\n  schemas:\n    B: {$ref: '#/components/schemas/C'}\n    C: {$ref: '#/components/schemas/B'}\n",
+     "ref-cycle", "/components/schemas/B", 17),
     (_SMALL + "  /things/{id}/:\n    get:\n      parameters:\n        - {name: id, in: path, required: true, "
               "schema: {type: string}}\n      responses: {'204': {description: gone}}\n"
               "  /things-{id}:\n    get:\n      parameters:\n        - {name: id, in: path, required: true, "
               "schema: {type: string}}\n      responses: {'204': {description: gone}}\n",
-     "duplicate-tool", "/paths/~1things-{id}/get/name", 22),
-], ids=["dangling-ref", "recursive-ref", "invalid-parameter", "swagger-2", "derived-names-clash"])
+     "duplicate-tool", "/paths/~1things-{id}/get", 22),
+], ids=["dangling-ref", "recursive-ref", "invalid-parameter", "swagger-2", "ref-cycle", "derived-names-clash"])
 def test_refusals_are_located_and_write_nothing(tmp_path: Path, document: str, code: str, pointer: str,
                                                 line: int | None) -> None:
     source = _write(tmp_path / "openapi.yaml", document)
@@ -282,3 +285,42 @@ def test_share_of_operations_imported_converted_and_refused(tmp_path: Path) -> N
                 counts["converted"] += 1
     print(f"\nOpenAPI operations: {counts}")
     assert counts == {"operations": 20, "imported": 18, "converted": 17, "refused": 2}
+
+
+def test_an_operation_id_that_is_no_tool_name_is_mapped_with_a_warning_at_its_line(tmp_path: Path) -> None:
+    result, report = _import(tmp_path, PETSTORE, "--operation", "find pet by id")
+    assert result.returncode == 0, result.stderr
+    [warning] = [d for d in report["diagnostics"] if d["code"] == "name-mapped"]
+    assert warning["pointer"] == "/paths/~1pets~1{id}/get/operationId"
+    assert PETSTORE.read_text("utf-8").splitlines()[warning["line"] - 1].strip() == "operationId: find pet by id"
+    assert report["imported"] == [{"source_name": "find pet by id", "name": "find_pet_by_id",
+                                   "path": str(tmp_path / "contracts" / "find_pet_by_id" / "1.0.0.yaml")}]
+
+
+def test_header_parameters_openapi_ignores_are_no_arguments(tmp_path: Path) -> None:
+    """Accept, Content-Type and Authorization headers are ignored by the specification; an
+    Authorization argument would let the model choose the credentials."""
+    document = _SMALL.replace("        - {name: id, in: path, required: true, schema: {type: string}}\n",
+                              "        - {name: id, in: path, required: true, schema: {type: string}}\n"
+                              "        - {name: Authorization, in: header, required: true, schema: {type: string}}\n")
+    source = _write(tmp_path / "openapi.yaml", document)
+    _write(tmp_path / "schemas.yaml", "Thing: {type: object}\n")
+    result, report = _import(tmp_path, source)
+    assert result.returncode == 0, result.stderr
+    manifest = _manifest(tmp_path, "getThing")
+    assert list(manifest["input"]["properties"]) == ["id"] and manifest["input"]["required"] == ["id"]
+    assert [p["name"] for p in manifest["x-openapi"]["parameters"]] == ["id"]
+    [note] = [c for c in report["conversions"] if c["code"] == "openapi-ignored-header"]
+    assert note["pointer"] == "/paths/~1things~1{id}/get/parameters/1/name" and note["line"] == 9
+
+
+def test_a_json_document_reads_like_its_yaml(tmp_path: Path) -> None:
+    source = tmp_path / "petstore.json"
+    source.write_text(json.dumps(_document(PETSTORE), indent=2), "utf-8")
+    result, report = _import(tmp_path / "json", source)
+    assert result.returncode == 0, result.stderr
+    _, from_yaml = _import(tmp_path / "yaml", PETSTORE)
+    assert [t["name"] for t in report["imported"]] == [t["name"] for t in from_yaml["imported"]]
+    for tool in report["imported"]:
+        assert _manifest(tmp_path / "json", tool["name"]) == _manifest(tmp_path / "yaml", tool["name"])
+    assert all(c["line"] is not None for c in report["conversions"])

@@ -120,14 +120,14 @@ def plan_import(sources: Sequence[tuple[str, bytes]], out: Path, *, fmt: str = "
             reason = ("is not a portable tool name (expected ^[a-zA-Z0-9_-]{1,64}$)"
                       if not is_portable(prefix + tool.name) else "has surrounding blanks")
             diagnostics.append(locate(
-                f"{tool.pointer}/name", f"tool name {tool.name!r} {reason}; imported as {name!r}", "name-mapped",
+                tool.name_pointer, f"tool name {tool.name!r} {reason}; imported as {name!r}", "name-mapped",
                 level=Level.WARNING,
                 hint="clients must call the new name; rename it in the manifest if you prefer another"))
         key = python_identifier(name).lower()
         if key in claimed:
             first = claimed[key]
             diagnostics.append(locate(
-                f"{tool.pointer}/name",
+                tool.name_pointer,
                 f"expected each tool once (got {name!r} again; first in "
                 f"{first.source}{'#' + first.pointer if first.pointer else ''})", "duplicate-tool",
                 hint="give one operation another operationId, or leave one out with --operation, --tag or --path"
@@ -206,7 +206,7 @@ class _Planned:
         converted = self.schemas.get(section)
         key = self.tool.input_key if section == "input" else self.tool.output_key
         if section == "name":
-            return f"{self.tool.pointer}/name", False
+            return self.tool.name_pointer, False
         if converted is None or key is None:
             return self.tool.pointer, False
         return _in_source(self.tool, section, key, converted.source_pointer(f"/{rest}" if rest else "")), True

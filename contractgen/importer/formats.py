@@ -50,12 +50,20 @@ class ImportedTool:
     #: to ``conversion_base`` when it is set)
     conversions: tuple[Conversion, ...] = ()
     conversion_base: str | None = None
+    #: the source key the name came from (OpenAPI: ``operationId``; None: derived, not written)
+    name_key: str | None = "name"
     #: OpenAPI: the document's version, its documented errors, the ``x-`` keys for the manifest, and
     #: per schema section (input, output) where each schema object came from in the document
     version: str | None = None
     errors: tuple[Mapping[str, Any], ...] | None = None
     extensions: Mapping[str, Any] = field(default_factory=dict)
     origins: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+
+    @property
+    def name_pointer(self) -> str:
+        """Where the name stands in the source (the tool itself when the name was derived)."""
+        return f"{self.pointer}/{self.name_key}" if self.name_key else self.pointer
 
 
 @dataclass

@@ -32,6 +32,8 @@ _FORM_MEDIA = "application/x-www-form-urlencoded"
 #: annotation keywords that may sit beside a ``$ref`` and are merged onto its target
 _REF_ANNOTATIONS = frozenset({"description", "title", "example", "examples", "deprecated", "readOnly",
                               "writeOnly", "default", "summary"})
+#: header parameters the OpenAPI specification says are ignored
+_IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 #: OpenAPI-only schema keywords that no JSON Schema validator reads (dropped, and listed)
 _OPENAPI_ANNOTATIONS = ("xml", "externalDocs", "discriminator")
 #: keys whose values are data, never schemas (not walked)
@@ -142,8 +144,9 @@ class _Reader:
         while isinstance(value, dict) and isinstance(value.get("$ref"), str):
             ref = value["$ref"]
             if ref in seen:
-                self.diagnostics.append(self.diagnostic(pointer, f"expected $ref {ref!r} to lead somewhere "
-                                                                 "(got a cycle)", "ref-cycle"))
+                self.diagnostics.append(self.diagnostic(
+                    pointer, f"expected $ref {ref!r} to lead somewhere (got a cycle of references)", "ref-cycle",
+                    hint="one of these references must name a schema of its own"))
                 return None
             seen.add(ref)
             found = self.resolve(ref, pointer)
@@ -313,11 +316,12 @@ def extract_operations(value: dict[str, Any], *, path: str, positions: Mapping[s
         out.diagnostics.append(reader.diagnostic(
             "/openapi" if "openapi" in value else "/swagger",
             f"expected an OpenAPI 3.0 or 3.1 document (got {declared!r})", "openapi-version",
-            hint="convert a Swagger 2.0 document to OpenAPI 3 first (for example with swagger2openapi)"))
+            hint="convert a Swagger 2.0 document to OpenAPI 3 first (for example with swagger2openapi)"
+            if "swagger" in value else "a document that uses nothing newer than 3.1 can declare openapi: 3.1.0"))
         return out
     _check_refs(reader, value, "")  # before the validator, which stops at the first dangling one
     if reader.diagnostics:
-        out.diagnostics.extend(reader.diagnostics)
+        out.diagnostics.extend(dict.fromkeys(reader.diagnostics))  # a cycle is met from each of its members
         return out
     for pointer, message in (validate or validate_document)(value, path):
         out.diagnostics.append(reader.diagnostic(pointer, message, "openapi-invalid",
@@ -370,7 +374,7 @@ def _check_refs(reader: _Reader, value: Any, pointer: str) -> None:
             _check_refs(reader, item, f"{pointer}/{index}")
     elif isinstance(value, dict):
         if isinstance(value.get("$ref"), str):
-            reader.resolve(value["$ref"], pointer)
+            reader.follow(value, pointer)  # a chain of $refs that comes back to itself is reported too
         for key, child in value.items():
             if key not in _DATA_KEYS:
                 _check_refs(reader, child, f"{pointer}/{escape_token(str(key))}")
@@ -391,8 +395,9 @@ def validate_document(value: dict[str, Any], path: str) -> list[tuple[str, str]]
             pointer = "".join(f"/{escape_token(str(p))}" for p in parts) if parts and parts[0] in value else ""
             message = str(getattr(error, "message", error)).splitlines()[0]
             found.append((pointer, f"expected a valid OpenAPI {value.get('openapi')} document ({message})"))
-    except Exception as exc:  # noqa: BLE001 - the validator raises referencing's errors for dangling $refs
-        found.append(("", f"expected every $ref to resolve (got {str(exc).splitlines()[0]})"))
+    except Exception as exc:  # noqa: BLE001 - the validator raises on what it cannot follow
+        first = (str(exc).splitlines() or [""])[0]
+        found.append(("", f"expected a document the validator can read through (got {type(exc).__name__}: {first})"))
     return found
 
 
@@ -429,6 +434,11 @@ def _read_operation(reader: _Reader, method: str, template: str, item: dict[str,
     origins: dict[str, str] = {"": op_pointer}
     mapping: list[dict[str, str]] = []
     for (location, pname), (parameter, where) in parameters.items():
+        if location == "header" and pname.lower() in _IGNORED_HEADERS:
+            notes.append(Conversion(f"{where}/name", "openapi-ignored-header",
+                                    f"header parameter {pname!r} not read: OpenAPI ignores it (media types and "
+                                    "security schemes decide it), and credentials come from configuration"))
+            continue
         argument = pname if pname not in properties else f"{location}_{pname}"
         if argument in properties:
             refuse(where, f"expected parameter names to be unique per location (got {pname!r} twice)",
@@ -535,7 +545,7 @@ def _read_operation(reader: _Reader, method: str, template: str, item: dict[str,
         name=str(name), description=str(description), title=operation.get("summary"),
         input_schema=input_schema, output_schema=output_schema, format="openapi", source=reader.path,
         pointer=op_pointer, annotations=annotations, input_key="", output_key="",
-        conversions=tuple(notes), version=version, errors=tuple(errors), extensions={"x-openapi": http},
+        conversions=tuple(notes), name_key="operationId" if "operationId" in operation else None, version=version, errors=tuple(errors), extensions={"x-openapi": http},
         origins={"input": origins, "output": output_origins}, conversion_base="")
 
 

@@ -324,3 +324,11 @@ def test_a_json_document_reads_like_its_yaml(tmp_path: Path) -> None:
     for tool in report["imported"]:
         assert _manifest(tmp_path / "json", tool["name"]) == _manifest(tmp_path / "yaml", tool["name"])
     assert all(c["line"] is not None for c in report["conversions"])
+
+
+def test_from_openapi_on_another_format_is_a_diagnostic(tmp_path: Path) -> None:
+    source = _write(tmp_path / "tools.json", json.dumps([{"name": "x", "inputSchema": {"type": "object"}}]))
+    result, report = _import(tmp_path, source, "--from", "openapi")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    [problem] = report["diagnostics"]
+    assert problem["code"] == "not-openapi" and "--from" in problem["hint"]

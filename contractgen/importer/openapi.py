@@ -303,12 +303,17 @@ def _prefixed(origins: Mapping[str, str], prefix: str) -> dict[str, str]:
     return {prefix + k: v for k, v in origins.items()}
 
 
-def extract_operations(value: dict[str, Any], *, path: str, positions: Mapping[str, tuple[int, int]],
+def extract_operations(value: Any, *, path: str, positions: Mapping[str, tuple[int, int]],
                        selection: OpenAPISelection | None = None,
                        validate: Callable[[dict[str, Any], str], list[tuple[str, str]]] | None = None) -> Extraction:
     """Every selected operation of one OpenAPI document as an ``ImportedTool``."""
     out = Extraction()
     selection = selection or OpenAPISelection()
+    if not is_openapi(value):
+        out.diagnostics.append(_Where(path, positions).diagnostic(
+            "", "expected an OpenAPI document, as --from openapi says (got no openapi key at the top)",
+            "not-openapi", hint="drop --from to detect the format, or name the OpenAPI document"))
+        return out
     declared = value.get("openapi", value.get("swagger"))
     version = str(declared)[:3] if isinstance(declared, str) else ""
     reader = _Reader(path, positions, value, version)

@@ -216,11 +216,15 @@ paths:
 
 def test_refs_to_local_files_are_read(tmp_path: Path) -> None:
     source = _write(tmp_path / "api" / "openapi.yaml", _SMALL)
+    # inside the referenced file, #/... names that file, and a relative path is read from its folder
     _write(tmp_path / "api" / "schemas.yaml", "Thing:\n  type: object\n  required: [id]\n  properties:\n"
-                                              "    id: {type: string, description: its id}\n")
+                                              "    id: {$ref: '#/Id'}\n    kind: {$ref: 'common/kinds.yaml#/Kind'}\n"
+                                              "Id: {type: string, description: its id}\n")
+    _write(tmp_path / "api" / "common" / "kinds.yaml", "Kind: {enum: [a, b]}\n")
     result, _ = _import(tmp_path, source)
     assert result.returncode == 0, result.stderr
-    assert _manifest(tmp_path, "getThing")["output"]["properties"]["id"]["description"] == "its id"
+    output = _manifest(tmp_path, "getThing")["output"]
+    assert output["properties"] == {"id": {"type": "string", "description": "its id"}, "kind": {"enum": ["a", "b"]}}
 
 
 @pytest.mark.parametrize(("document", "code", "pointer", "line"), [

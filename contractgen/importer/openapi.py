@@ -8,6 +8,7 @@ back to HTTP under ``x-openapi``), and reads the success response and the docume
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -122,7 +123,7 @@ class _Reader:
                         f"{site}/$ref", f"expected $ref {ref!r} to name a JSON or YAML file ({first.format()})",
                         "unresolved-ref"))
                     return None
-                self._files[file] = parsed.value
+                self._files[file] = _rebased(parsed.value, file, Path(self.path).parent.resolve())
             document = self._files[file]
         node = resolve_pointer(document, fragment)
         if node is MISSING:
@@ -154,6 +155,22 @@ class _Reader:
                 return None
             value, pointer = found
         return value, pointer
+
+
+def _rebased(value: Any, file: Path, root: Path) -> Any:
+    """A referenced file's value with its own ``$ref``s rewritten relative to the main document, so
+    that ``#/Id`` inside ``schemas.yaml`` still names ``schemas.yaml#/Id``."""
+    if isinstance(value, list):
+        return [_rebased(item, file, root) for item in value]
+    if not isinstance(value, dict):
+        return value
+    result = {key: child if key in _DATA_KEYS else _rebased(child, file, root) for key, child in value.items()}
+    ref = value.get("$ref")
+    if isinstance(ref, str):
+        target, _, fragment = ref.partition("#")
+        named = (file.parent / target).resolve() if target else file
+        result["$ref"] = f"{Path(os.path.relpath(named, root)).as_posix()}#{fragment}"
+    return result
 
 
 @dataclass
@@ -250,7 +267,8 @@ class _Schema:
             self.notes.append(Conversion(f"{src}/$ref", "ref-siblings", f"beside $ref, {', '.join(sorted(others))} "
                                          "removed: OpenAPI 3.0 ignores what sits beside a $ref"))
             others = {}
-        merged = dict(inlined) if isinstance(inlined, dict) else {}
+        # a boolean schema (3.1) beside annotations: true accepts anything, false nothing
+        merged = dict(inlined) if isinstance(inlined, dict) else {} if inlined is not False else {"not": {}}
         for key, child in annotations.items():
             merged["examples" if key == "example" else key] = [child] if key == "example" else child
             # located at the $ref's side, not at the target's

@@ -336,3 +336,41 @@ def test_from_openapi_on_another_format_is_a_diagnostic(tmp_path: Path) -> None:
     assert result.returncode == 2 and "Traceback" not in result.stderr
     [problem] = report["diagnostics"]
     assert problem["code"] == "not-openapi" and "--from" in problem["hint"]
+
+
+_SIBLINGS = """\
+openapi: {version}
+info: {{title: t, version: 1.0.0}}
+paths:
+  /names:
+    post:
+      operationId: addName
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name]
+              properties:
+                name: {{$ref: '#/components/schemas/Name', maxLength: 10, description: the new name}}
+      responses: {{'204': {{description: added}}}}
+components:
+  schemas:
+    Name: {{type: string, minLength: 1}}
+"""
+
+
+def test_keywords_beside_a_ref_apply_in_3_1_and_are_dropped_in_3_0(tmp_path: Path) -> None:
+    source = _write(tmp_path / "a" / "openapi.yaml", _SIBLINGS.format(version="3.1.0"))
+    result, _ = _import(tmp_path / "a", source)
+    assert result.returncode == 0, result.stderr
+    name = _manifest(tmp_path / "a", "addName")["input"]["properties"]["name"]
+    assert name == {"description": "the new name", "allOf": [{"type": "string", "minLength": 1}, {"maxLength": 10}]}
+    source = _write(tmp_path / "b" / "openapi.yaml", _SIBLINGS.format(version="3.0.3"))
+    result, report = _import(tmp_path / "b", source)
+    assert result.returncode == 0, result.stderr
+    name = _manifest(tmp_path / "b", "addName")["input"]["properties"]["name"]
+    assert name == {"type": "string", "minLength": 1, "description": "the new name"}
+    [note] = [c for c in report["conversions"] if c["code"] == "ref-siblings"]
+    assert "maxLength" in note["message"] and note["line"] == 15

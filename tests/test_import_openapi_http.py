@@ -206,3 +206,24 @@ def test_the_generated_modules_type_check(generated: str) -> None:
     result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(package)],
                             capture_output=True, text=True, check=False, cwd=package.parent)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_form_body_and_list_parameters_are_written_as_openapi_styles() -> None:
+    """The request for a form-bodied operation (a pure helper: what HttpImplementation sends)."""
+    from contractgen.runtime.http import HttpOperation, build_request
+
+    operation = HttpOperation.from_mapping({
+        "method": "post", "path": "/pets/{id}/{tags}",
+        "parameters": [{"argument": "id", "in": "path", "name": "id"},
+                       {"argument": "tags", "in": "path", "name": "tags"},
+                       {"argument": "sort", "in": "query", "name": "sort"},
+                       {"argument": "trace", "in": "header", "name": "X-Trace"},
+                       {"argument": "flag", "in": "query", "name": "flag"}],
+        "body": {"properties": ["name", "status"], "media_type": "application/x-www-form-urlencoded"},
+    })
+    request = build_request(operation, {"id": 7, "tags": ["a b", "c"], "sort": ["name", "age"], "trace": True,
+                                        "flag": False, "name": "Rex", "status": "sold"})
+    assert (request.method, request.path) == ("POST", "/pets/7/a%20b%2Cc")
+    assert request.params == [("sort", "name"), ("sort", "age"), ("flag", "false")]
+    assert request.headers == {"X-Trace": "true"}
+    assert request.form and request.body == {"name": "Rex", "status": "sold"}

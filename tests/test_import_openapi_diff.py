@@ -101,22 +101,45 @@ def test_an_unchanged_revision_has_nothing_to_report(tmp_path: Path) -> None:
     assert code == 0 and report["findings"] == [], report["findings"]
 
 
+def _recipe_steps() -> list[list[str]]:
+    """The `contractgen` steps of the workflow in docs/openapi.md, as argument lists."""
+    import re
+    import shlex
+
+    page = (ROOT / "docs" / "openapi.md").read_text("utf-8")
+    [workflow] = re.findall(r"```yaml\n(# .github/workflows/api-contracts.yml.*?)```", page, re.DOTALL)
+    steps = [line.split("run:", 1)[1].strip() for line in workflow.splitlines() if line.strip().startswith("- run:")]
+    return [shlex.split(step)[1:] for step in steps if step.startswith("contractgen ")]
+
+
 def test_the_ci_recipe_against_the_committed_contracts(tmp_path: Path) -> None:
-    """docs/openapi.md's recipe: import the changed document over the committed contracts (--force),
-    then diff the working tree against the base revision; run in a real git repository."""
+    """docs/openapi.md's workflow, its contractgen steps run verbatim (origin/main is the base commit
+    here): import the changed document over the committed contracts, check, diff against the base."""
     import subprocess
+
+    steps = _recipe_steps()
+    assert [step[0] for step in steps] == ["import", "check", "diff"]
 
     def git(*args: str) -> None:
         subprocess.run(["git", "-c", "user.email=ci@example.com", "-c", "user.name=ci", *args], cwd=tmp_path,
                        check=True, capture_output=True)
 
+    def run(step: list[str]) -> Any:
+        return run_cli(*["HEAD" if arg == "origin/main" else arg for arg in step], cwd=tmp_path)
+
     git("init", "-q")
     (tmp_path / "openapi.yaml").write_text(ORIGINAL, "utf-8")
-    assert run_cli("import", "openapi.yaml", "--out", "contracts", "--force", cwd=tmp_path).returncode == 0
+    assert run(steps[0]).returncode == 0
     git("add", "-A")
     git("commit", "-qm", "contracts for 2.1.0")
+    assert run(steps[2]).returncode == 0  # nothing changed yet
     (tmp_path / "openapi.yaml").write_text(_revise("2.2.0", *EMAIL_REQUIRED), "utf-8")
-    assert run_cli("import", "openapi.yaml", "--out", "contracts", "--force", cwd=tmp_path).returncode == 0
+    for step in steps[:2]:
+        result = run(step)
+        assert result.returncode == 0, result.stderr
+    diff = run(steps[2])
+    assert diff.returncode == 1
+    assert "input-property-added-required" in diff.stdout and "createUser/2.2.0.yaml" in diff.stdout
     code, report = _diff(tmp_path, "--against", "HEAD", "contracts")
     assert code == 1
     assert ("createUser", "input-property-added-required", "/input/properties/email") in _breaking(report)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -227,3 +228,24 @@ def test_a_form_body_and_list_parameters_are_written_as_openapi_styles() -> None
     assert request.params == [("sort", "name"), ("sort", "age"), ("flag", "false")]
     assert request.headers == {"X-Trace": "true"}
     assert request.form and request.body == {"name": "Rex", "status": "sold"}
+
+
+def test_a_hand_edited_x_openapi_that_cannot_be_read_stops_the_build_at_its_line(tmp_path: Path) -> None:
+    imported = run_cli("import", str(DOCUMENT), "--out", str(tmp_path / "contracts"), "--operation", "addPet",
+                       cwd=tmp_path)
+    assert imported.returncode == 0, imported.stderr
+    manifest = tmp_path / "contracts" / "addPet" / "2.1.0.yaml"
+    text = manifest.read_text("utf-8")
+    assert "\n  path: /pets\n" in text
+    manifest.write_text(text.replace("\n  path: /pets\n", "\n"), "utf-8")
+    built = run_cli("build", "--contracts", str(tmp_path / "contracts"), "--output", str(tmp_path / "out"), "--http",
+                    "--no-cache", cwd=tmp_path)
+    assert built.returncode == 2 and "Traceback" not in built.stderr
+    line = next(i for i, t in enumerate(manifest.read_text("utf-8").splitlines(), 1) if t.startswith("x-openapi:"))
+    [reported] = re.findall(r"2\.1\.0\.yaml:(\d+):\d+ #/x-openapi: expected x-openapi .*'path'", built.stderr)
+    assert int(reported) in (line, line + 1)  # the key, or the first line of its mapping
+    assert not (tmp_path / "out").exists()
+    # without --http the manifest builds: x-openapi is the HTTP implementation's alone
+    plain = run_cli("build", "--contracts", str(tmp_path / "contracts"), "--output", str(tmp_path / "out"),
+                    "--no-cache", cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr

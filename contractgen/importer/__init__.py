@@ -21,7 +21,7 @@ from ..manifest.load import discover_manifests, load_parsed, read_manifest
 from ..manifest.meta import manifest_meta_schema
 from ..manifest.parse import ParsedFile, parse_manifest_text
 from ..naming import python_identifier
-from .dialects import Converted, convert_schema, propose_output_required
+from .dialects import Converted, convert_schema, origin_of, propose_output_required
 from .formats import FORMATS, ImportedTool, extract_tools
 from .manifest import _one_line, build_manifest, is_portable, portable_name, render_manifest
 from .openapi import OpenAPISelection, extract_operations, is_openapi
@@ -238,12 +238,7 @@ def _in_source(tool: ImportedTool, section: str, key: str, pointer: str) -> str:
     """Where a pointer into a tool's source schema lies in its file: below the tool's schema key, or,
     for a schema assembled from several places (OpenAPI), below the closest object's origin."""
     table = tool.origins.get(section)
-    if table is None:
-        return f"{tool.pointer}/{key}{pointer}"
-    probe = pointer
-    while probe not in table and probe:
-        probe = probe.rsplit("/", 1)[0]
-    return table.get(probe, tool.pointer) + pointer[len(probe):]
+    return f"{tool.pointer}/{key}{pointer}" if table is None else origin_of(table, pointer, tool.pointer)
 
 
 def _schema_of(schemas: Mapping[str, Converted], section: str) -> dict[str, Any] | None:

@@ -21,7 +21,7 @@ from ..runtime.jsonvalue import MISSING
 from ..runtime.pointer import escape_token, pointer_parts, resolve_pointer
 from ..runtime.pointer import pointer as join_pointer
 from ..runtime.transport import status_error
-from .dialects import Conversion
+from .dialects import Conversion, origin_of
 from .formats import Extraction, ImportedTool, _Where
 
 __all__ = ["HTTP_METHODS", "OpenAPISelection", "extract_operations", "is_openapi"]
@@ -296,7 +296,7 @@ def _drop_direction(schema: Any, flag: str, origins: Mapping[str, str], notes: l
     if isinstance(properties, dict):
         for name in [n for n, s in properties.items() if isinstance(s, dict) and s.get(flag) is True]:
             del properties[name]
-            where = _origin(origins, f"{pointer}/properties/{escape_token(name)}")
+            where = origin_of(origins, f"{pointer}/properties/{escape_token(name)}")
             side = "argument" if flag == "readOnly" else "result"
             notes.append(Conversion(f"{where}/{flag}", f"openapi-{flag.lower()}",
                                     f"{flag} property {name!r} removed from the {side}: the service "
@@ -308,13 +308,6 @@ def _drop_direction(schema: Any, flag: str, origins: Mapping[str, str], notes: l
     for key, child in schema.items():
         if key not in _DATA_KEYS:
             _drop_direction(child, flag, origins, notes, f"{pointer}/{escape_token(str(key))}")
-
-
-def _origin(origins: Mapping[str, str], pointer: str) -> str:
-    probe = pointer
-    while probe not in origins and probe:
-        probe = probe.rsplit("/", 1)[0]
-    return origins.get(probe, "") + pointer[len(probe):]
 
 
 def _prefixed(origins: Mapping[str, str], prefix: str) -> dict[str, str]:

@@ -28,6 +28,7 @@ def build(
     output: Annotated[Path | None, typer.Option("--output", help="Folder to write (default: \\[tool.contractgen] output).")] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 with a diff when the output is stale.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help=f"Ignore and do not update {CACHE_DIR_NAME}/.")] = False,
+    http: Annotated[bool, typer.Option("--http", help="Also write <module>_http.py, an httpx implementation, for each tool imported from OpenAPI (x-openapi).")] = False,
 ) -> None:
     """Compile contracts into typed models, errors, guarded stubs, descriptions and tool exports."""
     config = checked_config()
@@ -46,7 +47,7 @@ def build(
         typer.echo(f"{shown}: not written; nothing was touched", err=True)
         raise typer.Exit(EXIT_INVALID)
     files, unusable = manifest_files(sources)
-    key = tree_key(files, out, label + ("\0parameters" if config.describe_parameters else ""))
+    key = tree_key(files, out, label + ("\0parameters" if config.describe_parameters else "") + ("\0http" if http else ""))
     record = cache.tree_record()
     if not unusable and record is not None and record.get("key") == key and tree_matches(out, record):
         typer.echo(f"{shown}: up to date ({len(files)} manifest{'s' if len(files) != 1 else ''}, no changes)", err=True)
@@ -66,6 +67,10 @@ def build(
                 progress("loading manifests", 1, 1)
             result = render_tree(loaded.contracts, root=config.root, contracts_label=label, cache=cache,
                                  progress=progress, describe_parameters=config.describe_parameters)
+            if http and result.ok:
+                from ..compiler.http_modules import with_http_modules
+
+                result = with_http_modules(result, loaded.contracts, root=config.root)
     print_diagnostics(loaded.diagnostics)
     if result is None:
         typer.echo(f"{shown}: not written; fix the manifests above", err=True)

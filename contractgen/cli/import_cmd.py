@@ -1,4 +1,5 @@
-"""``contractgen import``: start manifests from existing MCP, OpenAI or Anthropic tool definitions."""
+"""``contractgen import``: start manifests from existing MCP, OpenAI or Anthropic tool definitions, or
+from the operations of an OpenAPI 3.0/3.1 document."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..diagnostics import Diagnostic, escape_controls
-from ..importer import FORMATS, plan_import, read_sources, write_plan
+from ..importer import FORMATS, OpenAPISelection, plan_import, read_sources, write_plan
 from .output import (
     EXIT_INVALID,
     checked_config,
@@ -37,7 +38,15 @@ def import_(
                          f"a source format ({', '.join(FORMATS[1:])}) here means --from.")] = "text",
     prefix: Annotated[str, typer.Option(
         "--prefix", help="Prepend this to every tool name, e.g. to tell two servers' tools apart.")] = "",
-    version: Annotated[str, typer.Option("--version", help="Version of the new manifests.")] = "1.0.0",
+    version: Annotated[str, typer.Option(
+        "--version", help="Version of the new manifests (an OpenAPI document's info.version wins when it is "
+                          "one like 1.0.0).")] = "1.0.0",
+    tags: Annotated[list[str] | None, typer.Option(
+        "--tag", help="OpenAPI: import the operations with this tag (repeatable).")] = None,
+    paths: Annotated[list[str] | None, typer.Option(
+        "--path", help="OpenAPI: import the operations under this path template; * matches (repeatable).")] = None,
+    operations: Annotated[list[str] | None, typer.Option(
+        "--operation", help="OpenAPI: import the operation with this operationId (repeatable).")] = None,
 ) -> None:
     """Turn existing tool definitions into manifests to start from, one per tool, with default errors.
 
@@ -70,7 +79,8 @@ def import_(
         raise typer.Exit(EXIT_INVALID)
     raw, problems = read_sources(sources)
     plan = plan_import(raw, target, fmt=source_format, force=force, prefix=prefix, version=version,
-                       project_root=config.root, format_flag=flag)
+                       project_root=config.root, format_flag=flag,
+                       selection=OpenAPISelection(tuple(tags or ()), tuple(paths or ()), tuple(operations or ())))
     diagnostics = [*problems, *plan.diagnostics]
     code = exit_code_for(diagnostics)
     failures = write_plan(plan) if code == 0 else []

@@ -1,4 +1,5 @@
-"""``contractgen import``: existing tool definitions (MCP, OpenAI, Anthropic) -> starting manifests.
+"""``contractgen import``: existing tool definitions (MCP, OpenAI, Anthropic, OpenAPI operations) ->
+starting manifests.
 
 ``plan_import`` reads and checks everything first and returns ``{path: text}`` plus diagnostics;
 ``write_plan`` writes only a plan without errors, so a failed import writes nothing.
@@ -20,11 +21,13 @@ from ..manifest.load import discover_manifests, load_parsed, read_manifest
 from ..manifest.meta import manifest_meta_schema
 from ..manifest.parse import ParsedFile, parse_manifest_text
 from ..naming import python_identifier
-from .dialects import Converted, convert_schema, propose_output_required
+from .dialects import Converted, convert_schema, origin_of, propose_output_required
 from .formats import FORMATS, ImportedTool, extract_tools
 from .manifest import _one_line, build_manifest, is_portable, portable_name, render_manifest
+from .openapi import OpenAPISelection, extract_operations, is_openapi
 
-__all__ = ["FORMATS", "ConversionNote", "ImportPlan", "ImportedTool", "plan_import", "read_sources", "write_plan"]
+__all__ = ["FORMATS", "ConversionNote", "ImportPlan", "ImportedTool", "OpenAPISelection", "plan_import",
+           "read_sources", "write_plan"]
 
 SOURCE_SUFFIXES = (".json", ".yaml", ".yml")
 MAX_SOURCE_BYTES = 50_000_000
@@ -82,7 +85,7 @@ def read_sources(paths: Sequence[str]) -> tuple[list[tuple[str, bytes]], list[Di
 
 def plan_import(sources: Sequence[tuple[str, bytes]], out: Path, *, fmt: str = "auto", force: bool = False,
                 prefix: str = "", version: str = "1.0.0", project_root: Path | None = None,
-                format_flag: str = "--format") -> ImportPlan:
+                format_flag: str = "--format", selection: OpenAPISelection | None = None) -> ImportPlan:
     """Everything an import would write, or the reasons it must not write anything.
 
     Every tool is converted (see ``dialects``), rendered, and the whole planned tree (with the
@@ -100,7 +103,11 @@ def plan_import(sources: Sequence[tuple[str, bytes]], out: Path, *, fmt: str = "
         if has_errors(problems):
             continue
         positions[label] = where
-        extraction = extract_tools(value, path=label, positions=where, fmt=fmt, format_flag=format_flag)
+        if fmt == "openapi" or (fmt == "auto" and is_openapi(value)):
+            extraction = extract_operations(value, path=label, positions=where,
+                                            selection=selection or OpenAPISelection())
+        else:
+            extraction = extract_tools(value, path=label, positions=where, fmt=fmt, format_flag=format_flag)
         diagnostics.extend(extraction.diagnostics)
         tools.extend(extraction.tools)
 
@@ -113,20 +120,24 @@ def plan_import(sources: Sequence[tuple[str, bytes]], out: Path, *, fmt: str = "
             reason = ("is not a portable tool name (expected ^[a-zA-Z0-9_-]{1,64}$)"
                       if not is_portable(prefix + tool.name) else "has surrounding blanks")
             diagnostics.append(locate(
-                f"{tool.pointer}/name", f"tool name {tool.name!r} {reason}; imported as {name!r}", "name-mapped",
+                tool.name_pointer, f"tool name {tool.name!r} {reason}; imported as {name!r}", "name-mapped",
                 level=Level.WARNING,
                 hint="clients must call the new name; rename it in the manifest if you prefer another"))
         key = python_identifier(name).lower()
         if key in claimed:
             first = claimed[key]
             diagnostics.append(locate(
-                f"{tool.pointer}/name",
+                tool.name_pointer,
                 f"expected each tool once (got {name!r} again; first in "
                 f"{first.source}{'#' + first.pointer if first.pointer else ''})", "duplicate-tool",
-                hint="import the two sources into separate folders with --out, or tell them apart with --prefix"))
+                hint="give one operation another operationId, or leave one out with --operation, --tag or --path"
+                if tool.format == "openapi" and first.source == tool.source else
+                "import the two sources into separate folders with --out, or tell them apart with --prefix"))
             continue
         claimed[key] = tool
-        planned.append(_plan_tool(tool, name, out / name / f"{version}.yaml", version, project_root, locate))
+        tool_version = tool.version or version
+        planned.append(_plan_tool(tool, name, out / name / f"{tool_version}.yaml", tool_version, project_root,
+                                  locate))
 
     files: dict[Path, str] = {}
     imported: list[tuple[str, str, Path]] = []
@@ -146,7 +157,8 @@ def plan_import(sources: Sequence[tuple[str, bytes]], out: Path, *, fmt: str = "
             continue
         files[plan.target] = plan.text
         imported.append((plan.tool.name, plan.name, plan.target))
-    conversions.sort(key=lambda c: (c.file, c.line or 0, c.column or 0, c.pointer))
+    # one component read by several operations is converted once per tool, and listed once
+    conversions = sorted(dict.fromkeys(conversions), key=lambda c: (c.file, c.line or 0, c.column or 0, c.pointer))
     if not sources and not diagnostics:
         diagnostics.append(Diagnostic("", "", "expected at least one source (got none)", code="no-sources"))
     diagnostics.sort(key=lambda d: (d.file, d.line or 0, d.column or 0, d.pointer, d.message))
@@ -194,16 +206,17 @@ class _Planned:
         converted = self.schemas.get(section)
         key = self.tool.input_key if section == "input" else self.tool.output_key
         if section == "name":
-            return f"{self.tool.pointer}/name", False
+            return self.tool.name_pointer, False
         if converted is None or key is None:
             return self.tool.pointer, False
-        return f"{self.tool.pointer}/{key}" + converted.source_pointer(f"/{rest}" if rest else ""), True
+        return _in_source(self.tool, section, key, converted.source_pointer(f"/{rest}" if rest else "")), True
 
 
 def _plan_tool(tool: ImportedTool, name: str, target: Path, version: str, project_root: Path | None,
                locate: _Locator) -> _Planned:
     schemas: dict[str, Converted] = {}
-    notes = [locate.note(tool.pointer + c.pointer, c.code, c.message) for c in tool.conversions]
+    base = tool.pointer if tool.conversion_base is None else tool.conversion_base
+    notes = [locate.note(base + c.pointer, c.code, c.message) for c in tool.conversions]
     for section, schema, key in (("input", tool.input_schema, tool.input_key),
                                  ("output", tool.output_schema, tool.output_key)):
         if schema is None or key is None:
@@ -212,13 +225,20 @@ def _plan_tool(tool: ImportedTool, name: str, target: Path, version: str, projec
         if section == "output":
             propose_output_required(converted)
         schemas[section] = converted
-        notes.extend(locate.note(f"{tool.pointer}/{key}{c.pointer}", c.code, c.message)
+        notes.extend(locate.note(_in_source(tool, section, key, c.pointer), c.code, c.message)
                      for c in converted.conversions)
     manifest = build_manifest(tool, name, version, input_schema=_schema_of(schemas, "input"),
                               output_schema=_schema_of(schemas, "output"))
     text = render_manifest(manifest, tool, schema_ref=schema_ref(target.parent, project_root),
                            original_name=tool.name, conversions=[n.message for n in notes])
     return _Planned(tool, name, target, text, manifest, schemas, tuple(notes), locate)
+
+
+def _in_source(tool: ImportedTool, section: str, key: str, pointer: str) -> str:
+    """Where a pointer into a tool's source schema lies in its file: below the tool's schema key, or,
+    for a schema assembled from several places (OpenAPI), below the closest object's origin."""
+    table = tool.origins.get(section)
+    return f"{tool.pointer}/{key}{pointer}" if table is None else origin_of(table, pointer, tool.pointer)
 
 
 def _schema_of(schemas: Mapping[str, Converted], section: str) -> dict[str, Any] | None:

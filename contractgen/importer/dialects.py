@@ -90,10 +90,16 @@ class Converted:
     def source_pointer(self, converted: str) -> str:
         """The source pointer of a converted pointer: the closest schema object's origin, plus the
         rest of the path unchanged."""
-        probe = converted
-        while probe not in self.origins and probe:
-            probe = probe.rsplit("/", 1)[0]
-        return self.origins.get(probe, "") + converted[len(probe):]
+        return origin_of(self.origins, converted)
+
+
+def origin_of(origins: Mapping[str, str], pointer: str, default: str = "") -> str:
+    """Where ``pointer`` came from, by a table of pointer -> origin: the origin of its closest listed
+    ancestor (``default`` when none is), plus the rest of the path unchanged."""
+    probe = pointer
+    while probe not in origins and probe:
+        probe = probe.rsplit("/", 1)[0]
+    return origins.get(probe, default) + pointer[len(probe):]
 
 
 def is_parameter_map(value: Any) -> bool:
@@ -477,5 +483,5 @@ def _schema_objects(schema: Any, pointer: str = "") -> list[tuple[str, dict[str,
     return found
 
 
-__all__ = ["DIALECT_TYPES", "Conversion", "Converted", "convert_schema", "is_parameter_map",
+__all__ = ["DIALECT_TYPES", "Conversion", "Converted", "convert_schema", "is_parameter_map", "origin_of",
            "propose_output_required"]

@@ -13,8 +13,8 @@ from typing import Any, Literal
 from ..diagnostics import Diagnostic, Level
 from .dialects import Conversion
 
-Format = Literal["mcp", "openai", "anthropic"]
-FORMATS: tuple[str, ...] = ("auto", "mcp", "openai", "anthropic")
+Format = Literal["mcp", "openai", "anthropic", "openapi"]
+FORMATS: tuple[str, ...] = ("auto", "mcp", "openai", "anthropic", "openapi")
 
 #: the forms we accept, for the hint when nothing matches
 KNOWN_FORMS = (
@@ -46,8 +46,24 @@ class ImportedTool:
     #: MCP ``icons`` and ``_meta``, kept as they are
     icons: tuple[Mapping[str, Any], ...] = ()
     meta: Mapping[str, Any] | None = None
-    #: what was read differently from how the source spelled it (pointers relative to the tool)
+    #: what was read differently from how the source spelled it (pointers relative to the tool, or
+    #: to ``conversion_base`` when it is set)
     conversions: tuple[Conversion, ...] = ()
+    conversion_base: str | None = None
+    #: the source key the name came from (OpenAPI: ``operationId``; None: derived, not written)
+    name_key: str | None = "name"
+    #: OpenAPI: the document's version, its documented errors, the ``x-`` keys for the manifest, and
+    #: per schema section (input, output) where each schema object came from in the document
+    version: str | None = None
+    errors: tuple[Mapping[str, Any], ...] | None = None
+    extensions: Mapping[str, Any] = field(default_factory=dict)
+    origins: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+
+    @property
+    def name_pointer(self) -> str:
+        """Where the name stands in the source (the tool itself when the name was derived)."""
+        return f"{self.pointer}/{self.name_key}" if self.name_key else self.pointer
 
 
 @dataclass

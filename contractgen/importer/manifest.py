@@ -123,7 +123,10 @@ def build_manifest(tool: ImportedTool, name: str, version: str, *, input_schema:
     if tool.annotations.get("idempotent") is False:
         # a timed-out call may have taken effect: repeating it may repeat the effect
         upstream = [_TIMEOUT_NOT_IDEMPOTENT if e["code"] == "TIMEOUT" else e for e in upstream]
-    manifest["errors"] = [dict(error) for error in [*_ALWAYS, *upstream]]
+    errors = [dict(error) for error in [*_ALWAYS, *upstream]]
+    for documented in tool.errors or ():  # the source's own errors replace the default of their code
+        errors = [e for e in errors if e["code"] != documented["code"]] + [dict(documented)]
+    manifest["errors"] = errors
     if tool.annotations:
         manifest["annotations"] = {key: tool.annotations[key]
                                    for key in ("read_only", "destructive", "idempotent", "open_world")
@@ -132,6 +135,7 @@ def build_manifest(tool: ImportedTool, name: str, version: str, *, input_schema:
         manifest["icons"] = [dict(icon) for icon in tool.icons]
     if tool.meta:
         manifest["meta"] = dict(tool.meta)
+    manifest.update(tool.extensions)
     return manifest
 
 
@@ -151,7 +155,8 @@ def render_manifest(manifest: dict[str, Any], tool: ImportedTool, *, schema_ref:
                     original_name: str, conversions: list[str] | tuple[str, ...] = ()) -> str:
     """The manifest as commented YAML: what was imported from where, and what to edit next."""
     where = f"{tool.source}#{tool.pointer}" if tool.pointer else tool.source
-    label = {"mcp": "an MCP tool", "openai": "an OpenAI function tool", "anthropic": "an Anthropic tool"}
+    label = {"mcp": "an MCP tool", "openai": "an OpenAI function tool", "anthropic": "an Anthropic tool",
+             "openapi": "an OpenAPI operation"}
     parts = [
         f"# yaml-language-server: $schema={schema_ref}\n",
         f"# Imported by `contractgen import` from {label[tool.format]} in {_one_line(where)}.\n",
@@ -184,12 +189,18 @@ def render_manifest(manifest: dict[str, Any], tool: ImportedTool, *, schema_ref:
     else:
         parts.append("# output: what a successful call returns; every result is checked against it.\n")
     parts.append(dump_block("output", manifest["output"]))
-    parts.append("# errors: every error the tool can return. These are imported defaults: keep the ones\n"
-                 "# that apply, rewrite the messages (the model reads them and acts on them), and add the\n"
-                 "# tool's own, such as NOT_FOUND or CONFLICT with a `field` pointing at the argument.\n")
+    if tool.errors is not None:
+        parts.append("# errors: the documented error responses (their status in the description), and imported\n"
+                     "# defaults for the codes the document does not name. Rewrite the messages: the model\n"
+                     "# reads them and acts on them.\n")
+    else:
+        parts.append("# errors: every error the tool can return. These are imported defaults: keep the ones\n"
+                     "# that apply, rewrite the messages (the model reads them and acts on them), and add the\n"
+                     "# tool's own, such as NOT_FOUND or CONFLICT with a `field` pointing at the argument.\n")
     parts.append(dump_block("errors", manifest["errors"]))
     if "annotations" in manifest:
-        parts.append("# annotations: behaviour hints, imported from the MCP tool's annotations.\n")
+        parts.append("# annotations: behaviour hints, " + ("from the HTTP method.\n" if tool.format == "openapi"
+                                                          else "imported from the MCP tool's annotations.\n"))
         parts.append(dump_block("annotations", manifest["annotations"]))
     else:
         parts.append("# annotations: behaviour hints for clients; the source gave none.\n"
@@ -200,6 +211,10 @@ def render_manifest(manifest: dict[str, Any], tool: ImportedTool, *, schema_ref:
     if "meta" in manifest:
         parts.append("# meta: the MCP tool's _meta, served with the tool.\n")
         parts.append(dump_block("meta", manifest["meta"]))
+    for key, value in tool.extensions.items():
+        parts.append(f"# {key}: how a call goes back to HTTP (contractgen check ignores x- keys; the HTTP\n"
+                     "# implementation that `contractgen build --http` writes reads it).\n")
+        parts.append(dump_block(key, value))
     parts.append("# retry: consecutive retry_later failures allowed before the model is told to stop.\n"
                  "# retry: {failure_budget: 3}\n"
                  "# timeout: the per-call deadline in seconds.\n"

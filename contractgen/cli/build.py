@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ..compiler.cache import CACHE_DIR_NAME, BuildCache, tree_key, tree_matches
+from ..compiler.cache import CACHE_DIR_NAME, BuildCache, tree_key
 from ..compiler.pipeline import Progress, cache_root, display_source, manifest_files
 from ..diagnostics import escape_controls
 from .output import (
@@ -38,7 +38,7 @@ def build(
     root = cache_root(config.root)
     cache = BuildCache(None if no_cache else root)
 
-    from ..compiler.write import output_problem
+    from ..compiler.write import output_problem, tree_matches
 
     unsafe = output_problem(out, sources, config.root)
     if unsafe is not None:

@@ -30,7 +30,7 @@ def build(
     no_cache: Annotated[bool, typer.Option("--no-cache", help=f"Ignore and do not update {CACHE_DIR_NAME}/.")] = False,
 ) -> None:
     """Compile contracts into typed models, errors, guarded stubs, descriptions and tool exports."""
-    config = checked_config()
+    config = checked_config(*(key for key, flag in (("contracts", contracts), ("output", output)) if flag))
     sources = list(contracts or [config.contracts])
     out = output or config.output
     label = ", ".join(display_source(str(p), config.root) for p in sources)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -84,7 +85,7 @@ def manifests_folder_problem(folder: Path, config: Config, flag: str = "--out") 
 
 def os_error_diagnostic(exc: OSError) -> Diagnostic:
     """What the system said about a path, as a diagnostic (the path shortened: it may be 6,000 characters)."""
-    path = exc.filename if isinstance(exc.filename, str) else "contractgen"
+    path = os.fsdecode(exc.filename) if isinstance(exc.filename, (str, bytes)) else str(exc.filename)
     shown = path if len(path) <= 120 else f"{path[:60]}...{path[-40:]} ({len(path):,} characters)"
     return Diagnostic(shown, "", f"expected a path the system can use (got: {exc.strerror or exc})",
                       code="unusable-path", hint="check the path given on the command line or in [tool.contractgen]")

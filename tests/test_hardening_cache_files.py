@@ -137,3 +137,26 @@ def test_cache_and_write_do_not_import_each_other() -> None:
     compiler = Path(__file__).resolve().parents[1] / "contractgen" / "compiler"
     cache, write = _imports(compiler / "cache.py"), _imports(compiler / "write.py")
     assert not ("write" in cache and "cache" in write), (sorted(cache), sorted(write))
+
+
+def test_no_compiler_module_imports_itself_through_others() -> None:
+    """The same rule for every module of the compiler package (its ``__init__`` re-exports, so it is left out)."""
+    compiler = Path(__file__).resolve().parents[1] / "contractgen" / "compiler"
+    graph = {
+        p.stem: _imports(p) - {"__init__"} for p in compiler.glob("*.py") if p.stem != "__init__"
+    }
+    assert {"cache", "write", "pipeline"} <= set(graph)
+
+    def cycle_from(start: str) -> list[str] | None:
+        stack = [(start, [start])]
+        while stack:
+            module, path = stack.pop()
+            for imported in sorted(graph.get(module, ())):
+                if imported == start:
+                    return [*path, start]
+                if imported not in path:
+                    stack.append((imported, [*path, imported]))
+        return None
+
+    cycles = [cycle for cycle in map(cycle_from, sorted(graph)) if cycle]
+    assert not cycles, cycles

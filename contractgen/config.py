@@ -63,6 +63,12 @@ def load_config(start: Path | None = None) -> Config:
         table = _checked_table(raw, where, problems)
     if not table:
         root = cwd
+    if pyproject is not None:
+        for key in ("contracts", "output"):
+            problem = _path_problem(key, table.get(key), root, pyproject, where)
+            if problem is not None:
+                problems.append(problem)
+                table.pop(key)
     contracts = Path(table.get("contracts", "contracts"))
     output = Path(table.get("output", "generated"))
     return Config(
@@ -103,6 +109,55 @@ def _checked_table(raw: Any, where: str, problems: list[Diagnostic]) -> dict[str
 
 
 _TYPE_WORDS = {str: "a string", bool: "true or false", dict: "a table"}
+#: the codes of a configured path the command line may override (``checked_config(*given)``)
+PATH_CODES = frozenset({"path-outside-project", "unusable-path"})
+_FLAGS = {"contracts": "--contracts PATH (build) or a PATH argument (check, diff)", "output": "--output PATH"}
+
+
+def _path_problem(key: str, value: Any, root: Path, pyproject: Path, where: str) -> Diagnostic | None:
+    """Why a configured path may not be used: the system refuses it (too long, a loop of links, no
+    permission), or it leads out of the project (``../elsewhere``, an absolute path, a link pointing
+    out). A cloned repository's pyproject.toml must neither read manifests from nor write a tree into
+    the rest of the disk; a path given on the command line is the user's own choice, and may."""
+    if not isinstance(value, str):
+        return None
+    line = _key_line(pyproject, key)
+    pointer = f"/tool/contractgen/{key}"
+    path = root / value
+    try:
+        os.lstat(path) if key == "output" else os.stat(path)
+    except FileNotFoundError:  # made by the build, or reported by the command that reads it
+        pass
+    except OSError as exc:
+        return Diagnostic(where, pointer, f"expected a path the system can use (got {value[:80]!r}"
+                          f"{'...' if len(value) > 80 else ''}: {exc.strerror})", code="unusable-path", line=line,
+                          hint=f"fix `{key}` in [tool.contractgen]")
+    # the output's own name is not followed: a link there is refused by the build, never written through
+    kept = key == "output" and path.name not in ("", "..")
+    real = Path(os.path.realpath(path.parent)) / path.name if kept else Path(os.path.realpath(path))
+    project = Path(os.path.realpath(root))
+    if real != project and project not in real.parents:
+        return Diagnostic(where, pointer, f"expected a path inside the project {project} (got {value!r}, which "
+                          f"leads to {real})", code="path-outside-project", line=line,
+                          hint=f"a project's configuration may not reach outside it; to use that folder on "
+                               f"purpose, name it on the command line: {_FLAGS[key]}")
+    return None
+
+
+def _key_line(pyproject: Path, key: str) -> int | None:
+    """The line of ``key = ...`` in the [tool.contractgen] table (tomllib keeps no positions)."""
+    try:
+        lines = pyproject.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    inside = False
+    for number, text in enumerate(lines, 1):
+        stripped = text.strip()
+        if stripped.startswith("["):
+            inside = re.fullmatch(r"\[\s*tool\s*\.\s*contractgen\s*\]", stripped.split("#")[0].strip()) is not None
+        elif inside and re.match(rf"{key}\s*=", stripped):
+            return number
+    return None
 
 
 def _relative_to_cwd(path: Path, cwd: Path) -> Path:

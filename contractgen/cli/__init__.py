@@ -44,4 +44,12 @@ _init.register(app)
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except OSError as exc:  # a path the system refuses (too long, a loop of links, no access): no traceback
+        if exc.filename is None:  # not about a path (a closed pipe): not ours to word
+            raise
+        from .output import EXIT_INVALID, os_error_diagnostic, print_diagnostics
+
+        print_diagnostics([os_error_diagnostic(exc)])
+        raise SystemExit(EXIT_INVALID) from None

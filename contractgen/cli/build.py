@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ..compiler.cache import CACHE_DIR_NAME, BuildCache, tree_key, tree_matches
+from ..compiler.cache import CACHE_DIR_NAME, BuildCache, tree_key
 from ..compiler.pipeline import Progress, cache_root, display_source, manifest_files
 from ..diagnostics import escape_controls
 from .output import (
@@ -31,7 +31,7 @@ def build(
     http: Annotated[bool, typer.Option("--http", help="Also write <module>_http.py, an httpx implementation, for each tool imported from OpenAPI (x-openapi).")] = False,
 ) -> None:
     """Compile contracts into typed models, errors, guarded stubs, descriptions and tool exports."""
-    config = checked_config()
+    config = checked_config(*(key for key, flag in (("contracts", contracts), ("output", output)) if flag))
     sources = list(contracts or [config.contracts])
     out = output or config.output
     label = ", ".join(display_source(str(p), config.root) for p in sources)
@@ -39,7 +39,7 @@ def build(
     root = cache_root(config.root)
     cache = BuildCache(None if no_cache else root)
 
-    from ..compiler.write import output_problem
+    from ..compiler.write import output_problem, tree_matches
 
     unsafe = output_problem(out, sources, config.root)
     if unsafe is not None:

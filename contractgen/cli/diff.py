@@ -64,7 +64,7 @@ def diff(
     if list_rules:
         typer.echo(_rules_listing(output_format), nl=False)
         raise typer.Exit(0)
-    config = checked_config()
+    config = checked_config(*(["contracts"] if paths else []))
     settings, problems = parse_settings(config.diff, {r.id for r in RULES},
                                         str(config.root / "pyproject.toml") if config.diff else "pyproject.toml")
     given = list(paths or [])

@@ -70,7 +70,7 @@ def import_(
         print_diagnostics([Diagnostic("--version", "", f"expected a version like 1.0.0 (got {version!r})",
                                       code="usage")])
         raise typer.Exit(EXIT_INVALID)
-    config = checked_config()
+    config = checked_config(*(["contracts"] if out is not None else []))
     target = out if out is not None else config.contracts
     unsafe = manifests_folder_problem(target, config)
     if unsafe is not None:

@@ -26,7 +26,7 @@ def init(
     if problem is not None:
         print_diagnostics([problem])
         raise typer.Exit(EXIT_INVALID)
-    config = checked_config()
+    config = checked_config(*(["contracts"] if out is not None else []))
     unsafe = manifests_folder_problem(out if out is not None else config.contracts, config)
     if unsafe is not None:
         print_diagnostics([unsafe])

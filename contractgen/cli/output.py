@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import typer
 
-from ..config import Config, load_config
+from ..config import PATH_CODES, Config, load_config
 from ..diagnostics import Diagnostic, Level
 
 EXIT_OK = 0
@@ -53,11 +54,16 @@ def exit_code_for(diagnostics: Iterable[Diagnostic], *, strict: bool = False) ->
     return EXIT_OK
 
 
-def checked_config() -> Config:
-    """``[tool.contractgen]``, or exit 2 with a diagnostic for each mistake in it (never a silent default)."""
+def checked_config(*given: str) -> Config:
+    """``[tool.contractgen]``, or exit 2 with a diagnostic for each mistake in it (never a silent default).
+
+    ``given`` names the keys the command line set instead (``"contracts"``, ``"output"``): a path the
+    table may not use (outside the project, unusable) is then not the table's to decide."""
     config = load_config()
-    if config.problems:
-        print_diagnostics(config.problems)
+    overridden = {f"/tool/contractgen/{key}" for key in given}
+    problems = [p for p in config.problems if not (p.code in PATH_CODES and p.pointer in overridden)]
+    if problems:
+        print_diagnostics(problems)
         raise typer.Exit(EXIT_INVALID)
     return config
 
@@ -75,3 +81,11 @@ def manifests_folder_problem(folder: Path, config: Config, flag: str = "--out") 
                               f"{'which is' if target == place else 'inside'} {owned}, which contractgen owns: a build replaces what it holds)",
                               code="unsafe-out", hint="write them to the contracts folder, e.g. --out contracts")
     return None
+
+
+def os_error_diagnostic(exc: OSError) -> Diagnostic:
+    """What the system said about a path, as a diagnostic (the path shortened: it may be 6,000 characters)."""
+    path = os.fsdecode(exc.filename) if isinstance(exc.filename, (str, bytes)) else str(exc.filename)
+    shown = path if len(path) <= 120 else f"{path[:60]}...{path[-40:]} ({len(path):,} characters)"
+    return Diagnostic(shown, "", f"expected a path the system can use (got: {exc.strerror or exc})",
+                      code="unusable-path", hint="check the path given on the command line or in [tool.contractgen]")

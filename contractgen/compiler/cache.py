@@ -9,7 +9,8 @@ HMAC-SHA256 of all three with its payload. The folder may be shared (a CI cache)
 cached module is code the build writes into ``generated/``, so an entry counts only when it carries
 a MAC made with this user's key (``signing_key``), which never lives in the cache: anything else
 found there (a pickle, a truncated write, an entry copied under another key, a well-formed entry
-written by someone without the key) is a cache miss, never code to run. Entries are written atomically.
+written by someone without the key) is a cache miss, never code to run. Only regular files are read
+(a FIFO or a device under an entry's name is a miss, not a wait), and entries are written atomically.
 """
 
 from __future__ import annotations
@@ -175,12 +176,12 @@ class BuildCache:
             return None
         path = self._path(kind, key)
         try:
-            if self._linked(path) or path.stat().st_size > MAX_ENTRY_BYTES:
+            if self._linked(path):
                 return None
-            data = path.read_bytes()
+            data = _read_regular(path, MAX_ENTRY_BYTES)
         except OSError:
             return None
-        return decode_entry(kind, key, data)
+        return None if data is None else decode_entry(kind, key, data)
 
     def put_value(self, kind: str, key: str, payload: Any) -> None:
         if self.root is not None:
@@ -237,6 +238,20 @@ class BuildCache:
             pass  # a cache that cannot be written only costs speed
 
 
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes, else ``None``.
+
+    The opened file is what is checked, not the name: opening never waits (a FIFO planted under an
+    entry's name hung the build until a writer came) and never follows a final link."""
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(handle, "rb") as stream:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        data = stream.read(limit + 1)
+    return data if len(data) <= limit else None
+
+
 def tree_key(manifests: Iterable[Path], output: Path, extra: str = "") -> str:
     """Hash of every manifest file (path and bytes), the output location and the build salt."""
     from ..manifest.caps import read_capped
@@ -250,14 +265,3 @@ def tree_key(manifests: Iterable[Path], output: Path, extra: str = "") -> str:
             data = f"unreadable: {exc}"
         parts += [path.as_posix(), data if isinstance(data, (bytes, str)) else f"too large: {data}"]
     return sha256(*parts)
-
-
-def tree_matches(output: Path, record: Mapping[str, object]) -> bool:
-    """Whether ``output`` holds exactly the files the record lists, with the same content hashes."""
-    from .write import read_tree
-
-    files = record.get("files")
-    if not isinstance(files, dict):
-        return False
-    present = read_tree(output)
-    return set(present) == set(files) and all(sha256(present[n]) == h for n, h in files.items())

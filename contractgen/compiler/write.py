@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from ..diagnostics import Diagnostic
-from .cache import CACHE_DIR_NAME
+from .cache import CACHE_DIR_NAME, sha256
 
 _SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 #: how every generated module starts (templates/macros.jinja); marks a folder a build may replace
@@ -55,6 +55,17 @@ def read_tree(output: Path) -> dict[str, str]:
             path = Path(root) / name
             found[path.relative_to(output).as_posix()] = _compared_text(path)
     return found
+
+
+
+def tree_matches(output: Path, record: Mapping[str, object]) -> bool:
+    """Whether ``output`` holds exactly the files a build cache's tree record lists, with the same
+    content hashes (``BuildCache.put_tree_record``)."""
+    files = record.get("files")
+    if not isinstance(files, dict):
+        return False
+    present = read_tree(output)
+    return set(present) == set(files) and all(sha256(present[n]) == h for n, h in files.items())
 
 
 #: the largest file of the output folder read to compare (generated modules are far smaller)

@@ -7,6 +7,7 @@ docs/diff.md and versioned by its ``schema`` field.
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from itertools import groupby
@@ -58,6 +59,16 @@ def _group_key(finding: Finding) -> tuple[str, str, str]:
 
 def witness_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+
+
+def json_text(document: Any, **options: Any) -> str:
+    """``json.dumps`` that keeps non-ASCII text readable but writes every control, bidi or other
+    invisible character (and a lone surrogate) as a ``\\u`` escape: the data reads back the same,
+    and the file shown on a terminal or in an editor shows what is in it."""
+    text = json.dumps(document, ensure_ascii=False, **options)
+    if text.replace("\n", "").isprintable():
+        return text
+    return "".join(json.dumps(c)[1:-1] if c != "\n" and escape_controls(c) != c else c for c in text)
 
 
 def summary(report: DiffReport) -> str:
@@ -141,32 +152,50 @@ def render_json(report: DiffReport, labels: Labels) -> str:
                    "failing": [f.fingerprint for f in report.failing]},
         "findings": [finding_json(f) for f in report.findings],
     }
-    return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return json_text(document, indent=2, sort_keys=False) + "\n"
+
+
+#: every ASCII punctuation character: CommonMark reads each one escaped by a backslash as itself
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 
 def _md(text: str) -> str:
-    return escape_controls(text.replace("\n", " ")).replace("|", "\\|")
+    """Text from manifests, file names or revisions as literal Markdown on one line of a table cell.
+
+    A property name is the manifest author's to choose (``![x](https://...)``, a backtick, ``<img>``,
+    ``|``): every ASCII punctuation character is escaped, so nothing in it becomes a link, an image,
+    HTML, emphasis, a code span, a cell break or (GFM) a bare URL's autolink; control and bidi
+    characters are written as escapes. GFM links ``a@b.c`` even when escaped: an empty ``<wbr>``
+    element before each ``@`` leaves no address in one run of text."""
+    escaped = _MD_PUNCTUATION.sub(r"\\\1", escape_controls(text.replace("\n", " ")))
+    return escaped.replace("\\@", "<wbr>\\@")
+
+
+def _md_code(text: str) -> str:
+    """``_md`` in code type: a code span cannot be escaped from inside, an HTML ``code`` element can."""
+    return f"<code>{_md(text)}</code>"
 
 
 def render_markdown(report: DiffReport, labels: Labels) -> str:
     failing = len(report.failing)
     head = (f"### contractgen diff: {failing} finding{'s' if failing != 1 else ''} to fix" if failing
             else "### contractgen diff: no unacknowledged breaking changes")
-    lines = [head, "", f"`{labels.old}` → `{labels.new}`", ""]
+    lines = [head, "", f"{_md_code(labels.old)} → {_md_code(labels.new)}", ""]
     if report.findings:
         lines += ["| Level | Rule | Tool | Where | Finding |", "|---|---|---|---|---|"]
         for f in report.findings:
             status = " (acknowledged)" if f.ignored_by else f" (allowed: {_allowed_by([f.allowed_by], short=True)})" \
                 if f.allowed_by and f.level is not Level.SAFE else ""
-            where = f"`#{_md(f.pointer)}`<br>{_md(_location(f, labels))}"
+            where = f"{_md_code('#' + f.pointer)}<br>{_md(_location(f, labels))}"
             lines.append(f"| **{f.level.tag}**{status} | `{f.rule}` | {_md(_pair_title(f))} | {where} | {_md(f.message)} |")
         witnesses = [f for f in report.findings if f.has_witness]
         if witnesses:
             lines += ["", "<details><summary>Witnesses: arguments the old schema accepts and the new one rejects</summary>",
                       ""]
             for f in witnesses:
-                lines += [f"`{f.rule}` `#{f.pointer}` ({_md(_pair_title(f))}):", "", "```json",
-                          witness_json(f.witness), "```", ""]
+                # one line of JSON cannot close the fence; escapes keep bidi characters out of it
+                lines += [f"`{f.rule}` {_md_code('#' + f.pointer)} ({_md(_pair_title(f))}):", "", "```json",
+                          escape_controls(witness_json(f.witness)), "```", ""]
             lines.append("</details>")
     else:
         lines.append("No changes found.")
@@ -179,11 +208,14 @@ def _escape_data(text: str) -> str:
 
 
 def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    return _escape_data(escape_controls(text)).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(report: DiffReport, labels: Labels) -> str:
-    """Workflow commands: ``::error file=...,line=...::message`` on the manifest's file and line."""
+    """Workflow commands: ``::error file=...,line=...::message`` on the manifest's file and line.
+
+    The runner shows annotations as written: names and messages have their control and bidi
+    characters escaped, and only the message's own line breaks are kept (as ``%0A``)."""
     lines: list[str] = []
     limit = report.fail_on.rank
     for f in report.findings:
@@ -199,15 +231,15 @@ def render_github(report: DiffReport, labels: Labels) -> str:
                 if f.column is not None:
                     props.append(f"col={f.column}")
         props.append(f"title={_escape_property(f'{f.level.tag} {f.rule} ({_pair_title(f)})')}")
-        message = f"#{f.pointer}: {f.message}"
+        message = [f"#{f.pointer}: {f.message}"]
         if f.allowed_by and f.level is not Level.SAFE:
-            message += f" (allowed: {f.allowed_by})"
+            message[0] += f" (allowed: {f.allowed_by})"
         if f.has_witness:
-            message += f"\nwitness: {witness_json(f.witness)}"
+            message.append(f"witness: {witness_json(f.witness)}")
         elif f.witness_note:
-            message += f"\n{f.witness_note}"
-        message += f"\nfingerprint: {f.fingerprint}"
-        lines.append(f"::{command} {','.join(props)}::{_escape_data(message)}")
+            message.append(f.witness_note)
+        message.append(f"fingerprint: {f.fingerprint}")
+        lines.append(f"::{command} {','.join(props)}::{'%0A'.join(_escape_data(escape_controls(m)) for m in message)}")
     lines.append(summary(report).replace("\n", " - "))
     return "\n".join(lines) + "\n"
 
@@ -221,20 +253,23 @@ def render_junit(report: DiffReport, labels: Labels) -> str:
     if not report.findings:
         ET.SubElement(suite, "testcase", classname="contractgen.diff", name="no changes")
     for f in report.findings:
-        case = ET.SubElement(suite, "testcase", classname=f"contractgen.diff.{f.tool}",
-                             name=f"{f.rule} #{f.pointer} ({_pair_title(f)})", file=f.file or "")
-        body = f"{_location(f, labels)} #{f.pointer}: {f.message}"
+        # XML 1.0 cannot hold most control characters (ESC made the report unparseable): all are escaped
+        case = ET.SubElement(suite, "testcase", classname=escape_controls(f"contractgen.diff.{f.tool}"),
+                             name=escape_controls(f"{f.rule} #{f.pointer} ({_pair_title(f)})"),
+                             file=escape_controls(f.file or ""))
+        body = [f"{_location(f, labels)} #{f.pointer}: {f.message}"]
         if f.has_witness:
-            body += f"\nwitness: {witness_json(f.witness)}"
+            body.append(f"witness: {witness_json(f.witness)}")
         if f.ignored_by:
-            ET.SubElement(case, "skipped", message=f"acknowledged: {f.ignored_by}")
+            ET.SubElement(case, "skipped", message=escape_controls(f"acknowledged: {f.ignored_by}"))
         elif f.counts and f.level.rank <= limit:
-            failure = ET.SubElement(case, "failure", message=f"{f.level.tag} {f.rule}: {f.message}",
+            failure = ET.SubElement(case, "failure", message=escape_controls(f"{f.level.tag} {f.rule}: {f.message}"),
                                     type=f.level.value)
-            failure.text = body
+            failure.text = "\n".join(map(escape_controls, body))
         else:
             out = ET.SubElement(case, "system-out")
-            out.text = body + (f"\nallowed: {f.allowed_by}" if f.allowed_by else "")
+            body += [f"allowed: {f.allowed_by}"] if f.allowed_by else []
+            out.text = "\n".join(map(escape_controls, body))
     ET.indent(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
 

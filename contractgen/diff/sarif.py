@@ -8,17 +8,17 @@ with a suppression that says why, so code scanning shows them as dismissed rathe
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
+from ..diagnostics import escape_controls
 from .engine import DiffReport
 from .levels import group_of
 from .model import Finding, Level
 from .registry import RULES
-from .render import Labels, witness_json
+from .render import Labels, json_text, witness_json
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "contractgen/v1"
@@ -53,12 +53,12 @@ def _message(finding: Finding) -> str:
         text += f" (witness: {witness_json(finding.witness)})"
     elif finding.witness_note:
         text += f" ({finding.witness_note})"
-    return text
+    return escape_controls(text)  # a viewer shows it as written: no bidi or control character reaches it
 
 
 def _location(finding: Finding) -> list[dict[str, Any]]:
-    logical = {"name": finding.pointer or "/", "fullyQualifiedName": f"{finding.tool}#{finding.pointer}",
-               "kind": "member"}
+    logical = {"name": escape_controls(finding.pointer or "/"),
+               "fullyQualifiedName": escape_controls(f"{finding.tool}#{finding.pointer}"), "kind": "member"}
     location: dict[str, Any] = {"logicalLocations": [logical]}
     if finding.file:
         # a file name's undecodable bytes (surrogate escapes) are percent-encoded as the bytes they were
@@ -92,7 +92,7 @@ def _result(finding: Finding, index: dict[str, int], labels: Labels) -> dict[str
                            finding.allowed_by and finding.level is not Level.SAFE and f"allowed: {finding.allowed_by}")
                if r]
     if reasons:
-        result["suppressions"] = [{"kind": "external", "justification": "; ".join(reasons)}]
+        result["suppressions"] = [{"kind": "external", "justification": escape_controls("; ".join(reasons))}]
     return result
 
 
@@ -108,4 +108,4 @@ def render_sarif(report: DiffReport, labels: Labels) -> str:
                        "failOn": report.fail_on.value},
     }
     document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(document, indent=2) + "\n"

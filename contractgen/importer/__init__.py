@@ -17,7 +17,6 @@ from typing import Any
 from ..diagnostics import Diagnostic, Level, has_errors
 from ..manifest.caps import MAX_MANIFEST_BYTES
 from ..manifest.load import discover_manifests, load_parsed, read_manifest
-from ..manifest.meta import manifest_meta_schema
 from ..manifest.parse import ParsedFile, parse_manifest_text
 from ..naming import python_identifier
 from .dialects import Converted, convert_schema, propose_output_required
@@ -280,21 +279,21 @@ def write_plan(plan: ImportPlan) -> list[Diagnostic]:
     return problems
 
 
-def schema_ref(manifest_dir: Path, project_root: Path | None) -> str:
+def schema_ref(manifest_dir: Path, project_root: Path | None) -> str | None:
     """Where editors find the manifest meta-schema: a relative path when the installed schema lives
-    inside the same project (as in this repository), else the schema's ``$id`` URL."""
+    inside the same project (this repository, or the project's own virtual environment), else None
+    (a path outside the project would name one machine's folders; the ``$id`` URL is a name, not a
+    place that serves the file)."""
     try:
         installed = Path(str(resources.files("contractgen.schema").joinpath("manifest.schema.json"))).resolve()
         if project_root is not None:
             root = project_root.resolve()
             folder = manifest_dir.resolve()
-            if installed.is_relative_to(root) and folder.is_relative_to(root) \
-                    and ".venv" not in installed.relative_to(root).parts \
-                    and "site-packages" not in installed.parts:
+            if installed.is_relative_to(root) and folder.is_relative_to(root):
                 return Path(os.path.relpath(installed, folder)).as_posix()
     except (OSError, ValueError, TypeError):
         pass
-    return str(manifest_meta_schema()["$id"])
+    return None
 
 
 class _Locator:

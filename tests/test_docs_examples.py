@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,16 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*.py"))
+FOLDER = ROOT / "docs" / "examples"
+SCRIPTS = sorted(FOLDER.glob("*.sh"))
+#: programs a script runs (after it has built what they import) are run by that script
+RUN_BY_SCRIPT = {
+    name
+    for script in SCRIPTS
+    for name in re.findall(r"^python (\S+\.py)", script.read_text("utf-8"), re.MULTILINE)
+}
+PROGRAMS = sorted(p for p in FOLDER.glob("*.py") if p.name not in RUN_BY_SCRIPT)
+EXAMPLES = sorted([*FOLDER.glob("*.py"), *SCRIPTS])
 INCLUDE = re.compile(r'^--8<-- "([^"]+)"$', re.MULTILINE)
 
 
@@ -25,13 +35,20 @@ def _promised(program: str) -> list[str]:
     return promised
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("example", PROGRAMS, ids=lambda p: p.name)
 def test_example_prints_what_it_promises(example: Path) -> None:
     promised = _promised(example.read_text("utf-8"))
     assert promised, f"{example.name}: end the program with the lines it prints, as comments"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run([sys.executable, str(example)], cwd=ROOT, capture_output=True, text=True,
-                            timeout=300, check=False, env=env)
+    result = subprocess.run(
+        [sys.executable, str(example)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == promised
 
@@ -41,3 +58,31 @@ def test_every_include_names_a_program_that_runs() -> None:
     included = {match for page in pages for match in INCLUDE.findall(page.read_text("utf-8"))}
     assert included, "no page includes an example"
     assert {ROOT / name for name in included} <= set(EXAMPLES), included
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_script_runs_in_an_empty_folder(script: Path, tmp_path: Path) -> None:
+    """The script, with bash -e, in an empty folder where `contractgen` and `python` are this
+    environment's; the programs it runs print what they promise."""
+    programs = re.findall(r"^python (\S+\.py)", script.read_text("utf-8"), re.MULTILINE)
+    for name in programs:
+        shutil.copy2(FOLDER / name, tmp_path / name)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    result = subprocess.run(
+        ["bash", "-e", str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=env,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    promised = [line for name in programs for line in _promised((FOLDER / name).read_text("utf-8"))]
+    assert [
+        line for line in result.stdout.splitlines() if not line.startswith("contracts/")
+    ] == promised

@@ -20,9 +20,13 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
-def test_runtime_alone_from_a_checkout_then_the_compiler_as_the_cli_says(checkout: Path, tmp_path: Path) -> None:
+def test_runtime_alone_from_a_checkout_then_the_compiler_as_the_cli_says(
+    checkout: Path, tmp_path: Path
+) -> None:
     python = fresh_venv(tmp_path / "venv", checkout)
-    runtime = run(python, "-c", "import contractgen.runtime, importlib.util as u; print(u.find_spec('typer'))")
+    runtime = run(
+        python, "-c", "import contractgen.runtime, importlib.util as u; print(u.find_spec('typer'))"
+    )
     assert runtime.returncode == 0 and runtime.stdout.strip() == "None", runtime.stderr
 
     refused = run(python.parent / "contractgen", "check")
@@ -37,4 +41,6 @@ def test_runtime_alone_from_a_checkout_then_the_compiler_as_the_cli_says(checkou
     project = tmp_path / "project"
     shutil.copytree(ROOT / "contracts", project / "contracts")
     checked = run(python.parent / "contractgen", "check", cwd=project)
-    assert checked.returncode == 0 and "manifests checked, no errors" in checked.stderr, checked.stderr
+    assert checked.returncode == 0 and "manifests checked, no errors" in checked.stderr, (
+        checked.stderr
+    )

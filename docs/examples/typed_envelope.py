@@ -12,14 +12,22 @@ def book_meeting(arguments: bm.BookMeetingV2Input) -> bm.BookMeetingV2Output:
     return bm.BookMeetingV2Output(meeting_id="m-1", starts_at=start, status="confirmed")
 
 
-envelope = book_meeting({"title": "Review", "start_date": "2026-12-01T15:00:00", "time_zone": "Europe/Paris",
-                         "duration_minutes": 60})
+envelope = book_meeting(
+    {
+        "title": "Review",
+        "start_date": "2026-12-01T15:00:00",
+        "time_zone": "Europe/Paris",
+        "duration_minutes": 60,
+    }
+)
 if envelope["status"] == "ok":
-    output = envelope["output"]                       # BookMeetingV2OutputJson
+    output = envelope["output"]  # BookMeetingV2OutputJson
     print(output["meeting_id"], output["starts_at"])  # str, str (the wire form of a date-time)
-    booked = book_meeting.parse_output(envelope)      # BookMeetingV2Output
-    print(booked.starts_at.year)                      # datetime
+    booked = book_meeting.parse_output(envelope)  # BookMeetingV2Output
+    print(booked.starts_at.year)  # datetime
 else:
-    print(envelope["error"]["code"], envelope["error"]["action"])   # Literal["CONFLICT", ...], Literal[...]
+    print(
+        envelope["error"]["code"], envelope["error"]["action"]
+    )  # Literal["CONFLICT", ...], Literal[...]
 # m-1 2026-12-01T15:00:00+01:00
 # 2026

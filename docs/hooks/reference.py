@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
 
 #: page path (under docs/) -> title; the order of the site's Reference section
 PAGES = {
@@ -81,8 +84,8 @@ def _choices(param: Any) -> str:
 
 
 def rules_page() -> str:
-    from contractgen.diff import RULES
-    from contractgen.diff.levels import GROUPS, group_of
+    from contractgen.diff.catalogue import render_summary
+    from contractgen.diff.levels import GROUPS
 
     lines = [
         f"# {PAGES['reference/rules.md']}",
@@ -90,33 +93,16 @@ def rules_page() -> str:
         _GENERATED,
         "",
         (
-            f"{len(RULES)} rules, the same list as `contractgen diff --list-rules`. Levels: ERR breaking, "
-            "WARN dangerous, INFO safe; override them per group or rule in `[tool.contractgen.diff.levels]` "
-            "([diff](../diff.md))."
+            "The same rules as `contractgen diff --list-rules`, each with a before and after from its test "
+            "case. Override a level per group or rule in `[tool.contractgen.diff.levels]` ([Diff](../diff.md))."
         ),
         "",
         "| group | meaning |",
         "|---|---|",
     ]
     lines += [f"| `{name}` | {_cell(meaning)} |" for name, meaning in GROUPS.items()]
-    lines += ["", "| rule | level | direction | group | summary |", "|---|---|---|---|---|"]
-    lines += [
-        f"| [`{r.id}`](#{r.id}) | {r.level.tag} | {r.direction.value} | {group_of(r)} | {_cell(r.summary)} |"
-        for r in RULES
-    ]
-    for rule in RULES:
-        lines += [
-            "",
-            f"## {rule.id}",
-            "",
-            (
-                f"**{rule.level.tag}**, {rule.direction.value}, group "
-                f"`{group_of(rule)}`. {_cell(rule.summary)}"
-            ),
-            "",
-            _cell(rule.rationale),
-        ]
-    return "\n".join(lines) + "\n"
+    lines += ["", render_summary(ROOT / "tests" / "cases" / "diff", "../diff.md")]
+    return "\n".join(lines)
 
 
 def _schema_type(node: dict[str, Any]) -> str:

@@ -35,20 +35,23 @@ def _promised(program: str) -> list[str]:
     return promised
 
 
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``args`` with this checkout importable and this environment's `python` and `contractgen` first."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    return subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=600, check=False, env=env
+    )
+
+
 @pytest.mark.parametrize("example", PROGRAMS, ids=lambda p: p.name)
 def test_example_prints_what_it_promises(example: Path) -> None:
     promised = _promised(example.read_text("utf-8"))
     assert promised, f"{example.name}: end the program with the lines it prints, as comments"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run(
-        [sys.executable, str(example)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=env,
-    )
+    result = _run([sys.executable, str(example)], ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == promised
 
@@ -67,20 +70,7 @@ def test_script_runs_in_an_empty_folder(script: Path, tmp_path: Path) -> None:
     programs = re.findall(r"^python (\S+\.py)", script.read_text("utf-8"), re.MULTILINE)
     for name in programs:
         shutil.copy2(FOLDER / name, tmp_path / name)
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    }
-    result = subprocess.run(
-        ["bash", "-e", str(script)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env=env,
-    )
+    result = _run(["bash", "-e", str(script)], tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     promised = [line for name in programs for line in _promised((FOLDER / name).read_text("utf-8"))]
     assert [

@@ -22,7 +22,11 @@ RUN_BY_SCRIPT = {
     for script in SCRIPTS
     for name in re.findall(r"^python (\S+\.py)", script.read_text("utf-8"), re.MULTILINE)
 }
-PROGRAMS = sorted(p for p in FOLDER.glob("*.py") if p.name not in RUN_BY_SCRIPT)
+#: files that show what mypy says about a mistake: type-checked, never run
+MISTAKES = sorted(FOLDER.glob("*_mistakes.py"))
+PROGRAMS = sorted(
+    p for p in FOLDER.glob("*.py") if p.name not in RUN_BY_SCRIPT and p not in MISTAKES
+)
 EXAMPLES = sorted([*FOLDER.glob("*.py"), *SCRIPTS])
 INCLUDE = re.compile(r'^--8<-- "([^"]+)"$', re.MULTILINE)
 
@@ -76,3 +80,36 @@ def test_script_runs_in_an_empty_folder(script: Path, tmp_path: Path) -> None:
     assert [
         line for line in result.stdout.splitlines() if not line.startswith("contracts/")
     ] == promised
+
+
+def _mypy(*files: Path) -> subprocess.CompletedProcess[str]:
+    return _run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *map(str, files)], ROOT
+    )
+
+
+def test_examples_type_check_strict() -> None:
+    result = _mypy(*PROGRAMS)
+    assert result.returncode == 0, result.stdout
+
+
+@pytest.mark.parametrize("example", MISTAKES, ids=lambda p: p.name)
+def test_mypy_reports_exactly_the_mistakes_the_comments_name(example: Path) -> None:
+    expected = {
+        (number, message)
+        for number, line in enumerate(example.read_text("utf-8").splitlines(), 1)
+        for message in re.findall(r"# error: (.+)$", line)
+    }
+    assert expected
+    result = _mypy(example)
+    reported = re.findall(
+        rf"^{re.escape(str(example.relative_to(ROOT)))}:(\d+): error: (.+?)  \[",
+        result.stdout,
+        re.MULTILINE,
+    )
+    assert len(reported) == len(expected), result.stdout
+    for number, message in expected:
+        assert any(int(n) == number and text.startswith(message) for n, text in reported), (
+            number,
+            message,
+        )

@@ -1,0 +1,44 @@
+"""docs/integrations.md: a guarded tool served over MCP, called by the SDK's own client (connected in
+memory here; `serve_stdio` serves the same tools over stdin/stdout). Run by tests/test_docs_examples.py."""
+
+import anyio
+from mcp import ClientSession
+from mcp.shared.memory import create_client_server_memory_streams
+
+from contractgen.runtime.mcp_server import build_server
+from generated import AGENT_INSTRUCTIONS
+from generated import get_exchange_rate_v1 as rates
+
+
+@rates.get_exchange_rate.implement
+def get_exchange_rate(args: rates.GetExchangeRateV1Input) -> rates.GetExchangeRateV1Output:
+    return rates.GetExchangeRateV1Output.model_validate(
+        {"base": args.base.root, "quote": args.quote.root, "rate": 1.1, "date": "2026-11-27"}
+    )
+
+
+server = build_server([get_exchange_rate], name="rates", instructions=AGENT_INSTRUCTIONS)
+
+
+async def main() -> None:
+    async with (
+        create_client_server_memory_streams() as (client, served),
+        anyio.create_task_group() as group,
+    ):
+        group.start_soon(
+            lambda: server.run(served[0], served[1], server.create_initialization_options())
+        )
+        async with ClientSession(*client) as session:
+            await session.initialize()
+            print([tool.name for tool in (await session.list_tools()).tools])
+            ok = await session.call_tool("get_exchange_rate", {"base": "EUR", "quote": "USD"})
+            print(ok.is_error, ok.structured_content)
+            bad = await session.call_tool("get_exchange_rate", {"base": "euro", "quote": "USD"})
+            print(bad.is_error, (bad.structured_content or {})["error"]["code"])
+        group.cancel_scope.cancel()
+
+
+anyio.run(main)
+# ['get_exchange_rate']
+# False {'base': 'EUR', 'quote': 'USD', 'rate': 1.1, 'date': '2026-11-27'}
+# True INVALID_ARGUMENT

@@ -1,9 +1,12 @@
 """docs/integrations.md: a guarded tool served over MCP, called by the SDK's own client (connected in
 memory here; `serve_stdio` serves the same tools over stdin/stdout). Run by tests/test_docs_examples.py."""
 
+from typing import cast
+
 import anyio
 from mcp import ClientSession
 from mcp.shared.memory import create_client_server_memory_streams
+from mcp.types import RequestParamsMeta
 
 from contractgen.runtime.mcp_server import build_server
 from generated import AGENT_INSTRUCTIONS
@@ -35,6 +38,13 @@ async def main() -> None:
             print(ok.is_error, ok.structured_content)
             bad = await session.call_tool("get_exchange_rate", {"base": "euro", "quote": "USD"})
             print(bad.is_error, (bad.structured_content or {})["error"]["code"])
+            # --8<-- [start:meta]
+            # _meta is an open map (PEP 728 extra_items), which mypy does not read yet: hence the cast
+            meta = cast(RequestParamsMeta, {"contractgen/version": "0.9.0"})
+            arguments = {"base": "EUR", "quote": "USD"}
+            old = await session.call_tool("get_exchange_rate", arguments, meta=meta)
+            # --8<-- [end:meta]
+            print(old.is_error, (old.structured_content or {})["error"]["code"])
         group.cancel_scope.cancel()
 
 
@@ -42,3 +52,4 @@ anyio.run(main)
 # ['get_exchange_rate']
 # False {'base': 'EUR', 'quote': 'USD', 'rate': 1.1, 'date': '2026-11-27'}
 # True INVALID_ARGUMENT
+# True VERSION_MISMATCH

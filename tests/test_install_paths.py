@@ -44,3 +44,44 @@ def test_runtime_alone_from_a_checkout_then_the_compiler_as_the_cli_says(
     assert checked.returncode == 0 and "manifests checked, no errors" in checked.stderr, (
         checked.stderr
     )
+
+
+@pytest.mark.parametrize(
+    ("recorded", "command"),
+    [
+        (
+            None,
+            "pip install 'contractgen[compiler]'",
+        ),  # from a package index: pip records no source
+        ("not json", "pip install 'contractgen[compiler]'"),
+        (
+            (
+                '{"url": "https://github.com/acme/contractgen", "vcs_info": {"vcs": "git", "commit_id": "0a1b2c",'
+                ' "requested_revision": "v0.1.0"}}'
+            ),
+            "pip install 'contractgen[compiler] @ git+https://github.com/acme/contractgen@0a1b2c'",
+        ),
+        (
+            '{"url": "file:///src/contractgen", "vcs_info": {"vcs": "git", "commit_id": "0a1b2c"}}',
+            "pip install 'contractgen[compiler] @ git+file://localhost/src/contractgen@0a1b2c'",
+        ),
+        (
+            '{"url": "file:///src/my%20tools/contractgen", "dir_info": {"editable": true}}',
+            "pip install -e '/src/my tools/contractgen[compiler]'",
+        ),
+        (
+            '{"url": "file:///dist/contractgen-0.1.0-py3-none-any.whl", "archive_info": {}}',
+            "pip install '/dist/contractgen-0.1.0-py3-none-any.whl[compiler]'",
+        ),
+        (
+            '{"url": "https://example.com/contractgen-0.1.0.tar.gz", "archive_info": {}}',
+            "pip install 'contractgen[compiler] @ https://example.com/contractgen-0.1.0.tar.gz'",
+        ),
+    ],
+)
+def test_the_compiler_hint_names_the_source_pip_recorded(
+    recorded: str | None, command: str
+) -> None:
+    from contractgen.launcher import install_hint
+
+    assert install_hint(recorded) == command

@@ -66,7 +66,7 @@ class FlagGroup(TyperGroup):
         return _without_value_type(super().get_params(ctx))
 
 
-def use_flag_commands(app: typer.Typer, **_: Any) -> None:
+def use_flag_commands(app: typer.Typer) -> None:
     """Every command registered on ``app`` so far is built as a :class:`FlagCommand`."""
     for info in app.registered_commands:
         if info.cls in (None, TyperCommand):

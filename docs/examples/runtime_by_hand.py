@@ -5,7 +5,14 @@ errors, a tool you do not own, and contractgen.testing. Run by tests/test_docs_e
 import asyncio
 from typing import Any
 
-from contractgen.runtime import ToolError, ToolStub, contract_from_definition, wrap_tool
+from contractgen.runtime import (
+    ErrorSpec,
+    ToolError,
+    ToolStub,
+    contract_from_definition,
+    guard,
+    wrap_tool,
+)
 from contractgen.runtime.envelope_types import Envelope
 from contractgen.testing import assert_valid_envelope, check_contract
 from generated.book_meeting_v2 import CONTRACT, BookMeetingV2Input, BookMeetingV2Output
@@ -49,6 +56,33 @@ print(outcome(asyncio.run(taken)))  # async: the same guard, awaited
 print(outcome(book_meeting({**call, "title": "Quota"})))
 # --8<-- [end:stub]
 
+
+# --8<-- [start:errors]
+class SlotTakenWritten(ToolError):  # what generated code writes for the manifest's errors: entry
+    spec = ErrorSpec("SlotTaken", "CONFLICT", CONTRACT.errors[0].message, field="/start_date")
+
+
+def failing(args: BookMeetingV2Input) -> BookMeetingV2Output:
+    if args.title == "declared":
+        raise SlotTakenWritten()  # declared message, code, field, action
+    if args.title == "ad hoc":
+        raise ToolError("Quota used up for today.", code="FAILED_PRECONDITION")  # closed-set code
+    raise ToolError(
+        "Mail server refused.", code="UNAVAILABLE", retry_after=30, upstream="550 mailbox full"
+    )
+
+
+strict = guard(
+    CONTRACT,
+    failing,
+    input_model=BookMeetingV2Input,
+    output_model=BookMeetingV2Output,
+    errors=[SlotTakenWritten],
+)  # the same as a stub's implement, without the stub
+for title in ("declared", "ad hoc", "upstream"):
+    print(outcome(strict({**call, "title": title})))
+# --8<-- [end:errors]
+
 # --8<-- [start:wrap]
 # a tool you do not own: an OpenAI function definition and a vendor call that times out
 
@@ -85,5 +119,8 @@ print("contract checks passed")
 # ok
 # CONFLICT fix_arguments
 # FAILED_PRECONDITION escalate
+# CONFLICT fix_arguments
+# FAILED_PRECONDITION escalate
+# UNAVAILABLE retry_later
 # TIMEOUT retry_later
 # contract checks passed

@@ -8,6 +8,8 @@ from mcp import ClientSession
 from mcp.shared.memory import create_client_server_memory_streams
 from mcp.types import RequestParamsMeta
 
+from contractgen.runtime import contract_from_definition, wrap_tool
+from contractgen.runtime.mcp import call_mcp_tool
 from contractgen.runtime.mcp_server import build_server
 from generated import AGENT_INSTRUCTIONS
 from generated import get_exchange_rate_v1 as rates
@@ -45,6 +47,16 @@ async def main() -> None:
             old = await session.call_tool("get_exchange_rate", arguments, meta=meta)
             # --8<-- [end:meta]
             print(old.is_error, (old.structured_content or {})["error"]["code"])
+            # --8<-- [start:wrap]
+            # the same server seen as another team's: its tool, wrapped in a guard of our own
+            definition = (await session.list_tools()).tools[0]
+            theirs = wrap_tool(
+                contract_from_definition(definition, version="1.0.0"),
+                lambda args: call_mcp_tool(session, definition.name, args),
+            )
+            # --8<-- [end:wrap]
+            relayed = await theirs.acall({"base": "EUR", "quote": "JPY"})
+            print(relayed["status"], relayed.get("output"))
         group.cancel_scope.cancel()
 
 
@@ -53,3 +65,4 @@ anyio.run(main)
 # False {'base': 'EUR', 'quote': 'USD', 'rate': 1.1, 'date': '2026-11-27'}
 # True INVALID_ARGUMENT
 # True VERSION_MISMATCH
+# ok {'base': 'EUR', 'quote': 'JPY', 'rate': 1.1, 'date': '2026-11-27'}

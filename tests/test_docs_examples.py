@@ -116,11 +116,9 @@ def test_mypy_reports_exactly_the_mistakes_the_comments_name(example: Path) -> N
         )
 
 
-#: pages whose python blocks are still API sketches no test runs (deploy.md's report_progress inside an
-#: implementation), by count; every other python block on the site is included from docs/examples or,
-#: on the adapter pages, run by tests/test_adapters_docs.py. Turn a sketch into an example and lower its
-#: count.
-UNTESTED_SKETCHES = {"deploy.md": 1}
+#: pages whose python blocks are API sketches no test runs, by count: none. Every python block on the
+#: site is included from docs/examples or, on the adapter pages, run by tests/test_adapters_docs.py.
+UNTESTED_SKETCHES: dict[str, int] = {}
 
 
 def test_no_python_block_is_left_untested_beyond_the_known_sketches() -> None:

@@ -126,7 +126,9 @@ def test_no_python_block_is_left_untested_beyond_the_known_sketches() -> None:
     for page in sorted((ROOT / "docs").rglob("*.md")):
         if page.parent.name == "adapters" and page.name != "README.md":
             continue
-        blocks = re.findall(r"^```python\n(.*?)^```$", page.read_text("utf-8"), re.DOTALL | re.MULTILINE)
+        blocks = re.findall(
+            r"^```python\n(.*?)^```$", page.read_text("utf-8"), re.DOTALL | re.MULTILINE
+        )
         untested = [b for b in blocks if not INCLUDE.fullmatch(b.strip())]
         if untested:
             counts[page.relative_to(ROOT / "docs").as_posix()] = len(untested)

@@ -20,7 +20,9 @@ ROLES = ["roles/tool-author", "roles/ci", "roles/framework-user", "roles/operato
 
 
 def _hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("reference_hook", ROOT / "docs" / "hooks" / "reference.py")
+    spec = importlib.util.spec_from_file_location(
+        "reference_hook", ROOT / "docs" / "hooks" / "reference.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -31,8 +33,15 @@ def _hook() -> ModuleType:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1"}
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=600, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return out
 
@@ -44,7 +53,9 @@ def test_site_builds_strict_with_a_page_per_role_and_the_reference(site: Path) -
         assert (site / "adapters" / framework / "index.html").is_file(), framework
     # the included example is on the page, not the include line
     author = (site / "roles" / "tool-author" / "index.html").read_text("utf-8")
-    assert "contractgen init lookup" in author and "--8&lt;--" not in author and "--8<--" not in author
+    assert (
+        "contractgen init lookup" in author and "--8&lt;--" not in author and "--8<--" not in author
+    )
 
 
 def _page(path: str) -> str:
@@ -54,7 +65,9 @@ def _page(path: str) -> str:
 def test_rule_reference_lists_what_list_rules_prints() -> None:
     rules = json.loads(run_cli("diff", "--list-rules", "--format", "json").stdout)
     page = _page("reference/rules.md")
-    rows = re.findall(r"^\| \[`([a-z0-9-]+)`\]\(\.\./diff\.md#\1\) \| (ERR|WARN|INFO) \|", page, re.MULTILINE)
+    rows = re.findall(
+        r"^\| \[`([a-z0-9-]+)`\]\(\.\./diff\.md#\1\) \| (ERR|WARN|INFO) \|", page, re.MULTILINE
+    )
     assert rows == [(r["id"], r["tag"]) for r in rules]
     assert f"{len(rules)} rules." in page
 
@@ -63,10 +76,14 @@ def test_rule_reference_lists_what_list_rules_prints() -> None:
 def test_cli_reference_lists_every_option_help_shows(command: str) -> None:
     shown = run_cli(command, "--help", env={"COLUMNS": "200", "TERM": "dumb"}).stdout
     options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", shown)) - {"--help"}
-    section = _page("reference/cli.md").split(f"## `contractgen {command}`", 1)[1].split("\n## ", 1)[0]
+    section = (
+        _page("reference/cli.md").split(f"## `contractgen {command}`", 1)[1].split("\n## ", 1)[0]
+    )
     documented = set(re.findall(r"`(--[a-z][a-z-]+)`", section))
     assert options and options <= documented, options - documented
-    flags = set(re.findall(r"^\| `(--[a-z-]+)`(?:, `--?[a-z-]+`)? \| flag \|", section, re.MULTILINE))
+    flags = set(
+        re.findall(r"^\| `(--[a-z-]+)`(?:, `--?[a-z-]+`)? \| flag \|", section, re.MULTILINE)
+    )
     import typer
 
     from contractgen.cli import app
@@ -76,7 +93,9 @@ def test_cli_reference_lists_every_option_help_shows(command: str) -> None:
 
 
 def test_manifest_reference_lists_every_meta_schema_field() -> None:
-    schema = json.loads((ROOT / "contractgen" / "schema" / "manifest.schema.json").read_text("utf-8"))
+    schema = json.loads(
+        (ROOT / "contractgen" / "schema" / "manifest.schema.json").read_text("utf-8")
+    )
     page = _page("reference/manifest-fields.md")
     rows = dict(re.findall(r"^\| `([^`]+)` \| (yes|) \|", page, re.MULTILINE))
     for name in schema["properties"]:
@@ -91,5 +110,7 @@ def test_error_code_reference_is_the_code_table() -> None:
 
     page = _page("reference/error-codes.md")
     rows = re.findall(r"^\| `([A-Z_]+)` \| (\w+) \| (yes|no) \| `(\w+)` \|", page, re.MULTILINE)
-    assert rows == [(c.code, c.category, "yes" if c.retryable else "no", c.action) for c in CODES.values()]
+    assert rows == [
+        (c.code, c.category, "yes" if c.retryable else "no", c.action) for c in CODES.values()
+    ]
     assert all(f"| `{action}` |" in page for action in ACTIONS)

@@ -88,7 +88,8 @@ def _checked_table(raw: Any, where: str, problems: list[Diagnostic]) -> dict[str
 
     base = "/tool/contractgen"
     if not isinstance(raw, dict):
-        problems.append(Diagnostic(where, base, f"expected a table (got {type(raw).__name__})", code="invalid-config"))
+        problems.append(Diagnostic(where, base, f"expected a table (got {type(raw).__name__})", code="invalid-config",
+                                   hint='write it as a table: [tool.contractgen] on its own line, then key = value lines'))
         return {}
     table: dict[str, Any] = {}
     for key, value in raw.items():
@@ -99,7 +100,7 @@ def _checked_table(raw: Any, where: str, problems: list[Diagnostic]) -> dict[str
                                        hint=did_you_mean(key, _KEYS)))
         elif not isinstance(value, expected):
             problems.append(Diagnostic(where, f"{base}/{key}", f"expected {_TYPE_WORDS[expected]} (got {value!r})",
-                                       code="invalid-config"))
+                                       code="invalid-config", hint=_example(key)))
         elif isinstance(value, str) and "\0" in value:  # no file system takes it: os calls raise ValueError
             problems.append(Diagnostic(where, f"{base}/{key}", f"expected a path without NUL characters (got {value!r})",
                                        code="invalid-config", hint="remove the \\u0000 escape from the string"))
@@ -158,6 +159,16 @@ def _key_line(pyproject: Path, key: str) -> int | None:
         elif inside and re.match(rf"{key}\s*=", stripped):
             return number
     return None
+
+
+#: how each key is written, for the hint when its value has the wrong type
+_EXAMPLES = {"contracts": 'contracts = "contracts"', "output": 'output = "generated"', "package": 'package = "generated"',
+             "describe_parameters": "describe_parameters = true",
+             "diff": "[tool.contractgen.diff] on its own line, then its keys (see docs/diff.md)"}
+
+
+def _example(key: str) -> str:
+    return f"write it as {_EXAMPLES[key]}"
 
 
 def _relative_to_cwd(path: Path, cwd: Path) -> Path:

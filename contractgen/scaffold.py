@@ -9,14 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from .diagnostics import Diagnostic
+from .importer.manifest import schema_comment
 from .importer.yaml_text import dump_block
 from .naming import TOOL_NAME_PATTERN
 
 DEFAULT_VERSION = "1.0.0"
 
 _BODY = """\
-# description: when the model should use the tool, and when it should not. The build folds the
-# parameters, results, errors and retry rules into the model-facing text; do not repeat them here.
+# description: when the model should use the tool, and when it should not. The build adds the
+# declared errors and the timeout and retry rules to the model-facing text (and, with
+# `describe_parameters = true` in [tool.contractgen], the parameters and results); do not repeat them.
 description: >-
   TODO: say when to use {name} and when not to. Until then it looks up one record by its id.
 
@@ -133,11 +135,11 @@ examples:
 """
 
 
-def scaffold_text(name: str, *, version: str = DEFAULT_VERSION, schema_ref: str) -> str:
+def scaffold_text(name: str, *, version: str = DEFAULT_VERSION, schema_ref: str | None) -> str:
     title = " ".join(part for part in name.replace("-", "_").split("_") if part).capitalize() or name
     header = (
-        f"# yaml-language-server: $schema={schema_ref}\n"
-        "# A new tool contract, scaffolded by `contractgen init`: edit every TODO and the example\n"
+        schema_comment(schema_ref)
+        + "# A new tool contract, scaffolded by `contractgen init`: edit every TODO and the example\n"
         "# argument, result and errors, then run `contractgen check` and `contractgen build`.\n"
         "\n"
         "# name: what models call the tool; portable across OpenAI, Anthropic and MCP.\n"

@@ -34,6 +34,22 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
 
 
+def compare_golden(expected_file: Path, actual: str, *, update: bool, update_command: str) -> None:
+    """Fail with a unified diff and the command that accepts it when ``actual`` differs from the
+    committed golden; with --update-goldens, write it instead."""
+    import difflib
+
+    if update:
+        expected_file.write_text(actual)
+        return
+    expected = expected_file.read_text() if expected_file.exists() else ""
+    if actual != expected:
+        name = f"{expected_file.parent.name}/{expected_file.name}"
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), name, "actual"))
+        pytest.fail(f"output differs from the golden:\n{diff}\nto accept the new output: {update_command}",
+                    pytrace=False)
+
+
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():

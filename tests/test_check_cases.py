@@ -8,7 +8,6 @@ directory (on a copy, so generated inputs never land in the repo). Cases named `
 
 from __future__ import annotations
 
-import difflib
 import re
 import shutil
 import subprocess
@@ -16,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, run_cli_in_process
+from conftest import compare_golden, run_cli, run_cli_in_process
 
 CASES = Path(__file__).parent / "cases" / "check"
 UPDATE_COMMAND = "python -m pytest tests/test_check_cases.py --update-goldens"
@@ -121,19 +120,4 @@ def test_check_case(
     if not _is_valid_input(name):
         assert result.returncode == 2, actual
 
-    expected_file = source / "expected.txt"
-    if update_goldens:
-        expected_file.write_text(actual)
-        return
-    expected = expected_file.read_text() if expected_file.exists() else ""
-    if actual != expected:
-        diff = "".join(
-            difflib.unified_diff(
-                expected.splitlines(True), actual.splitlines(True), f"{name}/expected.txt", "actual"
-            )
-        )
-        pytest.fail(
-            f"diagnostics differ from the golden:\n{diff}\n"
-            f"to accept the new output: {UPDATE_COMMAND}",
-            pytrace=False,
-        )
+    compare_golden(source / "expected.txt", actual, update=update_goldens, update_command=UPDATE_COMMAND)

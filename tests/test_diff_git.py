@@ -144,13 +144,22 @@ def _printed_fetch(stderr: str) -> list[str]:
     return shlex.split(match.group(1))
 
 
-@pytest.mark.parametrize("revision", ["main", "origin/main", "v1"])
+#: every form a revision takes; COMMIT and SHORT stand for main's commit id, in full and abbreviated
+REVISION_FORMS = ["main", "origin/main", "v1", "COMMIT", "SHORT", "HEAD~1", "HEAD~2", "HEAD^", "HEAD^^", "@~2",
+                  "feature~2", "main~0", "v1^0"]
+
+
+@pytest.mark.parametrize("revision", REVISION_FORMS)
 def test_depth_1_clone_prints_a_fetch_command_that_works(repo: Path, tmp_path: Path, revision: str) -> None:
-    """A pull-request checkout: depth 1, one branch. The printed command, run as printed, makes the
-    very same diff command work."""
+    """A pull-request checkout: depth 1, one branch, two commits on top of main. The printed command,
+    run as printed, makes the very same diff command work."""
     git(repo, "checkout", "-q", "-b", "feature")
+    write_manifest(repo, "1.0.1", ["fast", "exact", "fuzzy"])
+    git(repo, "commit", "-q", "-am", "patch")
     write_manifest(repo, "1.1.0", ["fast", "exact"])
     git(repo, "commit", "-q", "-am", "drop fuzzy")
+    main = git(repo, "rev-parse", "main")
+    revision = revision.replace("COMMIT", main).replace("SHORT", main[:10])
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--depth", "1", "--single-branch", "--no-tags", "--branch", "feature",
         f"file://{repo}", str(clone))
@@ -163,6 +172,22 @@ def test_depth_1_clone_prints_a_fetch_command_that_works(repo: Path, tmp_path: P
     assert result.returncode == 1, result.stderr
     assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == [
         "input-enum-value-removed", "major-bump-required"]
+
+
+@pytest.mark.parametrize(("revision", "hint"), [
+    ("HEAD~5", "the history here is shorter than that"),
+    ("no-such-branch", "git fetch --no-tags origin no-such-branch:no-such-branch"),
+])
+def test_complete_clone_missing_the_revision_says_what_to_check(repo: Path, tmp_path: Path, revision: str,
+                                                                 hint: str) -> None:
+    """A clone with all its history: no depth in the fetch (it would make the clone shallow), and
+    no fetch at all for steps back from HEAD that the history does not have."""
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", f"file://{repo}", str(clone))
+    result = run_cli("diff", "--against", revision, "contracts", cwd=clone)
+    assert result.returncode == 2, result.stderr
+    assert "which is not a commit in this repository" in result.stderr and hint in result.stderr, result.stderr
+    assert "diff not run: fix --against as the hint above says" in result.stderr
 
 
 def test_folder_missing_at_the_revision_means_every_tool_is_new(repo: Path) -> None:

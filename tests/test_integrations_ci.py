@@ -1,6 +1,8 @@
 """The GitHub Actions example (docs/ci/github-actions.yml): its `run:` steps are executed verbatim with
 bash in a git clone of a temporary "origin" repository, on a clean and on a breaking pull request,
-including a shallow single-branch checkout where origin/main must be fetched first."""
+including a shallow single-branch checkout where origin/main must be fetched first. The install step
+runs for real, once, into a fresh virtual environment, from a git URL of this repository in place of
+the template's `<org>`/`<tag>` one; the other steps use what it installed."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import venv
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +40,41 @@ def _git(*args: str, cwd: Path) -> str:
                           cwd=cwd, capture_output=True, text=True, check=True).stdout
 
 
-def _run_steps(checkout: Path) -> dict[str, subprocess.CompletedProcess[str]]:
+def _step_env(step: dict[str, Any], bin_dir: Path) -> dict[str, str]:
+    # a fresh install answers for itself; this interpreter's runs keep PYTHONPATH (the checkout under test)
+    env = {k: v for k, v in os.environ.items() if bin_dir == BIN or k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return {**env, **(step.get("env") or {}), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+            "GITHUB_EVENT_NAME": "pull_request"}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The install step, for real: a fresh virtual environment (as setup-python gives) and the step's
+    command with CONTRACTGEN naming this repository's committed HEAD by a git URL."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a git checkout of contractgen")
+    env_dir = tmp_path_factory.mktemp("setup-python") / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    (install,) = [s for s in _steps() if s.get("name") == "Install contractgen"]
+    assert install["env"]["CONTRACTGEN"].startswith("contractgen[compiler] @ git+https://")
+    source = f"contractgen[compiler] @ git+file://localhost{ROOT}@{_git('rev-parse', 'HEAD', cwd=ROOT).strip()}"
+    env = {**_step_env(install, env_dir / "bin"), "CONTRACTGEN": source}
+    result = subprocess.run(["bash", "-e", "-c", install["run"]], check=False, env=env, capture_output=True,
+                            text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    version = subprocess.run([env_dir / "bin" / "contractgen", "--version"], check=False, capture_output=True,
+                             text=True, env=env)
+    assert version.returncode == 0 and version.stdout.startswith("contractgen "), version.stderr
+    return env_dir / "bin"
+
+
+def _run_steps(checkout: Path, bin_dir: Path = BIN) -> dict[str, subprocess.CompletedProcess[str]]:
     """Every `run:` step but the install one, as GitHub runs it (bash -e), on a pull_request event."""
     results = {}
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "GITHUB_EVENT_NAME": "pull_request"}
     for step in _steps():
-        if "run" not in step or step["run"].startswith("python -m pip install"):
+        if "run" not in step or step.get("name") == "Install contractgen":
             continue
+        env = _step_env(step, bin_dir)
         results[step["name"]] = subprocess.run(["bash", "-e", "-c", step["run"]], check=False, cwd=checkout, env=env,
                                                capture_output=True, text=True, timeout=300)
     return results
@@ -96,11 +127,11 @@ def test_workflow_shape() -> None:
         assert command in commands
 
 
-def test_clean_pull_request_passes(origin: Path, tmp_path: Path) -> None:
+def test_clean_pull_request_passes(origin: Path, tmp_path: Path, installed: Path) -> None:
     _pull_request(origin, breaking=False)
     checkout = tmp_path / "checkout"
     _git("clone", "-q", "--branch", "feature", str(origin), str(checkout), cwd=tmp_path)  # fetch-depth: 0
-    results = _run_steps(checkout)
+    results = _run_steps(checkout, installed)
     assert list(results) == ["Check manifests", "Generated code is up to date", "No breaking changes against main"]
     for name, result in results.items():
         assert result.returncode == 0, (name, result.stdout, result.stderr)

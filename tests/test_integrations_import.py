@@ -84,7 +84,7 @@ def test_corpus_tool_content_is_carried_over(corpus: Path, tmp_path: Path) -> No
     assert result.returncode == 0, result.stderr
     path = tmp_path / "c" / "convert_time" / "1.0.0.yaml"
     text = path.read_text("utf-8")
-    assert text.startswith("# yaml-language-server: $schema=")
+    assert text.startswith("# Editor completion: map contractgen's installed manifest.schema.json")
     manifest = _read_manifest(path)
     assert manifest["name"] == "convert_time"
     assert manifest["input"] == tool["inputSchema"]

@@ -12,9 +12,11 @@ from . import check as _check
 from . import diff as _diff
 from . import import_cmd as _import_cmd
 from . import init as _init
+from .flags import FlagGroup, use_flag_commands
 
 app = typer.Typer(
     name="contractgen",
+    cls=FlagGroup,
     help="Schema-first code generator for versioned LLM tool contracts.",
     no_args_is_help=True,
     add_completion=False,
@@ -41,6 +43,7 @@ _build.register(app)
 _diff.register(app)
 _import_cmd.register(app)
 _init.register(app)
+use_flag_commands(app)
 
 
 def main() -> None:

@@ -79,7 +79,8 @@ def diff(
         try:
             day = date.fromisoformat(today)
         except ValueError:
-            problems.append(_usage(f"expected --today as YYYY-MM-DD (got {today!r})", None))
+            problems.append(_usage(f"expected --today as YYYY-MM-DD (got {today!r})",
+                                   "write the date in ISO form, e.g. --today 2030-01-31"))
     if output is not None:
         clobbered = _report_path_problem(output, given or [config.contracts])
         if clobbered is not None:
@@ -94,7 +95,7 @@ def diff(
     # warnings are `contractgen check`'s business; the diff only stops on errors
     print_diagnostics(d for d in inputs.diagnostics if d.level is DiagnosticLevel.ERROR)
     if not inputs.ok:
-        typer.echo("diff not run: fix the manifests above first", err=True)
+        typer.echo(_not_run(inputs.diagnostics), err=True)
         raise typer.Exit(EXIT_INVALID)
     try:
         report = run_diff(inputs.pairs, inputs.changes, settings, Context(today=day, strict=settings.strict))
@@ -121,6 +122,16 @@ def diff(
     else:
         sys.stdout.write(text)
     raise typer.Exit(report.exit_code)
+
+
+def _not_run(diagnostics: list[Diagnostic]) -> str:
+    """The closing line when the diff cannot run: what to fix, named after what went wrong."""
+    from ..diff.git import GIT_CODES
+
+    errors = [d for d in diagnostics if d.level is DiagnosticLevel.ERROR]
+    if errors and all(d.code in GIT_CODES for d in errors):
+        return "diff not run: fix --against as the hint above says, then run the same command again"
+    return "diff not run: fix the manifests above first (`contractgen check` lists every problem)"
 
 
 def _report_path_problem(output: Path, compared: list[Path]) -> Diagnostic | None:

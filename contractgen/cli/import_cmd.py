@@ -60,15 +60,15 @@ def import_(
     if output_format not in REPORT_FORMATS:
         print_diagnostics([Diagnostic("--format", "", f"expected one of {', '.join(FORMATS)} (the source format) "
                                       f"or {', '.join(REPORT_FORMATS)} (the report) (got {output_format!r})",
-                                      code="usage")])
+                                      code="usage", hint="name the source format with --from, the report with --format")])
         raise typer.Exit(EXIT_INVALID)
     if source_format not in FORMATS:
         print_diagnostics([Diagnostic("--from", "", f"expected one of {', '.join(FORMATS)} (got {source_format!r})",
-                                      code="usage")])
+                                      code="usage", hint="leave --from out to detect the format of each tool")])
         raise typer.Exit(EXIT_INVALID)
     if not re.match(_VERSION_PATTERN, version):
         print_diagnostics([Diagnostic("--version", "", f"expected a version like 1.0.0 (got {version!r})",
-                                      code="usage")])
+                                      code="usage", hint="give major.minor.patch numbers, e.g. --version 1.0.0")])
         raise typer.Exit(EXIT_INVALID)
     config = checked_config(*(["contracts"] if out is not None else []))
     target = out if out is not None else config.contracts

@@ -46,7 +46,7 @@ def init(
         os.replace(temporary, target)
     except OSError as exc:
         print_diagnostics([Diagnostic(str(target), "", f"expected a writable path (got {exc.strerror})",
-                                      code="unwritable")])
+                                      code="unwritable", hint="pass --out a folder you can write to")])
         raise typer.Exit(EXIT_INVALID) from None
     typer.echo(escape_controls(str(target)))
     others = [n for n in existing if n != target.name]

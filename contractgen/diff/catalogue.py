@@ -1,9 +1,9 @@
-"""The rule catalogue in docs/diff.md and its summary in README.md, generated from the registry and
-the per-rule case directories.
+"""The rule catalogue in docs/diff.md and its summary table, generated from the registry and the
+per-rule case directories.
 
-``python -m contractgen.diff.catalogue docs/diff.md tests/cases/diff`` rewrites the catalogue block,
-``python -m contractgen.diff.catalogue README.md tests/cases/diff --summary`` the README's table;
-a test fails when either committed block is out of date.
+``python -m contractgen.diff.catalogue docs/diff.md tests/cases/diff`` rewrites the catalogue block (a
+test fails when the committed block is out of date); the summary is written into the site's rule
+reference when the site is built (docs/hooks/reference.py), or into any page with ``--summary``.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def _code_cell(text: str | None, missing: str) -> str:
 
 
 def render_summary(cases: Path, catalogue_link: str = "docs/diff.md") -> str:
-    """A compact table for the README: every rule with a before -> after line from its case."""
+    """A compact table (the site's rule reference): every rule with a before -> after line from its case."""
     intro = (f"{len(RULES)} rules. Levels: ERR = breaking, WARN = dangerous, INFO = safe. Each rule's "
              f"rationale and full example: [{catalogue_link}]({catalogue_link}#rule-catalogue).")
     lines = [SUMMARY_START, "", intro, ""]

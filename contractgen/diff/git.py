@@ -21,6 +21,10 @@ from ..manifest.caps import MAX_MANIFEST_BYTES
 from ..manifest.load import MANIFEST_SUFFIXES
 from ..manifest.parse import ParsedFile, parse_manifest_text, too_large
 
+#: the codes of problems with ``--against`` itself (git, the repository, the revision), not with a manifest
+GIT_CODES = frozenset({"git-missing", "not-a-repository", "unknown-revision", "outside-repository", "git-failed",
+                       "blob-not-fetched"})
+
 _FULL_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
 
 
@@ -74,13 +78,14 @@ def read_revision(paths: list[Path], revision: str, cwd: Path | None = None) -> 
             specs.append(absolute.relative_to(top).as_posix() or ".")
         except ValueError:
             out.diagnostics.append(Diagnostic(str(path), "", f"expected a path inside the repository {top} (got {absolute})",
-                                              code="outside-repository"))
+                                              code="outside-repository",
+                                              hint="with --against, name the contracts folder of this repository"))
     if out.diagnostics:
         return out
     listing = _git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs], top)
     if listing.returncode != 0:
         out.diagnostics.append(Diagnostic(str(anchor), "", f"git ls-tree failed ({listing.stderr.decode().strip()})",
-                                          code="git-failed"))
+                                          code="git-failed", hint=f"run git ls-tree -r {commit} to see git's own error"))
         return out
     blobs: list[tuple[str, str]] = []
     for entry in listing.stdout.decode("utf-8", "surrogateescape").split("\0"):
@@ -210,25 +215,66 @@ def _missing_revision(revision: str, top: Path, anchor: Path) -> Diagnostic:
     elif remote is None:
         hint = "check the name; this repository has no remote to fetch it from"
     else:
-        lead = ("in GitHub Actions, actions/checkout with fetch-depth: 0 brings every branch; or "
-                if shallow else "check the name, or ")
-        hint = lead + "fetch it and run the same command again: " + fetch_command(revision, remote, remotes)
+        fetch = fetch_command(revision, remote, remotes, current_branch=_current_branch(top), shallow=shallow)
+        if shallow:
+            hint = ("in GitHub Actions, actions/checkout with fetch-depth: 0 brings the whole history; or fetch "
+                    f"it and run the same command again: {fetch}")
+        elif fetch is None:
+            hint = "check the name: the history here is shorter than that (`git log --oneline` lists it)"
+        else:
+            hint = ("check the name (`git log --oneline --all` lists the commits here), or fetch it and run the "
+                    f"same command again: {fetch}")
     return Diagnostic(str(anchor), "", message, code="unknown-revision", hint=hint)
 
 
-def fetch_command(revision: str, remote: str, remotes: list[str]) -> str:
+def _current_branch(top: Path) -> str | None:
+    name = _git(["symbolic-ref", "--quiet", "--short", "HEAD"], top).stdout.decode().strip()
+    return name or None
+
+
+#: ``<base>`` followed by ancestry steps: ``HEAD~2``, ``main^``, ``@~1^2``
+_ANCESTRY = re.compile(r"^(?P<base>.*?)(?P<steps>(?:~[0-9]*|\^[0-9]*)+)\Z")
+_ABBREVIATED_COMMIT = re.compile(r"^[0-9a-f]{4,39}\Z")
+
+
+def _steps(suffix: str) -> int:
+    """How many commits back ``~2^`` reaches (``^2`` is one step: a second parent)."""
+    count = 0
+    for kind, number in re.findall(r"([~^])([0-9]*)", suffix):
+        if kind == "~":
+            count += int(number) if number else 1
+        else:
+            count += 0 if number == "0" else 1
+    return count
+
+
+def fetch_command(revision: str, remote: str, remotes: list[str], *, current_branch: str | None = None,
+                  shallow: bool = True) -> str | None:
     """A ``git fetch`` after which ``revision`` resolves under the same name.
 
     A bare fetch only fills FETCH_HEAD, so each form names its destination: a full commit id is
     fetched as it is, ``<remote>/<branch>`` into that remote-tracking ref, and any other name into a
     local ref of the same name (git puts a tag under refs/tags and a branch under refs/heads).
-    Depth 1 is enough: the diff reads one tree at the revision.
+    Depth 1 is enough for a name: the diff reads one tree at the revision. ``HEAD~N`` (or the checked-out
+    branch's) needs N more commits of history below the clone's boundary (``--deepen``), ``<name>~N``
+    the name fetched N+1 deep; an abbreviated commit id cannot be fetched by name, so the whole history
+    of the remote's branches comes in (naming the full id fetches that commit alone). None when no fetch
+    can help: steps back from HEAD in a clone that already has all of its history.
     """
     quoted = shlex.quote
-    if _FULL_COMMIT.match(revision):
-        return f"git fetch --no-tags --depth=1 {quoted(remote)} {revision}"
-    head, _, branch = revision.partition("/")
+    ancestry = _ANCESTRY.match(revision)
+    base, steps = (ancestry.group("base"), _steps(ancestry.group("steps"))) if ancestry else (revision, 0)
+    if ancestry and base in ("", "HEAD", "@", current_branch):
+        return f"git fetch --no-tags --deepen={max(steps, 1)} {quoted(remote)}" if shallow else None
+    if _ABBREVIATED_COMMIT.match(base) and not _FULL_COMMIT.match(base):
+        every_branch = quoted(f"+refs/heads/*:refs/remotes/{remote}/*")
+        return f"git fetch --no-tags{' --unshallow' if shallow else ''} {quoted(remote)} {every_branch}"
+    # a depth in a complete clone would make it shallow
+    depth = f" --depth={steps + 1}" if shallow else ""
+    if _FULL_COMMIT.match(base):
+        return f"git fetch --no-tags{depth} {quoted(remote)} {base}"
+    head, _, branch = base.partition("/")
     if branch and head in remotes:
-        return (f"git fetch --no-tags --depth=1 {quoted(head)} "
+        return (f"git fetch --no-tags{depth} {quoted(head)} "
                 f"{quoted(f'+refs/heads/{branch}:refs/remotes/{head}/{branch}')}")
-    return f"git fetch --no-tags --depth=1 {quoted(remote)} {quoted(f'{revision}:{revision}')}"
+    return f"git fetch --no-tags{depth} {quoted(remote)} {quoted(f'{base}:{base}')}"

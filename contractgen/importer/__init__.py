@@ -18,7 +18,6 @@ from typing import Any
 from ..diagnostics import Diagnostic, Level, has_errors
 from ..manifest.caps import MAX_MANIFEST_BYTES
 from ..manifest.load import discover_manifests, load_parsed, read_manifest
-from ..manifest.meta import manifest_meta_schema
 from ..manifest.parse import ParsedFile, parse_manifest_text
 from ..naming import python_identifier
 from .dialects import Converted, convert_schema, origin_of, propose_output_required
@@ -65,13 +64,15 @@ def read_sources(paths: Sequence[str]) -> tuple[list[tuple[str, bytes]], list[Di
                      and not any(part.startswith(".") for part in p.relative_to(path).parts)]
             if not files:
                 problems.append(Diagnostic(raw, "", "expected .json or .yaml tool definitions in this folder "
-                                                    "(got none)", code="no-sources"))
+                                                    "(got none)", code="no-sources",
+                                                    hint="name the files themselves, or the folder that holds them"))
             candidates = [(str(p), p) for p in files]
         elif path.is_file():
             candidates = [(raw, path)]
         else:
             problems.append(Diagnostic(raw, "", "expected a file or folder of tool definitions (got nothing "
-                                                "at this path)", code="missing-path"))
+                                                "at this path)", code="missing-path",
+                                                hint="check the path; pass - to read the definitions from stdin"))
             continue
         for label, file in candidates:
             try:
@@ -79,7 +80,7 @@ def read_sources(paths: Sequence[str]) -> tuple[list[tuple[str, bytes]], list[Di
                     found.append((label, handle.read(MAX_SOURCE_BYTES + 1)))
             except OSError as exc:
                 problems.append(Diagnostic(label, "", f"expected a readable file (got {exc.strerror})",
-                                           code="unreadable"))
+                                           code="unreadable", hint="check the file's permissions"))
     return found, problems
 
 
@@ -160,7 +161,8 @@ def plan_import(sources: Sequence[tuple[str, bytes]], out: Path, *, fmt: str = "
     # one component read by several operations is converted once per tool, and listed once
     conversions = sorted(dict.fromkeys(conversions), key=lambda c: (c.file, c.line or 0, c.column or 0, c.pointer))
     if not sources and not diagnostics:
-        diagnostics.append(Diagnostic("", "", "expected at least one source (got none)", code="no-sources"))
+        diagnostics.append(Diagnostic("", "", "expected at least one source (got none)", code="no-sources",
+                                      hint="name a tool definition file, a folder of them, or - for stdin"))
     diagnostics.sort(key=lambda d: (d.file, d.line or 0, d.column or 0, d.pointer, d.message))
     ok = not has_errors(diagnostics)
     return ImportPlan(files=dict(sorted(files.items())) if ok else {},
@@ -293,25 +295,25 @@ def write_plan(plan: ImportPlan) -> list[Diagnostic]:
             os.replace(temporary, path)
         except OSError as exc:
             problems.append(Diagnostic(str(path), "", f"expected a writable path (got {exc.strerror})",
-                                       code="unwritable"))
+                                       code="unwritable", hint="pass --out a folder you can write to"))
     return problems
 
 
-def schema_ref(manifest_dir: Path, project_root: Path | None) -> str:
+def schema_ref(manifest_dir: Path, project_root: Path | None) -> str | None:
     """Where editors find the manifest meta-schema: a relative path when the installed schema lives
-    inside the same project (as in this repository), else the schema's ``$id`` URL."""
+    inside the same project (this repository, or the project's own virtual environment), else None
+    (a path outside the project would name one machine's folders; the ``$id`` URL is a name, not a
+    place that serves the file)."""
     try:
         installed = Path(str(resources.files("contractgen.schema").joinpath("manifest.schema.json"))).resolve()
         if project_root is not None:
             root = project_root.resolve()
             folder = manifest_dir.resolve()
-            if installed.is_relative_to(root) and folder.is_relative_to(root) \
-                    and ".venv" not in installed.relative_to(root).parts \
-                    and "site-packages" not in installed.parts:
+            if installed.is_relative_to(root) and folder.is_relative_to(root):
                 return Path(os.path.relpath(installed, folder)).as_posix()
     except (OSError, ValueError, TypeError):
         pass
-    return str(manifest_meta_schema()["$id"])
+    return None
 
 
 class _Locator:
@@ -338,7 +340,8 @@ class _Locator:
 def _parse_source(label: str, raw: bytes) -> tuple[Any, Mapping[str, tuple[int, int]], list[Diagnostic]] | None:
     if len(raw) > MAX_SOURCE_BYTES:
         return None, {}, [Diagnostic(label, "", f"expected at most {MAX_SOURCE_BYTES:,} bytes of tool "
-                                                f"definitions (got more)", code="file-too-large")]
+                                                f"definitions (got more)", code="file-too-large",
+                                                hint="split the definitions into several files")]
     if len(raw) > MAX_MANIFEST_BYTES:  # too big for the positional parser: plain JSON, no line numbers
         import json
 
@@ -349,10 +352,11 @@ def _parse_source(label: str, raw: bytes) -> tuple[Any, Mapping[str, tuple[int, 
         except CapExceeded as exc:
             return None, {}, [Diagnostic(label, exc.pointer, exc.message, code=exc.code, hint=exc.hint)]
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return None, {}, [Diagnostic(label, "", f"expected UTF-8 JSON ({exc})", code="malformed-json")]
+            return None, {}, [Diagnostic(label, "", f"expected UTF-8 JSON ({exc})", code="malformed-json",
+                                          hint="save the file as UTF-8 JSON (`python -m json.tool FILE` shows where it breaks)")]
     if not raw.strip():
         return None, {}, [Diagnostic(label, "", "expected tool definitions (got an empty file)", line=1,
-                                     code="empty-file")]
+                                     code="empty-file", hint="fill the file with tool definitions, or leave it out")]
     # the manifest parser reads JSON and YAML 1.2-style scalars with positions; JSON is also YAML,
     # so a source without a .json suffix (stdin, .yaml) goes through the YAML path
     name = label if label.endswith((".json", ".yaml", ".yml")) else label + ".yaml"

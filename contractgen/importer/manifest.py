@@ -151,14 +151,22 @@ def normalised_input_schema(tool: ImportedTool, converted: dict[str, Any] | None
     return schema
 
 
-def render_manifest(manifest: dict[str, Any], tool: ImportedTool, *, schema_ref: str,
+def schema_comment(schema_ref: str | None) -> str:
+    """The first line of a written manifest: the editor's schema, or where to map it once."""
+    if schema_ref is not None:
+        return f"# yaml-language-server: $schema={schema_ref}\n"
+    return ("# Editor completion: map contractgen's installed manifest.schema.json to these files "
+            "(docs/manifest.md, Editor setup).\n")
+
+
+def render_manifest(manifest: dict[str, Any], tool: ImportedTool, *, schema_ref: str | None,
                     original_name: str, conversions: list[str] | tuple[str, ...] = ()) -> str:
     """The manifest as commented YAML: what was imported from where, and what to edit next."""
     where = f"{tool.source}#{tool.pointer}" if tool.pointer else tool.source
     label = {"mcp": "an MCP tool", "openai": "an OpenAI function tool", "anthropic": "an Anthropic tool",
              "openapi": "an OpenAPI operation"}
     parts = [
-        f"# yaml-language-server: $schema={schema_ref}\n",
+        schema_comment(schema_ref),
         f"# Imported by `contractgen import` from {label[tool.format]} in {_one_line(where)}.\n",
         "# A starting point: review every section, then run `contractgen check` and `contractgen build`.\n",
     ]

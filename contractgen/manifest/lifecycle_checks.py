@@ -99,11 +99,12 @@ def check_layout(report: Reporter, data: dict[str, Any]) -> None:
     """contracts/<tool>/<version>.yaml: a file named after a version should hold that version."""
     path = PurePath(report.item.path)
     if _SEMVER_FILE.match(path.stem) and path.stem.lstrip("v") != data["version"]:
-        report.warning(
+        # an error: diff and build pair versions by the manifest, a reader by the file name
+        report.error(
             "/version",
             f"expected the version to match the file name (got {data['version']!r} in {path.name})",
             "version-file-mismatch",
-            hint=f"rename the file to {data['version']}{path.suffix}",
+            hint=f"rename the file to {data['version']}{path.suffix}, or set version: {path.stem.lstrip('v')}",
         )
         return
     if _SEMVER_FILE.match(path.stem) and path.parent.name not in ("", ".", data["name"]):

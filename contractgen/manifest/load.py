@@ -7,6 +7,7 @@ below a given folder is read, so other layouts work too. All problems are collec
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -75,10 +76,18 @@ def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnost
                     "",
                     "expected a manifest file or folder (got nothing at this path)",
                     code="missing-path",
+                    hint=_missing_path_hint(path),
                 )
             )
     unique = list(dict.fromkeys(found))  # a file named twice (folder and file) is checked once
     return unique, problems
+
+
+def _missing_path_hint(path: Path) -> str:
+    if path.name.endswith(MANIFEST_SUFFIXES):
+        return "check the file name; a folder of manifests can be named instead"
+    init = "contractgen init NAME" + ("" if path.as_posix() == "contracts" else f" --out {shlex.quote(str(path))}")
+    return f"scaffold a first manifest there with `{init}`, or name the folder that holds the manifests"
 
 
 def _not_a_file(path: Path) -> Diagnostic:
@@ -116,6 +125,7 @@ def read_manifest(path: Path) -> ParsedFile:
                     name,
                     "",
                     f"expected a readable file (got {exc.strerror or type(exc).__name__})",
+                    hint="check the file's permissions",
                     code="unreadable-file",
                 )
             ],

@@ -25,13 +25,15 @@ import contextvars
 import logging
 from typing import Any
 
+from ..runtime.install_hint import install_hint
+
 try:
     from google.adk.plugins.base_plugin import BasePlugin
     from google.adk.tools.base_tool import BaseTool
     from google.adk.tools.tool_context import ToolContext
     from google.genai import types
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
-    raise ImportError("contractgen.adapters.adk needs Google ADK: pip install 'contractgen[adk]'") from exc
+    raise ImportError(f"contractgen.adapters.adk needs Google ADK: {install_hint('adk')}") from exc
 
 from contractgen.runtime import Contract, GuardedTool
 from contractgen.runtime.observe import loggable

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..runtime.install_hint import install_hint
+
 try:
     from fastmcp import FastMCP
     from fastmcp.exceptions import FastMCPError
@@ -35,7 +37,7 @@ try:
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.fastmcp needs FastMCP: "
-                      "pip install 'contractgen[fastmcp]'") from exc
+                      f"{install_hint('fastmcp')}") from exc
 
 from packaging.version import Version
 

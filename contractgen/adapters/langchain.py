@@ -17,6 +17,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..runtime.install_hint import install_hint
+
 try:
     from langchain_core.messages import ToolMessage
     from langchain_core.runnables import RunnableConfig
@@ -24,7 +26,7 @@ try:
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.langchain needs langchain-core: "
-                      "pip install 'contractgen[langchain]'") from exc
+                      f"{install_hint('langchain')}") from exc
 
 from contractgen.runtime import GuardedTool
 from contractgen.runtime.scrub import shown_arguments

@@ -18,6 +18,8 @@ import logging
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
+from ..runtime.install_hint import install_hint
+
 try:
     from agents import FunctionTool
     from agents.exceptions import UserError
@@ -26,7 +28,7 @@ try:
     from agents.tracing import get_current_span
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.openai_agents needs the OpenAI Agents SDK: "
-                      "pip install 'contractgen[openai-agents]'") from exc
+                      f"{install_hint('openai-agents')}") from exc
 
 from contractgen.runtime import GuardedTool
 from contractgen.runtime.observe import loggable

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..runtime.install_hint import install_hint
+
 try:
     from pydantic_ai import RunContext, Tool
     from pydantic_ai.exceptions import (
@@ -31,7 +33,7 @@ try:
     from pydantic_ai.toolsets import WrapperToolset
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.pydantic_ai needs pydantic-ai: "
-                      "pip install 'contractgen[pydantic-ai]'") from exc
+                      f"{install_hint('pydantic-ai')}") from exc
 
 from contractgen.runtime import GuardedTool
 

@@ -28,12 +28,14 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .install_hint import install_hint
+
 try:
     from mcp import types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
-    raise ImportError("contractgen.runtime.mcp_server needs the MCP SDK: pip install 'contractgen[mcp]'") from exc
+    raise ImportError(f"contractgen.runtime.mcp_server needs the MCP SDK: {install_hint('mcp')}") from exc
 
 from .envelope import SHORT_TEXT_CAP, cap_text
 from .guard import GuardedTool

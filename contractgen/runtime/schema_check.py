@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from .install_hint import install_hint
 from .jsonvalue import (
     INT_CEILING,
     INT_DIGITS_CAP,
@@ -311,7 +312,7 @@ class SchemaCheck:
             import jsonschema  # type: ignore[import-untyped,unused-ignore]
         except ImportError as exc:  # a runtime-only install: jsonschema comes with the compiler extra
             raise ImportError("jsonschema-rs cannot compile this schema and the reference validator "
-                              "is not installed: pip install 'contractgen[compiler]'") from exc
+                              f"is not installed: {install_hint('compiler')}") from exc
         import referencing
         import referencing.exceptions
         from referencing.jsonschema import DRAFT202012

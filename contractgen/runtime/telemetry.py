@@ -12,12 +12,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from .install_hint import install_hint
+
 try:
     from opentelemetry import context as otel_context
     from opentelemetry import metrics, trace
     from opentelemetry.trace import SpanKind, StatusCode
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
-    raise ImportError("contractgen.runtime.telemetry needs OpenTelemetry: pip install 'contractgen[otel]'") from exc
+    raise ImportError(f"contractgen.runtime.telemetry needs OpenTelemetry: {install_hint('otel')}") from exc
 
 from ._version import RUNTIME_VERSION
 from .envelope import cap_text

@@ -24,11 +24,13 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from ..install_hint import install_hint
+
 try:
     import redis
     import redis.asyncio as aioredis
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
-    raise ImportError("contractgen.runtime.stores.redis needs redis-py: pip install 'contractgen[redis]'") from exc
+    raise ImportError(f"contractgen.runtime.stores.redis needs redis-py: {install_hint('redis')}") from exc
 
 from ..breaker import CLOSED, HALF_OPEN, OPEN, Admission
 from ..budget import StateUnavailable, StoreWindow, store_time_left, stored_count

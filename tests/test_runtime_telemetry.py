@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -19,7 +20,15 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from contractgen.runtime import Breaker, Contract, Dependency, RetryPolicy, ToolError, guard
+from contractgen.runtime import (
+    Breaker,
+    Contract,
+    Dependency,
+    RetryPolicy,
+    Timeout,
+    ToolError,
+    guard,
+)
 from contractgen.runtime import telemetry as tm
 from contractgen.runtime.breaker import InMemoryBreakerStore
 from contractgen.runtime.hooks import CallHooks
@@ -94,6 +103,31 @@ def test_one_span_per_call_with_genai_and_contractgen_attributes() -> None:
     assert not any(SECRET in str(v) for s in (http, span) for v in s.attributes.values())
 
 
+@pytest.mark.parametrize("seconds", [None, 5.0])  # inline, and on a worker thread under a deadline
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_the_trace_says_what_each_validation_found(seconds: float | None, asynchronous: bool) -> None:
+    """An invalid result is recorded as such (it was recorded as passed), on every way a call runs."""
+    otel = Otel()
+    results = iter([{"temp": 21}, {"temp": "warm"}])
+
+    def forecast(_: Any) -> Any:
+        return next(results)
+
+    async def aforecast(_: Any) -> Any:
+        return next(results)
+
+    the_contract = replace(contract(), timeout=Timeout(seconds),
+                           output_schema={"type": "object", "properties": {"temp": {"type": "number"}}})
+    tool = guard(the_contract, aforecast if asynchronous else forecast, hooks=CallHooks(telemetry=otel.telemetry))
+    for _ in range(2):
+        envelope = asyncio.run(tool.acall({"city": "Oslo"})) if asynchronous else tool({"city": "Oslo"})
+    assert envelope["status"] == "error"
+    good, bad = otel.spans.get_finished_spans()
+    found = [(s.attributes["contractgen.validation"], s.attributes["contractgen.validation.input"],
+              s.attributes["contractgen.validation.output"]) for s in (good, bad)]
+    assert found == [("passed", "passed", "passed"), ("output_invalid", "passed", "failed")]
+
+
 def test_error_spans_and_metrics_carry_code_budget_and_validation() -> None:
     otel = Otel()
 
@@ -116,6 +150,10 @@ def test_error_spans_and_metrics_carry_code_budget_and_validation() -> None:
     assert first.status.status_code is StatusCode.ERROR
     assert invalid.attributes["contractgen.validation"] == "input_invalid"
     assert invalid.attributes["contractgen.code"] == "INVALID_ARGUMENT"
+    assert (first.attributes["contractgen.validation.input"], first.attributes["contractgen.validation.output"]) \
+        == ("passed", "not_run")  # the tool raised: its result was never checked
+    assert (invalid.attributes["contractgen.validation.input"], invalid.attributes["contractgen.validation.output"]) \
+        == ("failed", "not_run")
     for span in (first, second, invalid):
         assert not any(SECRET in str(v) for v in span.attributes.values())
     calls = otel.points("contractgen.tool.calls")

@@ -82,7 +82,7 @@ from .jsonvalue import (
     thaw,
     too_deep,
 )
-from .observe import CallRecord, call_logger, emit, loggable, logger
+from .observe import STAGES, CallRecord, call_logger, emit, loggable, logger
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .progress import listening as progress_listening
 from .redaction import REDACTED
@@ -148,6 +148,12 @@ BLOCKING_STEP = 1.0
 #: envelope or a listener's text: the secrets they hold are taken out of it there (``scrub.py``).
 #: Set only off the fast path's happy way (which steps aside while a progress listener is set).
 _CALL: contextvars.ContextVar[tuple[GuardedTool[Any, Any, Any], Any]] = contextvars.ContextVar("contractgen_call")
+
+
+def _stage(name: str, outcome: str) -> None:
+    stages = STAGES.get()
+    if stages is not None:
+        stages[name] = outcome
 
 
 def call_secrets() -> Scrubber:
@@ -661,12 +667,14 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             exact = value_key(arguments)  # the explanation's memo key, and the envelope's
             return self._invalid_arguments(*self._compiled.input.explain(arguments, key=exact), exact=exact), None
         try:
-            return None, _built_exactly(self._build_input, arguments)
+            value = _built_exactly(self._build_input, arguments)
         except Exception as exc:  # noqa: BLE001 - the model is stricter than the schema (e.g. format)
             violations = self._model_violations(exc, arguments)
             if violations is None:
                 return self._internal(exc, "input model"), None
             return self._invalid_arguments(violations), None
+        _stage("input", "passed")
+        return None, value
 
     def _call_sync(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
         early, value = self._prepare(arguments, contract_version)
@@ -992,6 +1000,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         depends on the call's secrets, scrubbed where they show up again, so it is kept under the
         arguments themselves when they make a memo key (small and flat: the same call again), else
         under the explanation, and then only when nothing needed scrubbing."""
+        _stage("input", "failed")
         arguments = _CALL.get((None, MISSING))[1]
         if exact is MISSING:  # (``value_key(arguments)``, when the caller has it already)
             exact = None if arguments is MISSING else value_key(arguments)
@@ -1197,6 +1206,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             "the user the tool failed and give them the reference.", ref=ref)
 
     def _invalid_output(self, problems: list[str], exc: BaseException | None) -> dict[str, Any]:
+        _stage("output", "failed")
         ref = new_ref()
         scrub = self._secrets()
         logger.error("invalid result from %s %s ref=%s: %s", self.name, self.version, ref,

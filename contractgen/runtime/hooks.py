@@ -23,7 +23,7 @@ from .breaker import (
 )
 from .budget import StateUnavailable, admitting, store_window
 from .interrupts import owner_stop
-from .observe import loggable, logger, observed_quietly
+from .observe import STAGES, loggable, logger, observed_quietly
 from .scrub import NO_SECRETS, secrets_sent
 
 __all__ = ["CallHooks"]
@@ -36,7 +36,8 @@ class _NoSpan(contextlib.nullcontext):  # type: ignore[type-arg]
         super().__init__(self)
         self.start = time.perf_counter()
 
-    def done(self, envelope: dict[str, Any], arguments: Any, breaker: dict[str, str]) -> None:
+    def done(self, envelope: dict[str, Any], arguments: Any, breaker: dict[str, str],
+             stages: dict[str, str]) -> None:
         pass
 
 
@@ -59,22 +60,32 @@ class CallHooks:
              call_id: str | None, caller: str | None) -> dict[str, Any]:
         with self._span(tool, call_id, caller) as span, store_window(tool.contract.timeout.seconds):
             admission, facts, envelope = self._admit(tool)
+            stages: dict[str, str] = {}
             if envelope is None:
-                envelope = tool.run_checked(arguments, contract_version)
+                token = STAGES.set(stages)
+                try:
+                    envelope = tool.run_checked(arguments, contract_version)
+                finally:
+                    STAGES.reset(token)
                 self._settle(tool, admission, envelope, facts)
             envelope = tool._finish(envelope, session, span.start, True)
-            _record(tool, span, envelope, arguments, facts)
+            _record(tool, span, envelope, arguments, facts, stages)
         return envelope  # type: ignore[no-any-return]
 
     async def acall(self, tool: Any, arguments: Any, contract_version: str | None, session: str,
                     call_id: str | None, caller: str | None) -> dict[str, Any]:
         with self._span(tool, call_id, caller) as span, store_window(tool.contract.timeout.seconds):
             admission, facts, envelope = await self._aadmit(tool)
+            stages: dict[str, str] = {}
             if envelope is None:
-                envelope = await tool.arun_checked(arguments, contract_version)
+                token = STAGES.set(stages)
+                try:
+                    envelope = await tool.arun_checked(arguments, contract_version)
+                finally:
+                    STAGES.reset(token)
                 await self._asettle(tool, admission, envelope, facts)
             envelope = await tool.afinish(envelope, session, span.start, True)
-            _record(tool, span, envelope, arguments, facts)
+            _record(tool, span, envelope, arguments, facts, stages)
         return envelope  # type: ignore[no-any-return]
 
     # -- the breaker ------------------------------------------------------------------------
@@ -166,12 +177,15 @@ class CallHooks:
             observed_quietly(f"telemetry of the breaker of {name}", self.telemetry.transition, name, transition)
 
 
-def _record(tool: Any, span: Any, envelope: dict[str, Any], arguments: Any, facts: dict[str, str]) -> None:
+def _record(tool: Any, span: Any, envelope: dict[str, Any], arguments: Any, facts: dict[str, str],
+            stages: dict[str, str]) -> None:
     """The span records the call; a telemetry that fails doing so fails neither the call nor its
     answer (the envelope is final), and its exception, which may quote the arguments it was given,
     is logged with the call's secrets scrubbed."""
     try:
-        span.done(envelope, arguments, facts)
+        if envelope.get("status") == "ok":  # an ok answer's result passed its check: the guard answers no other
+            stages.setdefault("output", "passed")
+        span.done(envelope, arguments, facts, stages)
     except BaseException as exc:  # whatever it is, it is logged, not raised (the owner's stop aside)
         if owner_stop(exc):
             raise

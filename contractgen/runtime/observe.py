@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import contextvars
 import logging
 import sys
 import threading
@@ -23,6 +24,10 @@ from .interrupts import owner_stop
 
 logger = logging.getLogger("contractgen.runtime")
 call_logger = logging.getLogger("contractgen.runtime.calls")
+#: What a call's validation stages found, for its trace: the hooks put a dict here around a call, and
+#: the input and output checks write "passed" or "failed" into it (a stage left out did not run). A
+#: dict rather than values: a worker thread runs in a copy of the context and writes the same dict.
+STAGES: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("contractgen_stages", default=None)
 
 
 def _handled_safely(log: logging.Logger) -> None:

@@ -43,6 +43,8 @@ CODE = "contractgen.code"
 CATEGORY = "contractgen.category"
 ACTION = "contractgen.action"
 VALIDATION = "contractgen.validation"
+VALIDATION_INPUT = "contractgen.validation.input"
+VALIDATION_OUTPUT = "contractgen.validation.output"
 CALLER = "contractgen.caller"
 BUDGET_FAILURES = "contractgen.budget.consecutive_failures"
 BUDGET_LIMIT = "contractgen.budget.limit"
@@ -59,7 +61,6 @@ DURATION_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 ARGUMENTS_CAP = 2000
 #: characters kept of a call id or a caller (an MCP client chooses its request id, of any size)
 IDENTIFIER_CAP = 256
-_VALIDATION = {"INVALID_ARGUMENT": "input_invalid", "VERSION_MISMATCH": "version_mismatch"}
 
 
 class Telemetry:
@@ -120,12 +121,19 @@ class CallSpan:
             observed_quietly(f"telemetry of {self.tool.name} (leaving a span)", otel_context.detach, self._token)
         observed_quietly(f"telemetry of {self.tool.name} (ending a span)", self.span.end)
 
-    def done(self, envelope: dict[str, Any], arguments: Any, breaker: dict[str, str]) -> None:
-        """Record what the call answered: its code, budget and breaker state, redacted arguments."""
+    def done(self, envelope: dict[str, Any], arguments: Any, breaker: dict[str, str],
+             stages: dict[str, str]) -> None:
+        """Record what the call answered: its code, what its input and output checks found (passed,
+        failed, or not_run), budget and breaker state, redacted arguments."""
         telemetry, span, name = self.telemetry, self.span, self.tool.name
         error = envelope.get("error") if envelope.get("status") == "error" else None
         code = error.get("code", "INTERNAL") if isinstance(error, dict) else "OK"
-        attributes: dict[str, Any] = {CODE: code, VALIDATION: _VALIDATION.get(code, "passed")}
+        checked_input, checked_output = stages.get("input", "not_run"), stages.get("output", "not_run")
+        # the summary names the check that failed, else "passed" (nothing that ran failed)
+        summary = ("version_mismatch" if code == "VERSION_MISMATCH" else "input_invalid" if checked_input == "failed"
+                   else "output_invalid" if checked_output == "failed" else "passed")
+        attributes: dict[str, Any] = {CODE: code, VALIDATION: summary, VALIDATION_INPUT: checked_input,
+                                      VALIDATION_OUTPUT: checked_output}
         if isinstance(error, dict):
             attributes.update({CATEGORY: str(error.get("category")), ACTION: str(error.get("action")),
                                ERROR_TYPE: code})

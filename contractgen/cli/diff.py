@@ -98,6 +98,8 @@ def diff(
         raise typer.Exit(EXIT_INVALID)
     try:
         report = run_diff(inputs.pairs, inputs.changes, settings, Context(today=day, strict=settings.strict))
+        # versions left out unread were byte-identical: compared, and found equal
+        report = dataclasses.replace(report, compared=report.compared + inputs.unchanged)
     except RuleError as exc:  # a defect in a rule: say which, never print a traceback
         print_diagnostics([Diagnostic("contractgen diff", "", f"internal error: {exc}", code="rule-failed",
                                       hint="please report this with the two manifests involved")])

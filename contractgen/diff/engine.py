@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..ir import ToolVersion
+from .budget import start_diff
 from .containment import Verdict, contains
 from .ignores import DiffSettings, IgnoreEntry
 from .levels import apply_levels
@@ -43,6 +44,7 @@ class DiffReport:
 
 def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings: DiffSettings,
              context: Context, rules: Sequence[Rule] = RULES) -> DiffReport:
+    start_diff(settings.proof_budget)
     configured = apply_levels(rules, settings.levels)
     kept_ids = {r.id for r in configured}
     silenced = tuple(r for r in rules if r.id not in kept_ids and r.scope is Scope.SCHEMA and not r.backstop)
@@ -203,7 +205,8 @@ def _proved(finding: Finding, hit: Hit, schema_pair: SchemaPair, finder: Witness
         return dataclasses.replace(finding, witness=result.value, has_witness=True)
     if RULES_BY_ID[finding.rule].backstop:
         return None
-    why = hit.witness_hint or (proof.reason if proof.verdict is Verdict.UNKNOWN else result.note)
+    why = proof.reason if proof.over_budget else \
+        hit.witness_hint or (proof.reason if proof.verdict is Verdict.UNKNOWN else result.note)
     return dataclasses.replace(finding, level=Level.DANGEROUS, witness_note=f"could not prove: {why}")
 
 

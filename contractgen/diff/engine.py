@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..ir import ToolVersion
 from .budget import start_diff
 from .containment import Verdict, contains
+from .generate import rejects
 from .ignores import DiffSettings, IgnoreEntry
 from .levels import apply_levels
 from .model import Context, Direction, Finding, Hit, Level, Mutation, Scope
@@ -200,6 +201,9 @@ def _proved(finding: Finding, hit: Hit, schema_pair: SchemaPair, finder: Witness
     mutations = hit.mutations
     if proof.verdict is Verdict.NOT_COVERS:
         mutations = (*mutations, Mutation(steps, "set", proof.witness))
+    if schema_pair.old_name is not None:  # renamed: show an old value its new name refuses, not any old call
+        new_schema = plain(schema_pair.new)
+        mutations = tuple(m for m in mutations if m.action == "set" and rejects(new_schema, m.value))
     result = finder.find(mutations, hit.probe_path if hit.probe_path is not None else steps)
     if result.found:
         return dataclasses.replace(finding, witness=result.value, has_witness=True)

@@ -33,6 +33,8 @@ class SchemaPair:
     #: for a property position: its name and the object pairs holding it
     name: str | None = None
     parent: SchemaPair | None = None
+    #: for a property renamed by a migration: its old name (``name`` is the new one)
+    old_name: str | None = None
 
     def changed(self, keyword: str) -> bool:
         return canonical(_get(self.old, keyword)) != canonical(_get(self.new, keyword))
@@ -55,8 +57,9 @@ class SchemaPair:
 
     @property
     def old_required(self) -> bool:
-        return self.name is not None and self.parent is not None and self.parent.old is not None and \
-            self.name in self.parent.old.get("required", ())
+        name = self.old_name or self.name
+        return name is not None and self.parent is not None and self.parent.old is not None and \
+            name in self.parent.old.get("required", ())
 
     @property
     def new_required(self) -> bool:
@@ -95,7 +98,27 @@ class ToolPair:
 
     @cached_property
     def input_pairs(self) -> tuple[SchemaPair, ...]:
-        return tuple(walk(Direction.INPUT, "/input", self.old_input, self.new_input))
+        return tuple(walk(Direction.INPUT, "/input", self.old_input, self.new_input, self.renames))
+
+    @cached_property
+    def renames(self) -> tuple[tuple[str, str], ...]:
+        """(old, new) input parameter names a migration of the new version renames for the old one."""
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            old_version = Version(self.old.version)
+        except InvalidVersion:
+            return ()
+        found: list[tuple[str, str]] = []
+        for migration in self.new.contract.migrations:
+            try:
+                applies = SpecifierSet(migration.from_versions).contains(old_version, prereleases=True)
+            except InvalidSpecifier:
+                applies = False
+            if applies:
+                found.extend(migration.renamed)
+        return tuple(found)
 
     @cached_property
     def output_pairs(self) -> tuple[SchemaPair, ...]:
@@ -115,9 +138,25 @@ class ToolChange:
     other_versions: tuple[str, ...] = field(default=())
 
 
-def walk(direction: Direction, pointer: str, old: Node, new: Node) -> Iterator[SchemaPair]:
+def walk(direction: Direction, pointer: str, old: Node, new: Node,
+         renames: tuple[tuple[str, str], ...] = ()) -> Iterator[SchemaPair]:
     root = SchemaPair(direction, pointer, old, new)
     yield from _walk(root)
+    yield from _walk_renamed(root, renames)
+
+
+def _walk_renamed(root: SchemaPair, renames: tuple[tuple[str, str], ...]) -> Iterator[SchemaPair]:
+    """A renamed top-level property is compared with its new name's schema, at the new pointer (the
+    removal and the addition are still reported, and the migration text checked, as before)."""
+    old_props: Mapping[str, Node] = root.old.get("properties", {}) if root.old is not None else {}
+    new_props: Mapping[str, Node] = root.new.get("properties", {}) if root.new is not None else {}
+    for old_name, new_name in renames:
+        if old_name in old_props and old_name not in new_props and new_name in new_props and \
+                new_name not in old_props:
+            yield from _walk(SchemaPair(root.direction, f"{root.pointer}/properties/{escape_token(new_name)}",
+                                        old_props[old_name], new_props[new_name],
+                                        root.child_steps(old_name, old_props[old_name]), name=new_name,
+                                        parent=root, old_name=old_name))
 
 
 def _walk(pair: SchemaPair) -> Iterator[SchemaPair]:

@@ -151,7 +151,7 @@ def edited(old: dict[str, Any], draw: Draw) -> dict[str, Any]:
         props: dict[str, Any] = target.setdefault("properties", {})
         required: list[str] = target.setdefault("required", [])
         edit = draw(st.sampled_from(["required-into-oneOf", "declaration-into-branch", "drop", "add", "require",
-                                     "unrequire", "retype", "close", "open", "feature", "drop-feature"]))
+                                     "unrequire", "retype", "close", "open", "feature", "drop-feature", "add-in-branch"]))
         name = draw(st.sampled_from(names))
         if edit == "required-into-oneOf" and len(required) >= 2:
             moved = required[:2]
@@ -179,6 +179,10 @@ def edited(old: dict[str, Any], draw: Draw) -> dict[str, Any]:
             target.pop("unevaluatedProperties", None)
         elif edit == "feature":
             target.update(object_feature(draw, names))
+        elif edit == "add-in-branch":  # the default reading's adjustments reach into combinators
+            branches = [b for k in ("oneOf", "anyOf", "allOf") for b in target.get(k, ())]
+            if branches:
+                draw(st.sampled_from(branches)).setdefault("properties", {})[name] = leaf(draw)
         elif edit == "drop-feature":
             for key in ("oneOf", "anyOf", "allOf", "if", "then", "else", "dependentRequired", "patternProperties"):
                 target.pop(key, None)

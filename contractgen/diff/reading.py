@@ -52,9 +52,14 @@ def adjusted(old: Any, new: Any, direction: Direction, strict: bool) -> tuple[An
     return _adjust(old, new, direction, 0)
 
 
-def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, Any]:
+def _adjust(old: Any, new: Any, direction: Direction, depth: int,
+            scope: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
+    """The adjustments at one position, then wherever objects and arrays sit below it. ``scope`` is the
+    object a subschema applies in place to (a branch, a condition's then/else): whether a name is new
+    or gone is judged on the whole object, every branch included."""
     if not isinstance(old, dict) or not isinstance(new, dict) or depth > 20:
         return old, new
+    old_scope, new_scope = scope if scope is not None else (old, new)
     old_props: Mapping[str, Any] = old.get("properties", {}) if isinstance(old.get("properties"), dict) else {}
     new_props: Mapping[str, Any] = new.get("properties", {}) if isinstance(new.get("properties"), dict) else {}
     old_out, new_out = dict(old), dict(new)
@@ -63,16 +68,38 @@ def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, 
         for name in set(old_props) & set(new_props):
             merged_old[name], merged_new[name] = _adjust(old_props[name], new_props[name], direction, depth + 1)
         for name in set(new_props) - set(old_props):
-            if not describes(old, name):
+            if not describes(old_scope, name):
                 merged_old[name] = new_props[name]  # never sent by old callers / ignored by old consumers
         if direction is Direction.OUTPUT:
             for name in set(old_props) - set(new_props):
-                if not describes(new, name):  # required, a branch's property, a map: still sent
+                if not describes(new_scope, name):  # required, a branch's property, a map: still sent
                     merged_new[name] = _FALSE  # no longer sent
         old_out["properties"], new_out["properties"] = merged_old, merged_new
-    if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
-        old_out["items"], new_out["items"] = _adjust(old["items"], new["items"], direction, depth + 1)
+    for key in _BELOW:  # a member's or an item's schema: a position of its own
+        if isinstance(old.get(key), dict) and isinstance(new.get(key), dict):
+            old_out[key], new_out[key] = _adjust(old[key], new[key], direction, depth + 1)
+    for key in ("patternProperties", "prefixItems"):
+        old_at, new_at = old.get(key), new.get(key)
+        if isinstance(old_at, dict) and isinstance(new_at, dict):
+            pairs = {k: _adjust(old_at[k], new_at[k], direction, depth + 1) for k in set(old_at) & set(new_at)}
+            old_out[key] = {**old_at, **{k: p[0] for k, p in pairs.items()}}
+            new_out[key] = {**new_at, **{k: p[1] for k, p in pairs.items()}}
+        elif isinstance(old_at, list) and isinstance(new_at, list) and len(old_at) == len(new_at):
+            pairs_at = [_adjust(a, b, direction, depth + 1) for a, b in zip(old_at, new_at)]
+            old_out[key], new_out[key] = [p[0] for p in pairs_at], [p[1] for p in pairs_at]
+    for key in _IN_PLACE_LISTS:  # branches in the same order on both sides: the same object, in place
+        old_at, new_at = old.get(key), new.get(key)
+        if isinstance(old_at, list) and isinstance(new_at, list) and len(old_at) == len(new_at):
+            pairs_at = [_adjust(a, b, direction, depth + 1, (old_scope, new_scope)) for a, b in zip(old_at, new_at)]
+            old_out[key], new_out[key] = [p[0] for p in pairs_at], [p[1] for p in pairs_at]
+    for key in ("then", "else"):
+        if isinstance(old.get(key), dict) and isinstance(new.get(key), dict):
+            old_out[key], new_out[key] = _adjust(old[key], new[key], direction, depth + 1, (old_scope, new_scope))
     return old_out, new_out
+
+
+#: subschemas for a member or an item, each a position of its own
+_BELOW = ("items", "additionalProperties", "contains")
 
 
 def matches_pattern_property(node: Mapping[str, Any], name: str) -> bool:

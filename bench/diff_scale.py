@@ -1,10 +1,11 @@
-"""Benchmark: `contractgen diff` on two trees of 1,000 synthetic tools with about 5% changed.
+"""Benchmark: `contractgen diff` on two trees of synthetic tools, some of them changed.
 
-Prints the diff's time next to the time to load the same trees (parse + check + lower), both for two
-folders and for `--against` a git revision in a temporary repository, plus the end-to-end CLI time.
-Ratios are against the load measured in the same run; nothing here asserts a time.
+First the end-to-end CLI wall time (`diff old new` and `diff --against`) for 100 and 1,000 tools with
+5% changed and with one tool changed, next to `check` of one tree (the cost of reading everything,
+measured in the same run); then, with --detail, the steps for --tools/--changed: the diff's time next
+to the time to load the same trees (parse + check + lower). Nothing here asserts a time.
 
-    python bench/diff_scale.py [--tools 1000] [--changed 0.05] [--repeat 3]
+    python bench/diff_scale.py [--repeat 2] [--detail --tools 1000 --changed 0.05]
 """
 
 from __future__ import annotations
@@ -73,8 +74,9 @@ CHANGES = (
 
 
 def write_trees(root: Path, count: int, changed: float, seed: int = 7) -> int:
+    """Two trees of ``count`` tools; ``changed`` is a share of them, or a number of tools when >= 1."""
     rng = random.Random(seed)
-    changed_ids = set(rng.sample(range(count), int(count * changed)))
+    changed_ids = set(rng.sample(range(count), int(changed if changed >= 1 else count * changed)))
     for index in range(count):
         tool = synthetic_tool(index, rng)
         (root / "old" / tool["name"]).mkdir(parents=True)
@@ -103,12 +105,53 @@ def git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
 
 
+def against_repo(root: Path) -> Path:
+    """A repository with the old tree committed on main and the new tree in its working tree."""
+    repo = root / "repo"
+    shutil.copytree(root / "old", repo / "contracts")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "old")
+    shutil.rmtree(repo / "contracts")
+    shutil.copytree(root / "new", repo / "contracts")
+    return repo
+
+
+def cli(*argv: str, where: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "contractgen", *argv], cwd=where, capture_output=True, check=False)
+    return time.perf_counter() - started
+
+
+def cli_matrix(repeat: int) -> None:
+    """CLI wall for 100 / 1,000 tools, 5% and one tool changed: two folders and --against."""
+    print(f"CLI end to end, best of {repeat} runs (x check = against `check old` of the same tree)")
+    print(f"{'tools':>6} {'changed':>8} {'diff old new':>13} {'--against':>10} {'check old':>10} {'x check':>8}")
+    for tools in (100, 1000):
+        for changed in (0.05, 1):
+            with tempfile.TemporaryDirectory() as scratch:
+                root = Path(scratch)
+                count = write_trees(root, tools, changed)
+                repo = against_repo(root)
+                folders = min(cli("diff", "old", "new", "--format", "json", "--today", "2026-11-30", where=root)
+                              for _ in range(repeat))
+                against = min(cli("diff", "--against", "main", "contracts", "--format", "json", "--today",
+                                  "2026-11-30", where=repo) for _ in range(repeat))
+                check = min(cli("check", "old", where=root) for _ in range(repeat))
+            print(f"{tools:>6} {count:>8} {folders:>13.3f} {against:>10.3f} {check:>10.3f} {folders / check:>8.2f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tools", type=int, default=1000)
     parser.add_argument("--changed", type=float, default=0.05)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--detail", action="store_true", help="also time each step for --tools/--changed")
     args = parser.parse_args()
+    cli_matrix(args.repeat)
+    if not args.detail:
+        return 0
+    print()
     context = Context(today=date(2026, 11, 30))
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
@@ -128,13 +171,7 @@ def main() -> int:
                                                                DiffSettings(), context))
 
         # --against: old tree committed in a temp repo, new tree in the working tree
-        repo = root / "repo"
-        shutil.copytree(root / "old", repo / "contracts")
-        git(repo, "init", "-q", "-b", "main")
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", "old")
-        shutil.rmtree(repo / "contracts")
-        shutil.copytree(root / "new", repo / "contracts")
+        repo = against_repo(root)
         cwd = Path.cwd()
         os.chdir(repo)
         try:
@@ -146,11 +183,6 @@ def main() -> int:
                 *pair_trees(git_old.contracts, git_new.contracts), DiffSettings(), context))
         finally:
             os.chdir(cwd)
-
-        def cli(*argv: str, where: Path) -> float:
-            started = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "contractgen", *argv], cwd=where, capture_output=True, check=False)
-            return time.perf_counter() - started
 
         cli_folders = min(cli("diff", "old", "new", "--format", "json", "--today", "2026-11-30", where=root)
                           for _ in range(args.repeat))

@@ -141,3 +141,46 @@ def test_labelled_verdicts_hold(case: Path) -> None:
             breaking = any(f["level"] == "breaking" and RULES_BY_ID[f["rule"]].direction.value == direction
                            for f in report["findings"])
             assert ("breaking" if breaking else "safe") == labels[direction][reading], (reading, direction)
+
+
+#: what each rule's witness must show at its pointer (contractgen/diff/claims.py says the same, and
+#: this reads it independently from the finding's pointer)
+WITNESS_CLAIMS = {"output-property-removed": "absent", "output-optional-property-removed": "absent",
+                  "output-property-became-optional": "absent", "input-property-became-required": "absent",
+                  "input-property-added-required": "absent", "output-nullability-added": "null",
+                  "input-nullability-removed": "null"}
+
+
+def _at(witness: object, pointer: str) -> tuple[bool, object]:
+    """(found, value) at a pointer made of /properties/<name> steps (found False when a step is missing);
+    None for a pointer through anything else."""
+    parts = pointer.split("/")[2:]
+    if len(parts) % 2 or any(parts[i] != "properties" for i in range(0, len(parts), 2)):
+        return None  # type: ignore[return-value]
+    value = witness
+    for name in parts[1::2]:
+        name = name.replace("~1", "/").replace("~0", "~")
+        if not isinstance(value, dict) or name not in value:
+            return False, None
+        value = value[name]
+    return True, value
+
+
+def test_every_witness_shows_its_own_claim_or_says_it_does_not() -> None:
+    """Per rule, in both readings: the property absent for became-optional/removed/newly required, null
+    for nullability; a witness that only tells the schemas apart carries a note saying so."""
+    checked = 0
+    for name, report in _all_reports():
+        for finding in report["findings"]:
+            claim = WITNESS_CLAIMS.get(finding["rule"])
+            if claim is None or not finding["has_witness"]:
+                continue
+            located = _at(finding["witness"], finding["pointer"])
+            if located is None:
+                continue
+            found, value = located
+            shown = not found if claim == "absent" else found and value is None
+            assert shown or (finding["witness_note"] or "").startswith("this witness tells the schemas apart"), \
+                (name, finding["rule"], finding["pointer"], finding["witness"])
+            checked += shown
+    assert checked >= 10, checked

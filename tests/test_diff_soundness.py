@@ -9,12 +9,15 @@ excluded). Every ERR witness is checked too.
 from __future__ import annotations
 
 import copy
+import random
+from collections import Counter
 from typing import Any
 
 import jsonschema
 import pytest
+from diff_adversary import Refutation, claims, refute, schema_pairs
 from diff_fuzz import CORPUS, NOTHING, Draw, counterexample, drawn_candidates, explore, summary
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from contractgen.diff import Direction
@@ -95,3 +98,48 @@ def test_a_witness_note_names_what_was_searched_for() -> None:
     assert "result" in result.note and "argument" not in result.note and "input" not in result.note
     arguments = WitnessFinder(nothing, {"type": "object"}, nothing, []).find([], None)
     assert arguments.note is not None and "argument object" in arguments.note
+
+
+# --- every "covers" claim against an adversary (tests/diff_adversary.py) ----------------------------------
+
+#: pairs per test: each proves every position in one reading and draws up to ~150 values per claim
+#: (no shrinking: a refutation is printed whole, and shrinking one re-proves every smaller pair)
+ADVERSARY = settings(max_examples=80, derandomize=True, database=None, deadline=None,
+                     suppress_health_check=list(HealthCheck), phases=(Phase.explicit, Phase.generate))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
+@pytest.mark.parametrize("direction", [Direction.INPUT, Direction.OUTPUT], ids=["input", "output"])
+def test_every_covers_claim_survives_the_adversary(direction: Direction, strict: bool) -> None:
+    """Object combinators (oneOf/anyOf/allOf with required, if/then/else, dependentRequired, patterns),
+    open and closed objects, prefixItems, contains and $ref, edited the way tool histories edit them:
+    wherever the prover says "covers" (a finding's "proven harmless"), no drawn value may say otherwise."""
+    tally: Counter[str] = Counter()
+
+    @ADVERSARY
+    @given(data=st.data())
+    def attack(data: st.DataObject) -> None:
+        old, new = data.draw(schema_pairs())
+        rng = random.Random(data.draw(st.integers(0, 2**32)))  # one draw: the values are many
+        tally["pairs"] += 1
+        for pointer, old_at, new_at in claims(old, new, direction, strict):
+            tally["claims"] += 1
+            value = refute(old_at, new_at, direction, strict, rng, tally)
+            assert value is None, str(Refutation(pointer, strict, value, old_at, new_at))
+
+    attack()
+    # the adversary is not a formality: most pairs run, and claims meet values to test them with
+    assert tally["pairs"] >= ADVERSARY.max_examples // 2 and tally["claims"] >= 5 and tally["values"] >= 20, tally
+
+
+def test_the_adversary_refutes_the_false_proof_of_a_requirement_moved_into_one_of() -> None:
+    """The adversary, given the claim the prover once made (a closed output requiring foo and bar became
+    oneOf [required foo, required bar]), finds a result that omits one of them."""
+    old = {"type": "object", "additionalProperties": False, "required": ["foo", "bar"],
+           "properties": {"foo": {"type": "string"}, "bar": {"type": "string"}}}
+    new = {"type": "object", "unevaluatedProperties": False,
+           "oneOf": [{"required": ["foo"], "properties": {"foo": {"type": "string"}}},
+                     {"required": ["bar"], "properties": {"bar": {"type": "string"}}}]}
+    found = [refute(old, new, Direction.OUTPUT, False, random.Random(seed)) for seed in range(3)]
+    assert all(isinstance(v, dict) and not {"foo", "bar"} <= set(v) for v in found), found
+    assert list(claims(old, new, Direction.OUTPUT, False)) == []  # and the prover no longer claims it

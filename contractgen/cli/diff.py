@@ -59,6 +59,9 @@ def diff(
     today: Annotated[str | None, typer.Option(
         "--today", metavar="YYYY-MM-DD", help="The date sunsets are compared with (default: today).")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file.")] = None,
+    proof_budget: Annotated[float | None, typer.Option(
+        "--proof-budget", metavar="SECONDS", min=0.001, help="Seconds all proofs of this diff may take; past "
+        "it a change is reported as 'could not prove' (default: proof_budget in pyproject.toml, else 120).")] = None,
 ) -> None:
     """Find breaking changes between contract versions (exit 0 none, 1 found, 2 invalid input)."""
     if list_rules:
@@ -90,7 +93,8 @@ def diff(
         raise typer.Exit(EXIT_INVALID)
     settings = dataclasses.replace(
         settings, fail_on=Level(fail_on.value) if fail_on is not None else settings.fail_on,
-        strict=settings.strict if strict is None else strict)
+        strict=settings.strict if strict is None else strict,
+        proof_budget=settings.proof_budget if proof_budget is None else proof_budget)
     inputs = resolve_inputs(given, against=against, versions=versions, default_contracts=config.contracts)
     # warnings are `contractgen check`'s business; the diff only stops on errors
     print_diagnostics(d for d in inputs.diagnostics if d.level is DiagnosticLevel.ERROR)
@@ -99,6 +103,8 @@ def diff(
         raise typer.Exit(EXIT_INVALID)
     try:
         report = run_diff(inputs.pairs, inputs.changes, settings, Context(today=day, strict=settings.strict))
+        # versions left out unread were byte-identical: compared, and found equal
+        report = dataclasses.replace(report, compared=report.compared + inputs.unchanged)
     except RuleError as exc:  # a defect in a rule: say which, never print a traceback
         print_diagnostics([Diagnostic("contractgen diff", "", f"internal error: {exc}", code="rule-failed",
                                       hint="please report this with the two manifests involved")])

@@ -13,6 +13,7 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any
 
+from .budget import OverBudget, proof_step
 from .format_inclusion import includes, unconfirmed_gap
 from .generate import NOTHING, accepts, rejects
 from .rewrite import equivalent, structurally_covers
@@ -39,6 +40,7 @@ class Proof:
     verdict: Verdict
     witness: Any = None
     reason: str = ""  # how it was decided, or why it could not be
+    over_budget: bool = False  # undecided because its time ran out (budget.py): that is the reason to give
 
     @property
     def has_witness(self) -> bool:
@@ -54,10 +56,26 @@ def contains(outer: Any, inner: Any) -> Proof:
     return _contains(text_of(outer), text_of(inner))
 
 
-@lru_cache(maxsize=8192)
 def _contains(outer_text: str, inner_text: str) -> Proof:
     if outer_text == inner_text:
         return Proof(Verdict.COVERS, reason="identical")
+    if (outer_text, inner_text) in _GAVE_UP:
+        return _GAVE_UP[outer_text, inner_text]
+    try:
+        with proof_step():
+            return _proved(outer_text, inner_text)
+    except OverBudget as over:
+        _GAVE_UP[outer_text, inner_text] = Proof(Verdict.UNKNOWN, reason=f"could not decide: {over.reason}",
+                                                 over_budget=True)
+        return _GAVE_UP[outer_text, inner_text]
+
+
+#: proofs that ran out of time, so asking again does not spend the budget again
+_GAVE_UP: dict[tuple[str, str], Proof] = {}
+
+
+@lru_cache(maxsize=8192)
+def _proved(outer_text: str, inner_text: str) -> Proof:
     outer_plain, inner_plain = json.loads(outer_text), json.loads(inner_text)
     outer_rw, inner_rw = equivalent(outer_plain), equivalent(inner_plain)
     if text_of(outer_rw) == text_of(inner_rw):
@@ -123,5 +141,6 @@ def _algebra(outer_text: str, inner_text: str) -> tuple[str, Any]:
 
 def clear_caches() -> None:
     """Forget every proof and canonical schema (for benchmarks that measure a cold run)."""
-    _contains.cache_clear()
+    _proved.cache_clear()
+    _GAVE_UP.clear()
     _canonical.cache_clear()

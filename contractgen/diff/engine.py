@@ -7,10 +7,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..ir import ToolVersion
+from ..runtime.pointer import unescape_token
+from .budget import start_diff
+from .claims import CLAIMS, claim_mutation, shows
 from .containment import Verdict, contains
+from .generate import rejects
 from .ignores import DiffSettings, IgnoreEntry
 from .levels import apply_levels
-from .model import Context, Direction, Finding, Hit, Level, Mutation, Scope
+from .model import Context, Direction, Finding, Hit, Level, Mutation, Scope, Step
 from .reading import plain, prove
 from .registry import RULES, RULES_BY_ID, Rule
 from .rules._versions import breaking_allowance, content_key
@@ -43,6 +47,7 @@ class DiffReport:
 
 def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings: DiffSettings,
              context: Context, rules: Sequence[Rule] = RULES) -> DiffReport:
+    start_diff(settings.proof_budget)
     configured = apply_levels(rules, settings.levels)
     kept_ids = {r.id for r in configured}
     silenced = tuple(r for r in rules if r.id not in kept_ids and r.scope is Scope.SCHEMA and not r.backstop)
@@ -198,13 +203,35 @@ def _proved(finding: Finding, hit: Hit, schema_pair: SchemaPair, finder: Witness
     mutations = hit.mutations
     if proof.verdict is Verdict.NOT_COVERS:
         mutations = (*mutations, Mutation(steps, "set", proof.witness))
+    if schema_pair.old_name is not None:  # renamed: show an old value its new name refuses, not any old call
+        new_schema = plain(schema_pair.new)
+        mutations = tuple(m for m in mutations if m.action == "set" and rejects(new_schema, m.value))
+    claim_steps = _claim_steps(finding, hit, schema_pair, steps)
+    own = claim_mutation(finding.rule, claim_steps)
+    if own is not None:  # the witness search looks for the finding's own claim first
+        mutations = (own, *mutations)
     result = finder.find(mutations, hit.probe_path if hit.probe_path is not None else steps)
     if result.found:
-        return dataclasses.replace(finding, witness=result.value, has_witness=True)
+        note = None if shows(finding.rule, claim_steps, result.value) else \
+            f"this witness tells the schemas apart but does not show the claim ({CLAIMS[finding.rule]} at " \
+            f"#{finding.pointer}): none that does was found"
+        return dataclasses.replace(finding, witness=result.value, has_witness=True, witness_note=note)
     if RULES_BY_ID[finding.rule].backstop:
         return None
-    why = hit.witness_hint or (proof.reason if proof.verdict is Verdict.UNKNOWN else result.note)
+    why = proof.reason if proof.over_budget else \
+        hit.witness_hint or (proof.reason if proof.verdict is Verdict.UNKNOWN else result.note)
     return dataclasses.replace(finding, level=Level.DANGEROUS, witness_note=f"could not prove: {why}")
+
+
+def _claim_steps(finding: Finding, hit: Hit, schema_pair: SchemaPair, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """The instance path of the value a finding speaks of: the pair's own, or one property further when
+    the hit points at a property of the pair's object."""
+    prefix = f"{schema_pair.pointer}/properties/"
+    if hit.pointer is not None and hit.pointer.startswith(prefix) and schema_pair.new is not None:
+        name = unescape_token(hit.pointer[len(prefix):])
+        if "/" not in hit.pointer[len(prefix):]:
+            return schema_pair.child_steps(name, (schema_pair.old or {}).get("properties", {}).get(name))
+    return schema_pair.steps if schema_pair.steps else steps
 
 
 _ROOT_RULES = {Direction.INPUT: ("input-schema-narrowed", "input-keyword-changed"),

@@ -32,6 +32,8 @@ _FULL_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
 class RevisionRead:
     parsed: list[ParsedFile] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: with ``parse=False``: each readable manifest's bytes, unparsed (``parsed`` holds the unreadable)
+    raw: dict[str, bytes] = field(default_factory=dict)
 
 
 #: for every git process: no lazy fetch of missing objects (git 2.44+), no transport at all (any git),
@@ -45,8 +47,9 @@ def _git(args: list[str], cwd: Path, stdin: bytes | None = None) -> subprocess.C
                           env={**os.environ, **_OFFLINE})
 
 
-def read_revision(paths: list[Path], revision: str, cwd: Path | None = None) -> RevisionRead:
-    """Every manifest below ``paths`` (as they are named in the working tree) at ``revision``."""
+def read_revision(paths: list[Path], revision: str, cwd: Path | None = None, parse: bool = True) -> RevisionRead:
+    """Every manifest below ``paths`` (as they are named in the working tree) at ``revision``; with
+    ``parse=False`` the readable ones are left as bytes in ``raw``."""
     cwd = (cwd or Path.cwd()).resolve()
     out = RevisionRead()
     anchor = paths[0] if paths else Path(".")
@@ -139,7 +142,10 @@ def read_revision(paths: list[Path], revision: str, cwd: Path | None = None) -> 
         raw = data[header_end + 1: header_end + 1 + size]
         offset = header_end + 1 + size + 1
         display = os.path.relpath(top / name, cwd)
-        out.parsed.append(parse_manifest_text(display, raw))
+        if parse:
+            out.parsed.append(parse_manifest_text(display, raw))
+        else:
+            out.raw[display] = raw
     out.parsed.sort(key=lambda p: p.path)
     return out
 

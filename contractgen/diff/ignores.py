@@ -9,11 +9,12 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..manifest.describe import did_you_mean
+from .budget import TOTAL_SECONDS
 from .levels import parse_levels
 from .model import Finding, Level
 
 _KEYS = {"rule", "tool", "fingerprint", "reason"}
-_TABLE_KEYS = {"fail_on", "ignore", "levels", "strict"}
+_TABLE_KEYS = {"fail_on", "ignore", "levels", "proof_budget", "strict"}
 _FINGERPRINT = re.compile(r"^[0-9a-f]{16}\Z")
 
 
@@ -42,6 +43,8 @@ class DiffSettings:
     strict: bool = False
     #: rule ID or group -> level name or "off" (see levels.py)
     levels: Mapping[str, str] = field(default_factory=dict)
+    #: seconds all proofs of one diff may take (budget.py); past it, "could not prove"
+    proof_budget: float = TOTAL_SECONDS
 
 
 def parse_settings(table: Mapping[str, Any], rule_ids: set[str], where: str = "pyproject.toml") -> tuple[DiffSettings, list[Diagnostic]]:
@@ -67,6 +70,11 @@ def parse_settings(table: Mapping[str, Any], rule_ids: set[str], where: str = "p
         bad("/strict", f"expected true or false (got {strict!r})")
         strict = False
     levels = parse_levels(table.get("levels", {}), rule_ids, bad)
+    proof_budget = table.get("proof_budget", TOTAL_SECONDS)
+    if isinstance(proof_budget, bool) or not isinstance(proof_budget, (int, float)) or not proof_budget > 0:
+        bad("/proof_budget", f"expected a number of seconds above 0 (got {proof_budget!r})",
+            hint="proof_budget = 120 gives every proof of one diff two minutes in all")
+        proof_budget = TOTAL_SECONDS
     entries: list[IgnoreEntry] = []
     raw = table.get("ignore", [])
     if not isinstance(raw, list):
@@ -104,4 +112,4 @@ def parse_settings(table: Mapping[str, Any], rule_ids: set[str], where: str = "p
             continue
         reason = item.get("reason")
         entries.append(IgnoreEntry(rule, tool, fingerprint, str(reason) if reason is not None else None))
-    return DiffSettings(tuple(entries), fail_on, bool(strict), levels), problems
+    return DiffSettings(tuple(entries), fail_on, bool(strict), levels, float(proof_budget)), problems

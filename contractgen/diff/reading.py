@@ -20,19 +20,20 @@ from .structure import SchemaPair
 
 #: (direction, what the default policy reads differently, why): listed by --list-rules and docs/diff.md
 ADJUSTMENTS: tuple[tuple[str, str, str], ...] = (
-    ("input", ("an optional property added to an open input object is safe, unless the old object's "
-               "patternProperties or additionalProperties schema already described that name"),
+    ("input", ("an optional property added to an open input object is safe, unless the old object already "
+               "mentioned that name (a pattern, a map, a requirement or a declaration in a oneOf/anyOf/allOf/"
+               "if/then/else branch or a dependency)"),
      "callers built against the old schema never sent a property it did not describe"),
     ("input", ("a property removed or renamed on an open input object is breaking "
                "(rule input-property-removed-open)"),
      "the old call still validates but the argument is silently ignored: the call does the wrong thing"),
-    ("output", ("a property added to an output object is safe, unless the old object's patternProperties "
-                "or additionalProperties schema already described that name"),
+    ("output", ("a property added to an output object is safe, unless the old object already mentioned that "
+                "name (a pattern, a map, a requirement or a declaration in a branch, a condition or a dependency)"),
      ("consumers ignore fields they do not read; one that refuses unknown fields (an old closed schema "
       "applied strictly) is what --strict reads")),
     ("output", ("a property the new output no longer declares is read as no longer sent, unless the new "
-                "object still requires it or its patternProperties or additionalProperties schema still "
-                "describes that name"),
+                "object still mentions that name anywhere: requires it, declares it in a oneOf/anyOf/allOf/"
+                "if/then/else branch or a dependency, or describes it with a pattern or a map"),
      "removing an optional output property only stops sending it; a removed required one still breaks"),
 )
 
@@ -51,9 +52,14 @@ def adjusted(old: Any, new: Any, direction: Direction, strict: bool) -> tuple[An
     return _adjust(old, new, direction, 0)
 
 
-def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, Any]:
+def _adjust(old: Any, new: Any, direction: Direction, depth: int,
+            scope: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
+    """The adjustments at one position, then wherever objects and arrays sit below it. ``scope`` is the
+    object a subschema applies in place to (a branch, a condition's then/else): whether a name is new
+    or gone is judged on the whole object, every branch included."""
     if not isinstance(old, dict) or not isinstance(new, dict) or depth > 20:
         return old, new
+    old_scope, new_scope = scope if scope is not None else (old, new)
     old_props: Mapping[str, Any] = old.get("properties", {}) if isinstance(old.get("properties"), dict) else {}
     new_props: Mapping[str, Any] = new.get("properties", {}) if isinstance(new.get("properties"), dict) else {}
     old_out, new_out = dict(old), dict(new)
@@ -62,17 +68,38 @@ def _adjust(old: Any, new: Any, direction: Direction, depth: int) -> tuple[Any, 
         for name in set(old_props) & set(new_props):
             merged_old[name], merged_new[name] = _adjust(old_props[name], new_props[name], direction, depth + 1)
         for name in set(new_props) - set(old_props):
-            if not declares_extra(old, name):
+            if not describes(old_scope, name):
                 merged_old[name] = new_props[name]  # never sent by old callers / ignored by old consumers
         if direction is Direction.OUTPUT:
-            still_required = set(new["required"]) if isinstance(new.get("required"), list) else set()
-            for name in set(old_props) - set(new_props) - still_required:  # a required one is still sent
-                if not declares_extra(new, name):
-                    merged_new[name] = _FALSE  # no longer sent (a map or pattern may still send it)
+            for name in set(old_props) - set(new_props):
+                if not describes(new_scope, name):  # required, a branch's property, a map: still sent
+                    merged_new[name] = _FALSE  # no longer sent
         old_out["properties"], new_out["properties"] = merged_old, merged_new
-    if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
-        old_out["items"], new_out["items"] = _adjust(old["items"], new["items"], direction, depth + 1)
+    for key in _BELOW:  # a member's or an item's schema: a position of its own
+        if isinstance(old.get(key), dict) and isinstance(new.get(key), dict):
+            old_out[key], new_out[key] = _adjust(old[key], new[key], direction, depth + 1)
+    for key in ("patternProperties", "prefixItems"):
+        old_at, new_at = old.get(key), new.get(key)
+        if isinstance(old_at, dict) and isinstance(new_at, dict):
+            pairs = {k: _adjust(old_at[k], new_at[k], direction, depth + 1) for k in set(old_at) & set(new_at)}
+            old_out[key] = {**old_at, **{k: p[0] for k, p in pairs.items()}}
+            new_out[key] = {**new_at, **{k: p[1] for k, p in pairs.items()}}
+        elif isinstance(old_at, list) and isinstance(new_at, list) and len(old_at) == len(new_at):
+            pairs_at = [_adjust(a, b, direction, depth + 1) for a, b in zip(old_at, new_at)]
+            old_out[key], new_out[key] = [p[0] for p in pairs_at], [p[1] for p in pairs_at]
+    for key in _IN_PLACE_LISTS:  # branches in the same order on both sides: the same object, in place
+        old_at, new_at = old.get(key), new.get(key)
+        if isinstance(old_at, list) and isinstance(new_at, list) and len(old_at) == len(new_at):
+            pairs_at = [_adjust(a, b, direction, depth + 1, (old_scope, new_scope)) for a, b in zip(old_at, new_at)]
+            old_out[key], new_out[key] = [p[0] for p in pairs_at], [p[1] for p in pairs_at]
+    for key in ("then", "else"):
+        if isinstance(old.get(key), dict) and isinstance(new.get(key), dict):
+            old_out[key], new_out[key] = _adjust(old[key], new[key], direction, depth + 1, (old_scope, new_scope))
     return old_out, new_out
+
+
+#: subschemas for a member or an item, each a position of its own
+_BELOW = ("items", "additionalProperties", "contains")
 
 
 def matches_pattern_property(node: Mapping[str, Any], name: str) -> bool:
@@ -91,6 +118,40 @@ def declares_extra(node: Mapping[str, Any], name: str) -> bool:
         return True
     extra = node.get("additionalProperties")
     return isinstance(extra, dict) and extra != {} and extra != _FALSE
+
+
+#: keywords whose subschemas apply to the object itself, so what they say of a member counts
+_IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
+_IN_PLACE_VALUES = ("not", "if", "then", "else")
+
+
+def describes(node: Any, name: str, depth: int = 0) -> bool:
+    """Whether the object schema ``node`` says anything at all about a member called ``name``: declares
+    or requires it, names it in ``dependentRequired``/``dependentSchemas``, describes it through a
+    pattern or a map (``declares_extra``), or does any of these in a subschema applied in place
+    (``allOf``/``anyOf``/``oneOf``/``not``/``if``/``then``/``else``, a dependent schema). The default
+    reading's adjustments hold only for names the object never mentions; a reference left in place
+    (recursion) or a tree too deep to read counts as mentioning it, so the reading stays strict there."""
+    if not isinstance(node, dict):
+        return False
+    if depth > 20 or "$ref" in node or "$dynamicRef" in node:
+        return True
+    properties, required = node.get("properties"), node.get("required")
+    if isinstance(properties, dict) and name in properties or isinstance(required, list) and name in required:
+        return True
+    dependent = node.get("dependentRequired")
+    if isinstance(dependent, dict) and (name in dependent or any(
+            isinstance(names, list) and name in names for names in dependent.values())):
+        return True
+    schemas = node.get("dependentSchemas")
+    if isinstance(schemas, dict) and (name in schemas or any(describes(s, name, depth + 1) for s in schemas.values())):
+        return True
+    extra = node.get("unevaluatedProperties")
+    if declares_extra(node, name) or isinstance(extra, dict) and extra != {} and extra != _FALSE:
+        return True
+    branches = [b for k in _IN_PLACE_LISTS if isinstance(node.get(k), list) for b in node[k]]
+    branches += [node[k] for k in _IN_PLACE_VALUES if k in node]
+    return any(describes(branch, name, depth + 1) for branch in branches)
 
 
 _PROOFS: WeakKeyDictionary[SchemaPair, dict[bool, tuple[Proof, tuple[Step, ...]]]] = WeakKeyDictionary()

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from difflib import SequenceMatcher
+from functools import cached_property, lru_cache
 from typing import Any
 
 from ..ir import ToolVersion
@@ -32,6 +33,8 @@ class SchemaPair:
     #: for a property position: its name and the object pairs holding it
     name: str | None = None
     parent: SchemaPair | None = None
+    #: for a property renamed by a migration: its old name (``name`` is the new one)
+    old_name: str | None = None
 
     def changed(self, keyword: str) -> bool:
         return canonical(_get(self.old, keyword)) != canonical(_get(self.new, keyword))
@@ -54,8 +57,9 @@ class SchemaPair:
 
     @property
     def old_required(self) -> bool:
-        return self.name is not None and self.parent is not None and self.parent.old is not None and \
-            self.name in self.parent.old.get("required", ())
+        name = self.old_name or self.name
+        return name is not None and self.parent is not None and self.parent.old is not None and \
+            name in self.parent.old.get("required", ())
 
     @property
     def new_required(self) -> bool:
@@ -94,7 +98,27 @@ class ToolPair:
 
     @cached_property
     def input_pairs(self) -> tuple[SchemaPair, ...]:
-        return tuple(walk(Direction.INPUT, "/input", self.old_input, self.new_input))
+        return tuple(walk(Direction.INPUT, "/input", self.old_input, self.new_input, self.renames))
+
+    @cached_property
+    def renames(self) -> tuple[tuple[str, str], ...]:
+        """(old, new) input parameter names a migration of the new version renames for the old one."""
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            old_version = Version(self.old.version)
+        except InvalidVersion:
+            return ()
+        found: list[tuple[str, str]] = []
+        for migration in self.new.contract.migrations:
+            try:
+                applies = SpecifierSet(migration.from_versions).contains(old_version, prereleases=True)
+            except InvalidSpecifier:
+                applies = False
+            if applies:
+                found.extend(migration.renamed)
+        return tuple(found)
 
     @cached_property
     def output_pairs(self) -> tuple[SchemaPair, ...]:
@@ -114,9 +138,25 @@ class ToolChange:
     other_versions: tuple[str, ...] = field(default=())
 
 
-def walk(direction: Direction, pointer: str, old: Node, new: Node) -> Iterator[SchemaPair]:
+def walk(direction: Direction, pointer: str, old: Node, new: Node,
+         renames: tuple[tuple[str, str], ...] = ()) -> Iterator[SchemaPair]:
     root = SchemaPair(direction, pointer, old, new)
     yield from _walk(root)
+    yield from _walk_renamed(root, renames)
+
+
+def _walk_renamed(root: SchemaPair, renames: tuple[tuple[str, str], ...]) -> Iterator[SchemaPair]:
+    """A renamed top-level property is compared with its new name's schema, at the new pointer (the
+    removal and the addition are still reported, and the migration text checked, as before)."""
+    old_props: Mapping[str, Node] = root.old.get("properties", {}) if root.old is not None else {}
+    new_props: Mapping[str, Node] = root.new.get("properties", {}) if root.new is not None else {}
+    for old_name, new_name in renames:
+        if old_name in old_props and old_name not in new_props and new_name in new_props and \
+                new_name not in old_props:
+            yield from _walk(SchemaPair(root.direction, f"{root.pointer}/properties/{escape_token(new_name)}",
+                                        old_props[old_name], new_props[new_name],
+                                        root.child_steps(old_name, old_props[old_name]), name=new_name,
+                                        parent=root, old_name=old_name))
 
 
 def _walk(pair: SchemaPair) -> Iterator[SchemaPair]:
@@ -227,44 +267,65 @@ def match_branches(old: list[Node], new: list[Node]) -> tuple[list[tuple[int, in
     ways (the same values), one way (one relaxed or narrowed the other), then the share of keywords
     they have in common. Branches with nothing in common stay unpaired (removed and added).
     """
-    old_keys, new_keys = [canonical(b) for b in old], [canonical(b) for b in new]
+    matched, free_old, free_new = _matched(tuple(canonical(b) for b in old), tuple(canonical(b) for b in new))
+    return list(matched), list(free_old), list(free_new)
+
+
+@lru_cache(maxsize=1024)
+def _matched(old_keys: tuple[str, ...], new_keys: tuple[str, ...]) -> tuple[tuple[tuple[int, int], ...],
+                                                                            tuple[int, ...], tuple[int, ...]]:
+    """``match_branches`` on the branches' canonical texts (every rule asks about the same branches)."""
     pairs: list[tuple[int, int]] = []
-    free_old, free_new = list(range(len(old))), list(range(len(new)))
+    free_old, free_new = list(range(len(old_keys))), list(range(len(new_keys)))
     for i in list(free_old):
         j = next((j for j in free_new if new_keys[j] == old_keys[i]), None)
         if j is not None:
             pairs.append((i, j))
             free_old.remove(i)
             free_new.remove(j)
-    scored = sorted(((_closeness(old[i], new[j]), i, j) for i in free_old for j in free_new), reverse=True)
+    candidates = _candidates(old_keys, new_keys, free_old, free_new)
+    scored = sorted(((_closeness(old_keys[i], new_keys[j]), i, j) for i, j in candidates), reverse=True)
     for score, i, j in scored:
         if score <= (0, 0.0) or i not in free_old or j not in free_new:
             continue
         pairs.append((i, j))
         free_old.remove(i)
         free_new.remove(j)
-    return sorted(pairs, key=lambda p: p[1]), free_old, free_new
+    return tuple(sorted(pairs, key=lambda p: p[1])), tuple(free_old), tuple(free_new)
 
 
-def _closeness(old: Node, new: Node) -> tuple[int, float]:
+#: above this many unpaired (old, new) branch pairs, each old branch is weighed (two proofs) only against
+#: the few new ones whose text is most alike: 100 branches on each side would be 20,000 proofs
+ALL_PAIRS_LIMIT = 64
+CANDIDATES = 3
+
+
+def _candidates(old_keys: tuple[str, ...], new_keys: tuple[str, ...], free_old: list[int],
+                free_new: list[int]) -> list[tuple[int, int]]:
+    if len(free_old) * len(free_new) <= ALL_PAIRS_LIMIT:
+        return [(i, j) for i in free_old for j in free_new]
+    out = []
+    for i in free_old:
+        alike = sorted(free_new, key=lambda j: (-SequenceMatcher(None, old_keys[i], new_keys[j]).ratio(), abs(i - j)))
+        out.extend((i, j) for j in alike[:CANDIDATES])
+    return out
+
+
+def _closeness(old_key: str, new_key: str) -> tuple[int, float]:
+    import json
+
     from .containment import Verdict, contains
 
-    a, b = _plain_json(old), _plain_json(new)
+    a, b = json.loads(old_key), json.loads(new_key)
     forward = contains(b, a).verdict is Verdict.COVERS
     backward = contains(a, b).verdict is Verdict.COVERS
     items_a = {canonical({k: v}) for k, v in a.items()} if isinstance(a, dict) else set()
     items_b = {canonical({k: v}) for k, v in b.items()} if isinstance(b, dict) else set()
-    shared_types = types_of(old) & types_of(new)
+    shared_types = types_of(a if isinstance(a, dict) else {}) & types_of(b if isinstance(b, dict) else {})
     overlap = len(items_a & items_b) / max(1, len(items_a | items_b))
     if not shared_types and not (forward or backward):
         return (0, 0.0)
     return (int(forward) + int(backward), overlap + 0.01)
-
-
-def _plain_json(node: Node) -> object:
-    import json
-
-    return json.loads(canonical(node))
 
 
 def unmatched_branches(pair: SchemaPair, keyword: str) -> tuple[list[Node], list[Node]]:

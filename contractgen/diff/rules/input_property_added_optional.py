@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Scope
-from ..reading import declares_extra
+from ..reading import describes
 from ..ruletools import property_name
 from ..structure import SchemaPair
 from ._closed import rejects_extra
@@ -33,7 +33,7 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         yield Hit(f"new optional input property '{name}' on an open object: under --strict, values of "
                   "other shapes that used to be accepted under this name are rejected",
                   source=pair.new.source, side="new", probe_path=pair.steps)
-    elif not declares_extra(pair.parent.old, name):
+    elif not describes(pair.parent.old, name):
         # a name the old object described through additionalProperties/patternProperties was sent by
         # callers: not safe by default; the proof reports it (input-schema-narrowed) when values broke
         yield Hit(f"new optional input property '{name}'", source=pair.new.source, side="new",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Scope
-from ..reading import declares_extra
+from ..reading import describes
 from ..ruletools import property_name
 from ..structure import SchemaPair
 
@@ -23,7 +23,7 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
     the old schema would reject it; generated models ignore extra fields.)"""
     if pair.new is None or pair.old is not None or pair.parent is None or pair.parent.old is None:
         return
-    if not context.strict and declares_extra(pair.parent.old, property_name(pair)):
+    if not context.strict and describes(pair.parent.old, property_name(pair)):
         return  # consumers read it through the old map or pattern: the proof reports any widening
     kind = "required" if pair.new_required else "optional"
     yield Hit(f"{kind} output property '{property_name(pair)}' was added", source=pair.new.source, side="new")

@@ -1,0 +1,76 @@
+"""How long the prover may think: a time budget per proof, and one for the whole diff.
+
+Past either, the proof step is interrupted and answers "could not prove" (the finding is WARN, never a
+wrong ERR or INFO). The interruption is SIGALRM raising ``OverBudget`` inside the step, so it reaches
+pure-Python work such as building regex automata (greenery), which has no size bound of its own; off the
+main thread, or where SIGALRM does not exist, only the whole diff's budget is checked between steps.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+#: seconds one proof (one schema pair) may take
+STEP_SECONDS = 2.0
+#: seconds all proofs of one diff may take, unless the user sets it (--proof-budget, proof_budget)
+TOTAL_SECONDS = 120.0
+
+
+class OverBudget(BaseException):
+    """A proof ran past its budget; ``reason`` says which one. A BaseException, like KeyboardInterrupt,
+    so the ``except Exception`` of a checker or a validator inside the proof cannot swallow it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+_deadline: float | None = None
+_total: float = TOTAL_SECONDS
+_active = False
+
+
+def start_diff(seconds: float = TOTAL_SECONDS) -> None:
+    """Begin one diff's budget: every proof from now on shares ``seconds``."""
+    global _deadline, _total
+    _total = seconds
+    _deadline = time.monotonic() + seconds
+
+
+def _whole_diff_reason() -> str:
+    return f"the diff's proof budget ({_total:g} s, --proof-budget) was spent before this proof"
+
+
+@contextmanager
+def proof_step(seconds: float = STEP_SECONDS) -> Iterator[None]:
+    """Run one proof within ``seconds`` and what is left of the diff's budget; raises ``OverBudget``."""
+    global _active
+    left = None if _deadline is None else _deadline - time.monotonic()
+    if left is not None and left <= 0:
+        raise OverBudget(_whole_diff_reason())
+    nested = _active
+    timed = not nested and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not timed:
+        yield
+        return
+    limit = seconds if left is None else min(seconds, left)
+    reason = (f"the proof took longer than its budget ({seconds:g} s)" if limit == seconds
+              else _whole_diff_reason().replace("was spent before", "ran out during"))
+
+    def interrupt(signum: int, frame: object) -> None:
+        if _active:
+            raise OverBudget(reason)
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    _active = True
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        _active = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -230,7 +230,8 @@ def _claim_steps(finding: Finding, hit: Hit, schema_pair: SchemaPair, steps: tup
     if hit.pointer is not None and hit.pointer.startswith(prefix) and schema_pair.new is not None:
         name = unescape_token(hit.pointer[len(prefix):])
         if "/" not in hit.pointer[len(prefix):]:
-            return schema_pair.child_steps(name, (schema_pair.old or {}).get("properties", {}).get(name))
+            old_properties = schema_pair.old.get("properties") if isinstance(schema_pair.old, dict) else None
+            return schema_pair.child_steps(name, old_properties.get(name) if isinstance(old_properties, dict) else None)
     return schema_pair.steps if schema_pair.steps else steps
 
 

@@ -66,7 +66,7 @@ def resolve_inputs(paths: Sequence[Path], *, against: str | None, versions: bool
                 (load_parsed(old_parsed), load_parsed(new_parsed, list(problems)))
 
         loaded, inputs.unchanged = load_changed(read.raw, new_raw, load)
-        old, new = loaded  # type: ignore[misc]
+        old, new = loaded
         inputs.diagnostics.extend(_labelled(old, f"{against}:") + list(new.diagnostics))
         inputs.load_seconds = time.perf_counter() - started
         if inputs.ok:

@@ -304,7 +304,7 @@ def _candidates(old_keys: tuple[str, ...], new_keys: tuple[str, ...], free_old: 
                 free_new: list[int]) -> list[tuple[int, int]]:
     if len(free_old) * len(free_new) <= ALL_PAIRS_LIMIT:
         return [(i, j) for i in free_old for j in free_new]
-    out = []
+    out: list[tuple[int, int]] = []
     for i in free_old:
         alike = sorted(free_new, key=lambda j: (-SequenceMatcher(None, old_keys[i], new_keys[j]).ratio(), abs(i - j)))
         out.extend((i, j) for j in alike[:CANDIDATES])

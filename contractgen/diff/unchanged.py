@@ -10,8 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from pathlib import PurePath
+from typing import TypeVar
 
 from ..manifest.parse import ParsedFile
+
+_Loaded = TypeVar("_Loaded")
 
 #: a YAML manifest's top-level ``name: tool`` line (quoted or not, a comment after it allowed)
 _NAME_LINE = re.compile(rb"^name:[ \t]*(['\"]?)([A-Za-z0-9_.-]+)\1[ \t]*(?:#[^\n]*)?\r?$", re.MULTILINE)
@@ -41,7 +44,7 @@ def unchanged_folders(old: Mapping[str, bytes | None], new: Mapping[str, bytes |
 
 
 def load_changed(old: Mapping[str, bytes | None], new: Mapping[str, bytes | None],
-                 load: Callable[[list[str], list[str]], tuple[set[str], object]]) -> tuple[object, int]:
+                 load: Callable[[list[str], list[str]], tuple[set[str], _Loaded]]) -> tuple[_Loaded, int]:
     """``load(old paths, new paths)`` on every manifest outside the unchanged folders; it returns the tool
     names it read and its result. A folder whose tools a read manifest names is read too, and the load
     repeated. Returns the last result and how many manifests (versions) were left out."""

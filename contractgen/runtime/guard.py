@@ -266,8 +266,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         #: network and timeout failures (builtin, httpx, requests, urllib3, aiohttp) are transient
         #: upstream failures, mapped after the tool's own ``mapper`` unless the tool opts out
         self.transport_errors = transport_errors
-        self._mappers: tuple[Mapper, ...] = tuple(
-            m for m in (mapper, map_transport_error if transport_errors else None) if m is not None)
+        self._mappers: tuple[Mapper, ...] = tuple(dict.fromkeys(  # wrap_tool passes the transport mapper itself
+            m for m in (mapper, map_transport_error if transport_errors else None) if m is not None))
         self.invalid_output_code = invalid_output_code if invalid_output_code in CODES else "INTERNAL"
         self._formats = formats
         self._resources = resources

@@ -92,7 +92,7 @@ class _QuotingSpan:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def done(self, envelope: Any, arguments: Any, breaker: Any) -> None:
+    def done(self, envelope: Any, arguments: Any, breaker: Any, stages: Any) -> None:
         raise ValueError(f"cannot export attributes {arguments!r}")
 
 

@@ -22,12 +22,17 @@ DEADLINE_PASSED: Any = object()
 
 class Resumed:
     """Awaitable that continues a coroutine already run to its first suspension (what ``await``
-    would have done): values go out to the task, sends and throws (cancellation) go back in."""
+    would have done): values go out to the task, sends and throws (cancellation) go back in.
 
-    __slots__ = ("coro", "first")
+    ``abandoned``: the work already swallowed its deadline's cancellation and nobody awaits its
+    result. Cancelling it again (``asyncio.run`` does at loop shutdown; so may its owner) is then a
+    demand to stop: if it swallows that too, it is closed (``GeneratorExit`` at its await), so that
+    its task ends and a loop's shutdown never waits on it forever."""
 
-    def __init__(self, coro: Any, first: Any) -> None:
-        self.coro, self.first = coro, first
+    __slots__ = ("abandoned", "coro", "first")
+
+    def __init__(self, coro: Any, first: Any, *, abandoned: bool = False) -> None:
+        self.coro, self.first, self.abandoned = coro, first, abandoned
 
     def __await__(self) -> Any:
         coro, value = self.coro, self.first
@@ -37,11 +42,17 @@ class Resumed:
             except GeneratorExit:
                 coro.close()
                 raise
-            except BaseException as exc:  # noqa: B036, BLE001
+            except BaseException as exc:
                 try:
                     value = coro.throw(exc)
                 except StopIteration as done:
                     return done.value
+                if self.abandoned and isinstance(exc, asyncio.CancelledError):
+                    try:
+                        coro.close()
+                    except RuntimeError:  # it ignored GeneratorExit as well: its task ends all the same
+                        pass
+                    raise
             else:
                 try:
                     value = coro.send(sent)
@@ -189,7 +200,7 @@ class _Driven:
                 if isinstance(exc, asyncio.CancelledError):
                     # the work caught the cancellation (the deadline's or the caller's) and waits
                     # on: it runs on as its own task
-                    self.left_behind = asyncio.ensure_future(Resumed(it, value))
+                    self.left_behind = asyncio.ensure_future(Resumed(it, value, abandoned=True))
                     _LEFT_BEHIND.add(self.left_behind)
                     self.left_behind.add_done_callback(_LEFT_BEHIND.discard)
                     self.cancelled = exc

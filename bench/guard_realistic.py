@@ -85,7 +85,6 @@ class Case:
     result: Any
     bad: Callable[[int], dict[str, Any]]  # a new wrong call for each i
     input_model: Any = None
-    output_model: Any = None
 
 
 def _bad_maker(arguments: dict[str, Any], schema: dict[str, Any]) -> Callable[[int], dict[str, Any]]:
@@ -116,9 +115,8 @@ def bundled_cases() -> list[Case]:
             continue
         module = sys.modules[f"generated.{module_name}"]
         input_model = next(getattr(module, n) for n in module.__all__ if n.endswith("Input"))
-        output_model = next(getattr(module, n) for n in module.__all__ if n.endswith("Output"))
         cases.append(Case("bundled", module_name, contract, arguments, result,
-                          _bad_maker(arguments, contract.input_schema), input_model, output_model))
+                          _bad_maker(arguments, contract.input_schema), input_model))
     return cases
 
 
@@ -155,7 +153,7 @@ def nested_case() -> Case:
                         input_schema=NESTED_INPUT, output_schema=NESTED_OUTPUT,
                         timeout=Timeout(seconds=None), retry=RetryPolicy(failure_budget=3))
     return Case("nested", "search_flights", contract, NESTED_ARGS, NESTED_RESULT,
-                lambda i: {**NESTED_ARGS, "passengers": 10 + i}, Search, None)
+                lambda i: {**NESTED_ARGS, "passengers": 10 + i}, Search)
 
 
 def corpus_cases(limit: int, folder: Path) -> list[Case]:

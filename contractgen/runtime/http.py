@@ -4,8 +4,8 @@
 The base URL and credentials come from the application's configuration, never from the model's
 arguments: configured headers win over a header argument of the same name, and the path template
 is filled with each argument quoted whole, so no argument can change the host or the path's shape.
-HTTP errors go through the transport mapper (``runtime.transport``): a 429's Retry-After becomes
-``retry_after``. httpx is imported when the tool is implemented, not with this module.
+HTTP errors go through the guard's transport mapping (``runtime.transport``, on by default): a 429's
+Retry-After becomes ``retry_after``. httpx is imported when the tool is implemented, not with this module.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from urllib.parse import quote
 from .envelope_types import InT, OutT, WireT
 from .guard import GuardedTool
 from .stub import ToolStub
-from .transport import make_transport_mapper
 
 __all__ = ["HttpImplementation", "HttpOperation", "HttpParameter", "build_request"]
 
@@ -158,7 +157,7 @@ class HttpImplementation(Generic[InT, OutT, WireT]):
             response.raise_for_status()
             return _result(operation, response)
 
-        return self.stub.implement(call, mapper=make_transport_mapper(), **options)
+        return self.stub.implement(call, **options)  # raise_for_status: the guard maps the status
 
 
 def _result(operation: HttpOperation, response: Any) -> Any:

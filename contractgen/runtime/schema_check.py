@@ -279,10 +279,10 @@ class SchemaCheck:
         if not holds_scalars_only(member, self.schema):
             return False
         try:
-            text = json.dumps(member, sort_keys=True, allow_nan=False)
+            text: str | None = json.dumps(member, sort_keys=True, allow_nan=False)
         except (TypeError, ValueError):
-            text = '"$"'
-        if '"$' not in text:  # no reference, anchor or dialect: the verdict is the member's text alone
+            text = None
+        if text is not None and '"$' not in text:  # no reference, anchor or dialect: the text decides
             return _self_contained_member_refuses_long_integers(text, self.schema.get("$schema"), self.formats)
         return _refuses_long_integers(self._rs, name)
 

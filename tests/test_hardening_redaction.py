@@ -1102,6 +1102,8 @@ def test_a_secret_under_a_marked_pattern_among_many_members_never_comes_back(
 @settings(max_examples=20, deadline=None)
 @given(long=st.lists(st.text(min_size=200, max_size=2_000), min_size=1, max_size=3),
        short=st.lists(st.text("abcdef-0123", min_size=4, max_size=12), min_size=40, max_size=60))
+# a secret that is a run of the scrubber's own marker ('edac' of '[redacted]') is no leak
+@example(long=["0" * 200], short=["edac"] + ["0000"] * 39)
 def test_the_pieces_many_secrets_are_found_by_come_from_the_start_of_each_spelling(
         long: list[str], short: list[str]) -> None:
     """Past a few dozen spellings each is found by one piece of it; every piece of every spelling
@@ -1115,8 +1117,8 @@ def test_the_pieces_many_secrets_are_found_by_come_from_the_start_of_each_spelli
         assert len(piece) == min(_PREFIX, len(spelling))
     for secret in long + short:
         if len(secret) >= 4:
-            assert secret not in json.dumps(scrubber.value({"said": ["x" * 20] * 50 + [f"<{secret}>"]}),
-                                            ensure_ascii=False)
+            shown = json.dumps(scrubber.value({"said": ["x" * 20] * 50 + [f"<{secret}>"]}), ensure_ascii=False)
+            assert secret not in shown.replace(redaction.REDACTED, "\0")  # what the caller sent, not the marker
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

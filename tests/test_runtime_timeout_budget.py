@@ -326,7 +326,7 @@ def test_a_tool_that_always_hangs_cannot_exhaust_the_process(monkeypatch: pytest
     from contractgen.runtime import workers
 
     small = workers.ElasticPool(max_workers=3)
-    monkeypatch.setattr(sys.modules["contractgen.runtime.guard"], "POOL", small)
+    monkeypatch.setattr(sys.modules["contractgen.runtime.stage_run"], "POOL", small)
     release = threading.Event()
     tool = guard(contract(seconds=0.02, budget=None), lambda a: release.wait(10) and {})
     codes = [tool({})["error"]["code"] for _ in range(5)]

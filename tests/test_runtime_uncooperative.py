@@ -135,7 +135,7 @@ def test_a_full_process_pool_never_refuses_a_tool_holding_no_worker(monkeypatch:
     from contractgen.runtime import workers
 
     small = workers.ElasticPool(max_workers=4)
-    monkeypatch.setattr(sys.modules["contractgen.runtime.guard"], "POOL", small)
+    monkeypatch.setattr(sys.modules["contractgen.runtime.stage_run"], "POOL", small)
     release = threading.Event()
     stuck = [guard(contract(f"stuck_{i}"), lambda a: release.wait(30) and {}) for i in range(4)]
     try:
@@ -255,7 +255,7 @@ def test_an_async_tool_blocking_the_loop_times_out_then_runs_where_it_stalls_nob
 
 def test_a_long_blocking_step_moves_the_tool_off_the_loop_before_its_deadline(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    monkeypatch.setattr(sys.modules["contractgen.runtime.guard"], "BLOCKING_STEP", 0.05)
+    monkeypatch.setattr(sys.modules["contractgen.runtime.stage_run"], "BLOCKING_STEP", 0.05)
     release = threading.Event()
     blocker = guard(contract("slow_step", 30), holding("after_await", release, 0.2))
     with caplog.at_level(logging.ERROR, logger="contractgen.runtime"):

@@ -23,8 +23,9 @@ from .contract import (
 )
 from .envelope import ERROR_SIZE_CAP, MESSAGE_CAP, error_envelope, ok_envelope, untrusted
 from .errors import ToolError, VersionMismatchError
-from .guard import GuardedTool, Mapper, exception_chain, guard
+from .guard import GuardedTool, guard
 from .observe import CallRecord, CallStats
+from .stage_failures import Mapper, exception_chain
 from .stub import ToolStub
 from .transport import make_transport_mapper, map_transport_error, parse_retry_after
 from .wrap import contract_from_definition, wrap_tool

@@ -447,6 +447,83 @@ _plain_json_c: Callable[..., bool] | None = \
 plain_json: Callable[..., bool] = _plain_json_c or _plain_json_python
 
 
+#: Members (counted per path: a shared member counts each time it is reached) that ``clean_json``
+#: reads before it refuses a value: what a guarded call reads is bounded by this, not by what is in
+#: memory (``[v, v]`` nested 28 times is 28 lists and 2**28 paths).
+CLEAN_BUDGET = 1_000_000
+_INT_BITS = 14284  # 10**INT_DIGITS_CAP > 2**14284: at most this many bits, at most INT_DIGITS_CAP digits
+
+
+def _clean_python(value: Any, depth: int, budget: list[int], copy: bool) -> Any:
+    """``clean_json``'s reading in Python: the value (or its copy), or raises ``_NotClean``."""
+    kind = type(value)
+    if kind is str:
+        if not value.isascii() and _LONE_SURROGATE.search(value):
+            raise _NotClean
+        return value
+    if kind is int:
+        if value.bit_length() > _INT_BITS:
+            raise _NotClean
+        return value
+    if kind is float:
+        if not math.isfinite(value):
+            raise _NotClean
+        return value
+    if kind is bool or value is None:
+        return value
+    if depth >= MAX_DEPTH:
+        raise _NotClean
+    if kind is dict:
+        members = value.copy()  # one step in C: a thread that changes ``value`` meanwhile cannot tear it
+        budget[0] -= len(members)
+        if budget[0] < 0:
+            raise _NotClean
+        read = {}
+        for key, member in members.items():
+            if type(key) is not str or (not key.isascii() and _LONE_SURROGATE.search(key)):
+                raise _NotClean
+            read[key] = _clean_python(member, depth + 1, budget, copy)
+        return read if copy else value
+    if kind is list:
+        items = value.copy()
+        budget[0] -= len(items)
+        if budget[0] < 0:
+            raise _NotClean
+        copied = [_clean_python(member, depth + 1, budget, copy) for member in items]
+        return copied if copy else value
+    raise _NotClean
+
+
+def plain_copy(value: Any) -> Any:
+    """A copy of a ``plain_json`` value: new dicts and lists at every level, the same scalars."""
+    if type(value) is dict:
+        return {key: plain_copy(member) for key, member in value.copy().items()}
+    if type(value) is list:
+        return [plain_copy(member) for member in value.copy()]
+    return value
+
+
+class _NotClean(Exception):
+    pass
+
+
+def _clean_json_python(value: Any, budget: int, copy: bool, refused: Any) -> Any:
+    try:
+        return _clean_python(value, 0, [budget], copy)
+    except (_NotClean, RecursionError):
+        return refused
+
+
+_clean_json_c: Callable[..., Any] | None = getattr(_twin, "clean_json", None) if _plain_json_c is not None else None
+#: ``clean_json(value, budget, copy, refused)``: ``value`` (or, with ``copy``, a copy of it made of
+#: new dicts and lists) when it is plain JSON that every check reads right: exact types, string
+#: keys, finite floats, integers of at most INT_DIGITS_CAP digits, no lone surrogate, at most
+#: MAX_DEPTH levels and ``budget`` members counted per path; ``refused`` otherwise. What the guard
+#: reads first, of arguments (copied: checked and used as one private value) and of results. In C
+#: where it was compiled (``_plain.c``); the Python twin answers the same (tests/test_runtime_plain.py).
+clean_json: Callable[..., Any] = _clean_json_c or _clean_json_python
+
+
 #: containers with more members than this are judged in bulk by ``plain_json``
 MEMBER_BY_MEMBER = 8
 

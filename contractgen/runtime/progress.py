@@ -40,7 +40,7 @@ def report_progress(progress: float, total: float | None = None, message: str | 
         return False  # NaN, infinite, no number, or an integer past any float (10**400 raised)
     text = None
     if message is not None:
-        from .guard import call_secrets  # loaded whenever a guarded call runs
+        from .calls import call_secrets  # loaded whenever a guarded call runs
 
         said = message if type(message) is str else repr(message) if type(message) in (int, float) else None
         # the tool's own text may quote what the call sent: its secrets go before the cap cuts one

@@ -55,7 +55,6 @@ from .schema_walk import (
     known_properties,
     number_judging_names,
     property_node,
-    reading_every_string,
 )
 from .wording import (
     ARGUMENTS,
@@ -285,18 +284,6 @@ class SchemaCheck:
         if text is not None and '"$' not in text:  # no reference, anchor or dialect: the text decides
             return _self_contained_member_refuses_long_integers(text, self.schema.get("$schema"), self.formats)
         return _refuses_long_integers(self._rs, name)
-
-    def reading_text(self) -> Callable[[Any], bool] | None:
-        """``bare_is_valid`` for a schema that ``pins_plain_json``, made to read every string it accepts
-        as UTF-8 (``reading_every_string``): a lone surrogate anywhere in an accepted value then raises
-        ValueError, so no encoding pass is needed after it. None without jsonschema-rs."""
-        if self._rs is None:
-            return None
-        try:
-            return _rs.validator_for(reading_every_string(self.schema),  # type: ignore[no-any-return]
-                                     validate_formats=self.formats or None).is_valid
-        except Exception:  # noqa: BLE001 - compiled once already: only a copy the backend refuses
-            return None
 
     @property
     def backend(self) -> str:
@@ -1374,6 +1361,12 @@ def nested_too_deep(path: Sequence[Any]) -> Violation:
     where = cap_pointer(pointer(path))
     return Violation(where, "type", f"{field_label(where)} is nested more than {MAX_DEPTH} levels deep",
                      expected=f"a JSON value nested at most {MAX_DEPTH} levels deep")
+
+
+def too_many_members(cap: int) -> Violation:
+    """The violation for arguments holding more than ``cap`` members in all (counted per path)."""
+    return Violation("", "type", f"the arguments hold more than {cap} values in all",
+                     expected=f"arguments of at most {cap} values")
 
 
 #: Keywords whose subschemas each add errors for one member: combinator branches (grouped into an

@@ -105,65 +105,6 @@ def extra_keys(instance: Mapping[str, Any], schema: Any, keyword: str) -> list[s
 _SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
 
 
-def is_recursive(schema: Any) -> bool:
-    """Whether a schema refers to itself or elsewhere (``$ref``, ``$dynamicRef``): then a valid
-    value may be nested arbitrarily deep."""
-    todo = [schema]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, Mapping):
-            if "$ref" in node or "$dynamicRef" in node or "$recursiveRef" in node:
-                return True
-            todo.extend(node.values())
-        elif isinstance(node, list):
-            todo.extend(node)
-    return False
-
-
-def pins_plain_json(node: Any) -> bool:
-    """Whether every value this schema accepts is plain JSON in the fast validator's eyes: each
-    position has a ``type``, objects are closed and arrays typed, with no references or combinators.
-    (jsonschema-rs rejects NaN as a number and reads every key of a closed object.) Conservative:
-    False means only "check the value itself"."""
-    if not isinstance(node, Mapping) or any(k in node for k in _OPEN_KEYWORDS):
-        return False
-    types = node.get("type")
-    types = [types] if isinstance(types, str) else types
-    if not isinstance(types, list) or not types:
-        return False
-    for kind in types:
-        if kind in _SCALAR_TYPES:
-            continue
-        if kind == "object":
-            if node.get("additionalProperties") is not False or "patternProperties" in node:
-                return False
-            properties = node.get("properties", {})
-            if not isinstance(properties, Mapping) or not all(pins_plain_json(v) for v in properties.values()):
-                return False
-        elif kind == "array":
-            if "prefixItems" in node or not pins_plain_json(node.get("items")):
-                return False
-        else:
-            return False
-    return True
-
-
-def reading_every_string(node: Any) -> Any:
-    """A copy of a schema that ``pins_plain_json`` that makes jsonschema-rs read as UTF-8 every string
-    it accepts: a ``pattern`` matching any text wherever a string is allowed. jsonschema-rs reads a
-    nested string only where a keyword needs its text (and every key of a closed object), so a lone
-    surrogate there would otherwise pass; read, it raises ValueError inside the check."""
-    copy = dict(node)
-    types = copy.get("type")
-    if (types == "string" or isinstance(types, list) and "string" in types) and "pattern" not in copy:
-        copy["pattern"] = "^"
-    if isinstance(copy.get("properties"), Mapping):
-        copy["properties"] = {name: reading_every_string(member) for name, member in copy["properties"].items()}
-    if isinstance(copy.get("items"), Mapping):
-        copy["items"] = reading_every_string(copy["items"])
-    return copy
-
-
 _OPEN_KEYWORDS = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not",
                             "if", "then", "else", "dependentSchemas", "unevaluatedProperties",
                             "unevaluatedItems", "contains", "propertyNames"})
@@ -242,18 +183,3 @@ def _holds_number(value: Any) -> bool:
     """Whether an ``enum`` or ``const`` value could equal an integer (a number, or any container)."""
     members = value if isinstance(value, list) else [value]
     return any(isinstance(m, (int, float, Mapping, list)) and not isinstance(m, bool) for m in members)
-
-
-def types_numbers(schema: Any) -> bool:
-    """Whether any node of ``schema`` names ``integer`` or ``number`` in its ``type``."""
-    todo = [schema]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, Mapping):
-            kind = node.get("type")
-            if kind in ("integer", "number") or isinstance(kind, list) and ("integer" in kind or "number" in kind):
-                return True
-            todo.extend(v for v in node.values() if isinstance(v, (Mapping, list)))
-        elif isinstance(node, list):
-            todo.extend(v for v in node if isinstance(v, (Mapping, list)))
-    return False

@@ -13,8 +13,9 @@ from .budget import BudgetStore
 from .contract import Contract
 from .envelope_types import InT, OutT, TypedAsyncImplementation, TypedSyncImplementation, WireT
 from .errors import ToolError
-from .guard import GuardedTool, Mapper, guard
+from .guard import GuardedTool, guard
 from .observe import CallRecord
+from .stage_failures import Mapper
 
 
 class Implementer(Protocol[InT, OutT, WireT]):

@@ -14,8 +14,9 @@ from typing import Any
 from .budget import BudgetStore
 from .contract import Annotations, Contract, RetryPolicy, Timeout
 from .errors import ToolError
-from .guard import GuardedTool, Mapper
+from .guard import GuardedTool
 from .observe import CallRecord
+from .stage_failures import Mapper
 from .transport import map_transport_error
 
 

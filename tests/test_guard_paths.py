@@ -1,15 +1,12 @@
-"""The guard's fast paths give exactly the envelopes of the full path, call after call.
+"""One path for every call: observers never change an envelope, the call log follows its level, and
+the two error readers (and the memo of explanations) explain alike.
 
-An unobserved sync tool without a deadline takes a fast path (the ``_fast`` closure on plain
-contracts, ``_inline_call`` on the others); a tool with an ``on_call`` observer always takes the full
-path. Two tools on the same contract, one of each, receive the same sequence of calls: every
-envelope, every failure count and every budget exhaustion must agree.
+(The plan's envelopes against the reference semantics: tests/test_guard_reference.py.)
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import logging
 import math
@@ -101,127 +98,69 @@ def _comparable(envelope: Any) -> Any:
     return {**envelope, "error": {**error, "ref": "<ref>", "message": error["message"].replace(error["ref"], "<ref>")}}
 
 
-@pytest.mark.parametrize(("schema", "empty", "closure"), [
-    (FLAT_INPUT, False, True),        # the plainest tools: the ``_fast`` closure
-    (OPEN_INPUT, False, False),       # open input (near-miss notices): ``_inline_call``
-    (RECURSIVE_INPUT, False, False),  # recursive input (depth bound first): ``_inline_call``
-    (FLAT_INPUT, True, False),        # an empty-result rule: ``_inline_call``
-], ids=["closure", "open", "recursive", "empty-rule"])
+@pytest.mark.parametrize(("schema", "empty"), [(FLAT_INPUT, False), (OPEN_INPUT, False), (RECURSIVE_INPUT, False),
+                                             (FLAT_INPUT, True)], ids=["flat", "open", "recursive", "empty-rule"])
 @settings(max_examples=150, deadline=None)
 @given(calls=CALLS)
 @example(calls=[({"mode": "flaky"}, "s1"), ({"mode": "ok"}, "s1"), ({"mode": "flaky"}, "s1")])
-def test_fast_and_full_paths_agree_over_a_sequence_of_calls(schema: dict[str, Any], empty: bool, closure: bool,
-                                                            calls: list[tuple[dict[str, Any], str]]) -> None:
+def test_observed_and_unobserved_calls_agree_over_a_sequence_of_calls(
+        schema: dict[str, Any], empty: bool, calls: list[tuple[dict[str, Any], str]]) -> None:
+    """An observer (``on_call``) sees the call; it never changes the envelope or the budget."""
     the_contract = contract(schema, empty=empty)
-    fast = guard(the_contract, implementation)
-    full = guard(the_contract, implementation, on_call=lambda record: None)
-    assert (fast._fast is not None) is closure and fast._inline
+    plain = guard(the_contract, implementation)
+    records: list[Any] = []
+    observed = guard(the_contract, implementation, on_call=records.append)
     for arguments, session in calls:
-        one, other = fast(arguments, session=session), full(arguments, session=session)
+        one, other = plain(arguments, session=session), observed(arguments, session=session)
         assert _comparable(one) == _comparable(other), (arguments, session)
+    assert len(records) == len(calls)
 
 
-def test_the_closure_is_really_taken_and_counts_failures_like_the_full_path() -> None:
-    """A guard on the plainest contract answers through its closure; failures count per session and
-    a success resets them, as on the full path."""
+def test_failures_count_per_session_and_a_success_resets_them() -> None:
     tool = guard(contract(FLAT_INPUT), implementation)
-    taken: list[dict[str, Any]] = []
-    closure = tool._fast
-    assert closure is not None and type(tool).__call__ is closure  # the tool's own class calls it
-
-    def spy(self: Any, arguments: dict[str, Any], *rest: Any, **options: Any) -> Any:
-        taken.append(arguments)
-        return closure(self, arguments, *rest, **options)
-    type(tool).__call__ = spy  # type: ignore[method-assign]
     budgets = [tool({"mode": "flaky"}, session="s")["error"]["budget"]["consecutive_failures"] for _ in range(2)]
     assert budgets == [1, 2]
+    assert tool({"mode": "flaky"}, session="t")["error"]["budget"]["consecutive_failures"] == 1
     assert tool({"mode": "ok"}, session="s")["status"] == "ok"
     assert tool({"mode": "flaky"}, session="s")["error"]["budget"]["consecutive_failures"] == 1
-    assert len(taken) == 4
 
 
 def test_the_call_log_sees_every_call_however_its_level_is_set(caplog: pytest.LogCaptureFixture) -> None:
-    """The closure reads logging's memo of the call logger's level instead of asking: a level set on
-    the logger, on a parent or by ``logging.disable`` after the closure answered must still log every
-    call, and once the call log is off again the closure answers again."""
+    """The call log is asked on every call: a level set on the logger, on a parent or by
+    ``logging.disable`` after earlier calls takes effect at the next call."""
     tool = guard(contract(FLAT_INPUT), implementation)
-    closure = tool._fast
-    assert closure is not None and type(tool).__call__ is closure
-    answered: list[bool] = []
-    handed_on: list[bool] = []  # the class's general __call__ ends in _finish; the closure's answer does not
-    finish = tool._finish
-
-    def finishing(*args: Any, **options: Any) -> Any:
-        handed_on.append(True)
-        return finish(*args, **options)
-    tool._finish = finishing  # type: ignore[method-assign]
-
-    def spy(self: Any, arguments: dict[str, Any], *rest: Any, **options: Any) -> Any:
-        before = len(handed_on)
-        envelope = closure(self, arguments, *rest, **options)
-        answered.append(len(handed_on) == before)
-        return envelope
-    type(tool).__call__ = spy  # type: ignore[method-assign]
 
     def logged_calls() -> int:
         return sum(record.name == "contractgen.runtime.calls" for record in caplog.records)
     parent = logging.getLogger("contractgen")
     for _ in range(2):
         tool({"mode": "ok"})
-    assert answered[-1] and logged_calls() == 0  # off: the closure answers
+    assert logged_calls() == 0
     with caplog.at_level(logging.DEBUG, logger="contractgen.runtime.calls"):
         for _ in range(3):
             assert tool({"mode": "ok"})["status"] == "ok"
-        assert logged_calls() == 3 and not any(answered[-3:])
+        assert logged_calls() == 3
     caplog.clear()
     saved = parent.level
     caplog.handler.setLevel(logging.DEBUG)
     try:
-        for _ in range(2):  # a level change empties the memo: the first call after it asks again
-            tool({"mode": "ok"})
-        assert answered[-1] and logged_calls() == 0
-        parent.setLevel(logging.DEBUG)  # a parent's level, set after the closure answered
+        tool({"mode": "ok"})
+        assert logged_calls() == 0
+        parent.setLevel(logging.DEBUG)  # a parent's level, set after calls were answered
         tool({"mode": "ok"})
         tool({"mode": "ok"})
         assert logged_calls() == 2
         logging.disable(logging.DEBUG)  # the process-wide switch turns the log off again
-        for _ in range(2):
-            tool({"mode": "ok"})
-        assert answered[-1] and logged_calls() == 2
+        tool({"mode": "ok"})
+        assert logged_calls() == 2
     finally:
         logging.disable(logging.NOTSET)
         parent.setLevel(saved)
         caplog.handler.setLevel(logging.NOTSET)
-    for _ in range(2):
-        tool({"mode": "ok"})
-    assert answered[-1]
-
-
-def test_each_tool_has_a_class_of_its_own_that_stands_for_guarded_tool() -> None:
-    """The closure is the ``__call__`` of a class made for the tool alone: it reads as GuardedTool, a
-    copy or a new implementation never shares it, and a tool that leaves the fast path (an
-    ``on_call`` set) takes GuardedTool's own ``__call__`` until it is unset."""
-    tool = guard(contract(FLAT_INPUT), implementation)
-    other = guard(contract(FLAT_INPUT), implementation)
-    own = type(tool)
-    assert isinstance(tool, GuardedTool) and own is not GuardedTool and own.__bases__ == (GuardedTool,)
-    assert own.__name__ == own.__qualname__ == "GuardedTool" and own is not type(other)
-    assert type(tool.with_implementation(implementation)) not in (own, GuardedTool)
-    twin = copy.copy(tool)
-    twin.on_call = lambda record: None
-    assert type(tool).__call__ is tool._fast and type(twin).__call__ is GuardedTool.__call__  # type: ignore[comparison-overlap]
-    records: list[Any] = []
-    tool.on_call = records.append
-    assert type(tool) is own and own.__call__ is GuardedTool.__call__  # type: ignore[comparison-overlap]
-    assert tool({"mode": "ok"})["status"] == "ok" and len(records) == 1
-    tool.on_call = None
-    assert own.__call__ is tool._fast and tool({"mode": "ok"})["status"] == "ok" and len(records) == 1  # type: ignore[comparison-overlap]
-    assert other({"mode": "ok"})["status"] == "ok"
 
 
 def test_a_subclass_that_writes_its_own_call_keeps_it() -> None:
-    """The fast path is installed over GuardedTool's ``__call__`` only: a subclass's own (a wrapper
-    that logs, say) must run on every call, the plainest contract's included."""
+    """A subclass's own ``__call__`` (a wrapper that logs, say) runs on every call."""
     seen: list[Any] = []
 
     class Logged(GuardedTool):  # type: ignore[type-arg]
@@ -230,27 +169,21 @@ def test_a_subclass_that_writes_its_own_call_keeps_it() -> None:
             return super().__call__(arguments, *rest, **options)
 
     tool = Logged(contract(FLAT_INPUT), implementation)
-    assert type(tool) is Logged and tool._fast is None
     assert tool({"mode": "ok"})["status"] == "ok" and seen == [{"mode": "ok"}]
-    plain = guard(contract(FLAT_INPUT), implementation)
-    assert plain._fast is not None  # the same contract takes the fast path without the override
+    assert type(tool.with_implementation(implementation)) is Logged
 
 
-def test_the_closure_never_swallows_interrupts() -> None:
+def test_interrupts_are_never_swallowed() -> None:
     def stop(args: Any) -> Any:
         raise KeyboardInterrupt
-    tool = guard(contract(FLAT_INPUT), stop)
-    assert tool._fast is not None
     with pytest.raises(KeyboardInterrupt):
-        tool({"mode": "ok"})
+        guard(contract(FLAT_INPUT), stop)({"mode": "ok"})
 
 
-def test_the_closure_answers_a_tools_own_system_exit() -> None:
+def test_a_tools_own_system_exit_is_its_failure() -> None:
     def exits(args: Any) -> Any:
         raise SystemExit(2)
-    tool = guard(contract(FLAT_INPUT), exits)
-    assert tool._fast is not None
-    assert tool({"mode": "ok"})["error"]["code"] == "INTERNAL"
+    assert guard(contract(FLAT_INPUT), exits)({"mode": "ok"})["error"]["code"] == "INTERNAL"
 
 
 # -- the two error readers: evaluate() on flat schemas, iter_errors() on the rest ---------------
@@ -428,3 +361,17 @@ def test_an_empty_key_is_located_exactly() -> None:
     assert check._flat
     violations, _ = check.explain({"obj": {"": "text"}})
     assert [(v.field, v.constraint, v.attempted) for v in violations] == [("/obj/", "type", "text")]
+
+
+def test_the_plan_names_only_the_stages_a_tool_needs() -> None:
+    plain = guard(contract(FLAT_INPUT), implementation)
+    assert plain.plan == ("private copy", "input schema", "run inline", "output schema", "budget")
+    ruled = guard(contract(FLAT_INPUT, empty=True), implementation, input_model=None, on_call=lambda r: None)
+    assert "empty rule" in ruled.plan and ruled.plan[-1] == "observers"
+    timed = guard(Contract(**{**contract(OPEN_INPUT).__dict__, "timeout": Timeout(seconds=5),
+                              "retry": RetryPolicy(failure_budget=None)}), implementation)
+    assert "run worker under deadline" in timed.plan and "notices" in timed.plan and "budget" not in timed.plan
+
+    async def awaited(args: Any) -> Any:
+        return {"hits": []}
+    assert "run awaited" in guard(contract(FLAT_INPUT), awaited).plan

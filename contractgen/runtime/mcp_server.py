@@ -40,6 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from .envelope import SHORT_TEXT_CAP, cap_text
 from .guard import GuardedTool
 from .mcp import META_ENVELOPE, META_LONG_RUNNING, to_call_tool_result
+from .mcp_tasks import TaskServer, install_tasks
 from .observe import loggable, logger
 from .progress import progress_listener
 from .scrub import NO_SECRETS, Scrubber, secrets_sent
@@ -82,7 +83,9 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=definitions)
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def run_call(ctx: Any, params: types.CallToolRequestParams,
+                       also: Callable[..., None] | None = None) -> types.CallToolResult:
+        """One call, answered directly or run as a task (``also`` hears its progress then)."""
         tool = listed.get(params.name)
         if tool is None:
             # an unknown tool is a protocol error in MCP 2025-11-25, not a tool-execution error
@@ -94,7 +97,8 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
         declared = declared if isinstance(declared, str) and declared.strip() else None
         arguments = params.arguments if params.arguments is not None else {}
         token = meta.get("progressToken", meta.get("progress_token"))
-        progress = _ProgressSender(ctx, token, tool, arguments) if isinstance(token, (str, int)) else None
+        token = token if isinstance(token, (str, int)) else None
+        progress = _ProgressSender(ctx, token, tool, arguments, also) if token is not None or also else None
         with progress_listener(progress.report if progress is not None else None):
             envelope = await tool.acall(arguments, contract_version=declared, session=key_for(ctx),
                                         call_id=_call_id(ctx),
@@ -103,12 +107,20 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
             await progress.flush()  # every notification goes out before the result
         return call_result(envelope)
 
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return await run_call(ctx, params)
+
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         tool = listed.get(tool_name)
         return None if tool is None else _plain(tool.contract.input_schema)
 
-    return Server(name, version=version, instructions=instructions, on_list_tools=list_tools,
-                  on_call_tool=call_tool, get_tool_input_schema=input_schema)
+    long_running = {name: tool for name, tool in listed.items() if tool.contract.timeout.long_running}
+    server = (TaskServer if long_running else Server)(
+        name, version=version, instructions=instructions, on_list_tools=list_tools, on_call_tool=call_tool,
+        get_tool_input_schema=input_schema)
+    if long_running:  # MCP Tasks: a long-running tool's call may run in the background
+        install_tasks(server, long_running, run_call, key_for)
+    return server
 
 
 def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
@@ -124,9 +136,11 @@ def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
     if contract.deprecation is not None:
         meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v is not None}
     icons = [types.Icon.model_validate(_plain(icon)) for icon in contract.icons] or None
+    # a long-running tool may also be called as an MCP task (answered directly without ``task``)
+    execution = types.ToolExecution(task_support="optional") if contract.timeout.long_running else None
     return types.Tool(name=contract.name, title=contract.title, description=tool.description,
                       input_schema=_plain(contract.input_schema), output_schema=_plain(contract.output_schema),
-                      icons=icons, annotations=annotations, _meta=meta)
+                      icons=icons, annotations=annotations, execution=execution, _meta=meta)
 
 
 def call_result(envelope: Mapping[str, Any]) -> types.CallToolResult:
@@ -148,7 +162,7 @@ def session_key(ctx: Any) -> str:
             return "http:" + str(http_session)[:200]
     # SDK 2.x builds a fresh ServerSession per request, so its id() is no session key; the
     # connection behind it lives as long as the client's connection and has per-connection state
-    connection = getattr(ctx.session, "connection", None) or getattr(ctx.session, "_connection", None)
+    connection = _connection(ctx)
     if connection is not None:
         if getattr(connection, "session_id", None):
             return "http:" + str(connection.session_id)[:200]
@@ -258,9 +272,11 @@ class _ProgressSender:
     own text, so the secrets the call sent are taken out of it first (``scrub.py``).
     """
 
-    def __init__(self, ctx: Any, token: str | int, tool: GuardedTool[Any, Any], arguments: Any) -> None:
+    def __init__(self, ctx: Any, token: str | int | None, tool: GuardedTool[Any, Any], arguments: Any,
+                 also: Callable[[float, float | None, str | None], None] | None = None) -> None:
         self.ctx = ctx
-        self.token = token
+        self.token = token  # None: no notifications, only ``also`` (a task's status) hears the reports
+        self.also = also
         self.tool = tool
         self.arguments = arguments
         self.scrub: Scrubber | None = None  # made at the first message: most reports have none
@@ -279,8 +295,18 @@ class _ProgressSender:
                     self.scrub = secrets_sent(self.arguments, self.tool.input_schema,
                                               getattr(self.tool, "_resources", None))
                 message = self.scrub.text(message)
-            coro = self.ctx.session.send_progress_notification(
-                self.token, progress, total, message, related_request_id=self.ctx.request_id)
+            if self.also is not None:
+                self.also(progress, total, message)
+            if self.token is None:
+                return
+            if self.also is None:
+                coro = self.ctx.session.send_progress_notification(
+                    self.token, progress, total, message, related_request_id=self.ctx.request_id)
+            else:  # a task outlives its request, whose channel closed with the answer: the connection's
+                coro = _connection(self.ctx).notify("notifications/progress", {
+                    "progressToken": self.token, "progress": progress,
+                    **({"total": total} if total is not None else {}),
+                    **({"message": message} if message is not None else {})})
             try:
                 here = asyncio.get_running_loop() is self.loop
             except RuntimeError:
@@ -423,6 +449,11 @@ def _shallow_id(text: str) -> int | str | None:
             depth -= 1
         at += 1
     return None
+
+
+def _connection(ctx: Any) -> Any:
+    """The SDK's connection behind a request (outlives it), or None."""
+    return getattr(ctx.session, "connection", None) or getattr(ctx.session, "_connection", None)
 
 
 def _call_id(ctx: Any) -> str | None:

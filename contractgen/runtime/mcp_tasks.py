@@ -1,0 +1,255 @@
+"""MCP Tasks (specification 2025-11-25) for long-running guarded tools on the low-level server.
+
+A ``tools/call`` that carries ``task`` for a tool whose contract is long-running answers at once
+with a ``CreateTaskResult``; the call itself runs in the background through the tool's guarded
+``acall`` (deadline, failure budget and breaker as for any call). The client follows it with
+``tasks/get`` (status, last progress as ``statusMessage``) and the request's progress token, ends
+it with ``tasks/cancel``, and reads the final ``CallToolResult`` with ``tasks/result``. A result
+with ``isError`` (a TIMEOUT envelope included) ends the task ``failed``.
+
+The store is bounded: a task is kept ``ttl`` milliseconds from its creation (the client's request,
+clamped to ``MAX_TTL_MS``; ``DEFAULT_TTL_MS`` without one) and then forgotten once it has ended; at
+most ``MAX_TASKS`` are kept per server. A task belongs to the budget session that started it: from
+another session its id is unknown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from mcp import types
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+
+from .envelope import SHORT_TEXT_CAP, cap_text
+from .observe import loggable, logger
+
+__all__ = ["DEFAULT_TTL_MS", "MAX_TASKS", "MAX_TTL_MS", "POLL_INTERVAL_MS", "RELATED_TASK", "TaskServer",
+           "TaskStore", "install_tasks", "task_capability"]
+
+#: ``_meta`` key that ties a message to its task (specification 2025-11-25)
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+#: how long a task is kept from its creation when the client asks for no ttl
+DEFAULT_TTL_MS = 60_000
+#: the longest a client may ask a task to be kept
+MAX_TTL_MS = 3_600_000
+#: the polling interval the server suggests
+POLL_INTERVAL_MS = 500
+#: tasks kept per server at once; a new task past it first evicts the oldest ended one
+MAX_TASKS = 1_000
+#: the protocol revision whose Tasks this module serves (SDK 2.x has no tasks at 2026-07-28)
+TASKS_REVISION = "2025-11-25"
+
+_ENDED = frozenset({"completed", "failed", "cancelled"})
+
+#: runs one tool call for a request: (ctx, params, progress listener) -> the call's result
+CallRunner = Callable[[Any, types.CallToolRequestParams, Callable[..., None] | None], Awaitable[types.CallToolResult]]
+
+
+def task_capability() -> types.ServerTasksCapability:
+    """What the server declares: ``tools/call`` as tasks, ``tasks/list`` and ``tasks/cancel``."""
+    return types.ServerTasksCapability(
+        list=types.TasksListCapability(), cancel=types.TasksCancelCapability(),
+        requests=types.ServerTasksRequestsCapability(tools=types.TasksToolsCapability(call=types.TasksCallCapability())))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class _Task:
+    task_id: str
+    owner: str
+    tool: str
+    ttl_ms: int
+    created_at: str = field(default_factory=_now)
+    born: float = 0.0  # the store's clock at creation
+    status: str = "working"
+    status_message: str | None = None
+    last_updated_at: str = field(default_factory=_now)
+    result: types.CallToolResult | None = None
+    work: asyncio.Task[None] | None = None
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    last_progress: float | None = None
+
+    def view(self) -> dict[str, Any]:
+        """The task as ``tasks/get`` and ``tasks/cancel`` return it."""
+        found = types.Task(task_id=self.task_id, status=self.status, status_message=self.status_message,  # type: ignore[arg-type]
+                           created_at=self.created_at, last_updated_at=self.last_updated_at, ttl=self.ttl_ms,
+                           poll_interval=POLL_INTERVAL_MS)
+        return found.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def settle(self, status: str, message: str | None, result: types.CallToolResult | None) -> None:
+        if self.status in _ENDED:
+            return
+        self.status, self.status_message, self.result = status, message, result
+        self.last_updated_at = _now()
+        self.ended.set()
+
+    def progressed(self, progress: float, total: float | None, message: str | None) -> None:
+        """A progress report as the task's ``statusMessage`` (the last that increased)."""
+        if self.status in _ENDED or (self.last_progress is not None and progress <= self.last_progress):
+            return
+        self.last_progress = progress
+        done = f"{progress:g}" + (f"/{total:g}" if total is not None else "")
+        self.status_message = cap_text(f"{done}: {message}" if message else done)
+        self.last_updated_at = _now()
+
+
+class TaskStore:
+    """The tasks one server runs: created, looked up by their session, expired after their ttl."""
+
+    def __init__(self, max_tasks: int = MAX_TASKS, clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_tasks = max_tasks
+        self.clock = clock
+        self._tasks: dict[str, _Task] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        self.expire()
+        return len(self._tasks)
+
+    def expire(self) -> None:
+        """Forget the ended tasks whose ttl has passed."""
+        now = self.clock()
+        with self._lock:
+            for task_id in [t.task_id for t in self._tasks.values()
+                            if t.status in _ENDED and now - t.born >= t.ttl_ms / 1000]:
+                del self._tasks[task_id]
+
+    def create(self, owner: str, tool: str, ttl_ms: int | None) -> _Task:
+        self.expire()
+        ttl = DEFAULT_TTL_MS if ttl_ms is None else max(1, min(int(ttl_ms), MAX_TTL_MS))
+        with self._lock:
+            while len(self._tasks) >= self.max_tasks:
+                oldest = next((t for t in self._tasks.values() if t.status in _ENDED), None)
+                if oldest is None:
+                    raise MCPError(types.INVALID_REQUEST, f"This server already runs {self.max_tasks} tasks; "
+                                   "wait for one to end (tasks/result) or cancel one (tasks/cancel), then retry")
+                del self._tasks[oldest.task_id]
+            task = _Task(task_id=secrets.token_urlsafe(16), owner=owner, tool=tool, ttl_ms=ttl, born=self.clock())
+            self._tasks[task.task_id] = task
+        return task
+
+    def find(self, owner: str, task_id: Any) -> _Task:
+        self.expire()
+        task = self._tasks.get(task_id) if isinstance(task_id, str) else None
+        if task is None or task.owner != owner:
+            shown = cap_text(repr(task_id), SHORT_TEXT_CAP)
+            raise MCPError(types.INVALID_PARAMS, f"Unknown task {shown}: it never existed in this session, or it "
+                           "ended more than its ttl ago; start the call again")
+        return task
+
+    def of(self, owner: str) -> list[_Task]:
+        self.expire()
+        return [t for t in self._tasks.values() if t.owner == owner]
+
+    def cancel_all(self) -> None:
+        """Cancel every task still running (the server is going away)."""
+        for task in list(self._tasks.values()):
+            if task.work is not None and not task.work.done():
+                task.work.cancel()
+
+
+class TaskServer(Server):  # type: ignore[type-arg]
+    """A low-level ``Server`` that declares the tasks capability on the revision that has Tasks."""
+
+    def get_capabilities(self, *args: Any, protocol_version: str | None = None,
+                         **kwargs: Any) -> types.ServerCapabilities:
+        found = super().get_capabilities(*args, protocol_version=protocol_version, **kwargs)
+        if protocol_version not in (None, TASKS_REVISION):
+            return found
+        return found.model_copy(update={"tasks": task_capability()})
+
+
+def install_tasks(server: Any, long_running: Mapping[str, Any], run: CallRunner,
+                  session: Callable[[Any], str], store: TaskStore | None = None) -> TaskStore:
+    """Serve Tasks on ``server`` (a low-level ``Server``) for the tools named in ``long_running``.
+
+    ``run`` is the server's own call path (what a plain ``tools/call`` runs), ``session`` the budget
+    session of a request, which also owns the tasks the request starts.
+    """
+    tasks = store if store is not None else TaskStore()
+
+    async def start_task(ctx: Any, call_next: Any) -> Any:
+        raw = ctx.params
+        if ctx.method != "tools/call" or not isinstance(raw, Mapping) or raw.get("task") is None \
+                or getattr(ctx, "protocol_version", TASKS_REVISION) != TASKS_REVISION:
+            return await call_next(ctx)
+        try:
+            params = types.CallToolRequestParams.model_validate(raw, by_name=False)
+        except ValidationError:
+            return await call_next(ctx)  # the SDK's own INVALID_PARAMS answer
+        if params.name not in long_running:
+            # taskSupport is absent (forbidden) on the tool: the specification's answer is -32601
+            raise MCPError(types.METHOD_NOT_FOUND, f"Tool {cap_text(repr(params.name), SHORT_TEXT_CAP)} does not "
+                           "run as a task (its execution.taskSupport is forbidden): call it without 'task'")
+        task = tasks.create(session(ctx), params.name, params.task.ttl if params.task is not None else None)
+        task.work = asyncio.get_running_loop().create_task(_run_task(task, ctx, params, run))
+        created = types.CreateTaskResult(task=types.Task.model_validate(task.view()))
+        answer = created.model_dump(by_alias=True, mode="json", exclude_none=True)
+        # SDK 2.x clients check every tools/call answer as a CallToolResult at 2025-11-25, which
+        # needs ``content``: one line saying what happened keeps the CreateTaskResult readable there
+        answer["content"] = [{"type": "text", "text": f"Started task {task.task_id} for {params.name}; "
+                                                      "follow it with tasks/get, read it with tasks/result."}]
+        return answer
+
+    async def get_task(ctx: Any, params: types.GetTaskRequestParams) -> dict[str, Any]:
+        return tasks.find(session(ctx), params.task_id).view()
+
+    async def task_result(ctx: Any, params: types.GetTaskPayloadRequestParams) -> dict[str, Any]:
+        task = tasks.find(session(ctx), params.task_id)
+        await task.ended.wait()
+        if task.result is None:  # cancelled, or broken outside the guard: no call result to give
+            raise MCPError(types.INVALID_PARAMS, f"Task {task.task_id} has no result ({task.status}: "
+                           f"{task.status_message}); start the call again if it is still needed")
+        answer = task.result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        answer["_meta"] = {**answer.get("_meta", {}), RELATED_TASK: {"taskId": task.task_id}}
+        return answer
+
+    async def cancel_task(ctx: Any, params: types.CancelTaskRequestParams) -> dict[str, Any]:
+        task = tasks.find(session(ctx), params.task_id)
+        if task.status in _ENDED:
+            raise MCPError(types.INVALID_PARAMS, f"Cannot cancel task {task.task_id}: it already ended "
+                           f"({task.status})")
+        task.settle("cancelled", "Cancelled by the client.", None)
+        if task.work is not None:
+            task.work.cancel()
+        return task.view()
+
+    async def list_tasks(ctx: Any, params: types.PaginatedRequestParams) -> dict[str, Any]:
+        return {"tasks": [t.view() for t in tasks.of(session(ctx))]}
+
+    server.middleware.append(start_task)
+    server.add_request_handler("tasks/get", types.GetTaskRequestParams, get_task)
+    server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, task_result)
+    server.add_request_handler("tasks/cancel", types.CancelTaskRequestParams, cancel_task)
+    server.add_request_handler("tasks/list", types.PaginatedRequestParams, list_tasks)
+    return tasks
+
+
+async def _run_task(task: _Task, ctx: Any, params: types.CallToolRequestParams, run: CallRunner) -> None:
+    """The task's work: the guarded call, settled as the task's status and result."""
+    try:
+        result = await run(ctx, params, task.progressed)
+    except asyncio.CancelledError:
+        task.settle("cancelled", "Cancelled: the server stopped the call.", None)
+        raise
+    except Exception as exc:  # noqa: BLE001 - the call path answers envelopes; this is a defect in it
+        logger.error("task %s of %s failed outside its guard", task.task_id, task.tool, exc_info=loggable(exc))
+        task.settle("failed", "The call failed inside the server; its log has the details.", None)
+        return
+    if result.is_error:
+        code = (result.structured_content or {}).get("error", {}).get("code")
+        task.settle("failed", f"The call ended with {code or 'an error'}; tasks/result has the envelope.", result)
+    else:
+        task.settle("completed", "The call succeeded; tasks/result has the output.", result)

@@ -6,6 +6,8 @@ plus the envelope, the bare output as ``structuredContent`` on success). Each to
 its contract version, so several versions of one tool are served side by side and FastMCP routes a
 pinned call (``call_tool(..., version=)``) to its version; a pin no version answers gets
 VERSION_MISMATCH with the migration steps. ``report_progress`` reaches the client as FastMCP progress.
+A long-running tool may also be called as an MCP task (specification 2025-11-25, on connections
+that speak it: ``contractgen.runtime.mcp_tasks``).
 
 The failure budget's session, first that applies: the client's ``_meta["contractgen/session"]`` or
 ``contractgen-session`` HTTP header; else FastMCP's own scope for data that follows one client (the
@@ -45,10 +47,12 @@ from contractgen.runtime import GuardedTool, error_envelope
 from contractgen.runtime.mcp_server import (
     META_SESSION,
     META_VERSION,
-    _ProgressSender,
+    _progress_sender,
     call_result,
+    session_key,
     tool_definition,
 )
+from contractgen.runtime.mcp_tasks import install_tasks
 from contractgen.runtime.observe import loggable
 from contractgen.runtime.progress import progress_listener
 from contractgen.runtime.versions import VersionCheck
@@ -75,8 +79,7 @@ class GuardedFastMCPTool(Tool):
         tool: GuardedTool[Any, Any] = self.guarded
         call = _this_request(tool)
         # the MCP server's sender: FastMCP's context offers the same session and request id
-        sender = (_ProgressSender(call.context, call.progress, tool, arguments)
-                  if call.progress is not None else None)
+        sender = _progress_sender(call.context, call.progress, tool, arguments)
         with progress_listener(sender.report if sender is not None else None):
             envelope = await call_guarded(tool, arguments, session=call.session,
                                           contract_version=call.version, call_id=call.call_id,
@@ -100,7 +103,8 @@ def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "outpu
     return GuardedFastMCPTool(name=definition.name, version=tool.version, title=definition.title,
                               description=definition.description, parameters=definition.input_schema,
                               output_schema=output_schema, annotations=definition.annotations,
-                              meta=definition.meta, guarded=tool, structured_envelope=whole)
+                              execution=definition.execution, meta=definition.meta, guarded=tool,
+                              structured_envelope=whole)
 
 
 def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -139,6 +143,9 @@ def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[G
     for item in registered:
         server.add_tool(item)
         pins.served.setdefault(item.name, {})[item.guarded.version] = item.guarded
+    long_running = {t.name for t in batch if t.contract.timeout.long_running}
+    if long_running:
+        _tasks_of(server).update(long_running)
     return registered
 
 
@@ -275,6 +282,20 @@ def unserved_pin(served: list[GuardedTool[Any, Any]], pin: str) -> dict[str, Any
                           expected_version=mismatch.expected_version,
                           received_version=mismatch.received_version,
                           migration=list(mismatch.migration) or None, field=mismatch.field)
+
+
+#: the long-running tools of each server the adapter serves MCP Tasks on
+_TASKS: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _tasks_of(server: FastMCP) -> set[str]:
+    """The names of ``server``'s tools that may run as MCP tasks; the first call serves Tasks on
+    the SDK server inside FastMCP (FastMCP's own ``task=True`` needs the fastmcp-tasks engine)."""
+    names = _TASKS.get(server)
+    if names is None:
+        names = _TASKS[server] = set()
+        install_tasks(server._mcp_server, names, session_key)
+    return names
 
 
 def _pinned_version(meta: Any) -> str | None:

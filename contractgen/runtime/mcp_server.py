@@ -40,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from .envelope import SHORT_TEXT_CAP, cap_text
 from .guard import GuardedTool
 from .mcp import META_ENVELOPE, META_LONG_RUNNING, to_call_tool_result
-from .mcp_tasks import TaskServer, install_tasks
+from .mcp_tasks import install_tasks, running_task
 from .observe import loggable, logger
 from .progress import progress_listener
 from .scrub import NO_SECRETS, Scrubber, secrets_sent
@@ -83,9 +83,7 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=definitions)
 
-    async def run_call(ctx: Any, params: types.CallToolRequestParams,
-                       also: Callable[..., None] | None = None) -> types.CallToolResult:
-        """One call, answered directly or run as a task (``also`` hears its progress then)."""
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = listed.get(params.name)
         if tool is None:
             # an unknown tool is a protocol error in MCP 2025-11-25, not a tool-execution error
@@ -97,8 +95,7 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
         declared = declared if isinstance(declared, str) and declared.strip() else None
         arguments = params.arguments if params.arguments is not None else {}
         token = meta.get("progressToken", meta.get("progress_token"))
-        token = token if isinstance(token, (str, int)) else None
-        progress = _ProgressSender(ctx, token, tool, arguments, also) if token is not None or also else None
+        progress = _progress_sender(ctx, token, tool, arguments)
         with progress_listener(progress.report if progress is not None else None):
             envelope = await tool.acall(arguments, contract_version=declared, session=key_for(ctx),
                                         call_id=_call_id(ctx),
@@ -107,19 +104,15 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
             await progress.flush()  # every notification goes out before the result
         return call_result(envelope)
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await run_call(ctx, params)
-
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         tool = listed.get(tool_name)
         return None if tool is None else _plain(tool.contract.input_schema)
 
-    long_running = {name: tool for name, tool in listed.items() if tool.contract.timeout.long_running}
-    server = (TaskServer if long_running else Server)(
-        name, version=version, instructions=instructions, on_list_tools=list_tools, on_call_tool=call_tool,
-        get_tool_input_schema=input_schema)
+    server = Server(name, version=version, instructions=instructions, on_list_tools=list_tools,
+                    on_call_tool=call_tool, get_tool_input_schema=input_schema)
+    long_running = {name for name, tool in listed.items() if tool.contract.timeout.long_running}
     if long_running:  # MCP Tasks: a long-running tool's call may run in the background
-        install_tasks(server, long_running, run_call, key_for)
+        install_tasks(server, long_running, key_for)
     return server
 
 
@@ -265,6 +258,12 @@ def _run_leaving_abandoned(main: Callable[[], Any], grace: float | None = None) 
             loop.close()
 
 
+def _progress_sender(ctx: Any, token: Any, tool: GuardedTool[Any, Any], arguments: Any) -> _ProgressSender | None:
+    """Who hears a call's progress: the client when it sent a progress token, the task it runs as."""
+    token = token if isinstance(token, (str, int)) else None
+    return None if token is None and running_task() is None else _ProgressSender(ctx, token, tool, arguments)
+
+
 class _ProgressSender:
     """Turns ``report_progress`` calls (from the loop or a worker thread) into MCP notifications.
 
@@ -272,11 +271,10 @@ class _ProgressSender:
     own text, so the secrets the call sent are taken out of it first (``scrub.py``).
     """
 
-    def __init__(self, ctx: Any, token: str | int | None, tool: GuardedTool[Any, Any], arguments: Any,
-                 also: Callable[[float, float | None, str | None], None] | None = None) -> None:
+    def __init__(self, ctx: Any, token: str | int | None, tool: GuardedTool[Any, Any], arguments: Any) -> None:
         self.ctx = ctx
-        self.token = token  # None: no notifications, only ``also`` (a task's status) hears the reports
-        self.also = also
+        self.token = token  # None: no notifications (a task's status still hears the reports)
+        self.task = running_task()
         self.tool = tool
         self.arguments = arguments
         self.scrub: Scrubber | None = None  # made at the first message: most reports have none
@@ -295,11 +293,11 @@ class _ProgressSender:
                     self.scrub = secrets_sent(self.arguments, self.tool.input_schema,
                                               getattr(self.tool, "_resources", None))
                 message = self.scrub.text(message)
-            if self.also is not None:
-                self.also(progress, total, message)
+            if self.task is not None:
+                self.task.progressed(progress, total, message)
             if self.token is None:
                 return
-            if self.also is None:
+            if self.task is None:
                 coro = self.ctx.session.send_progress_notification(
                     self.token, progress, total, message, related_request_id=self.ctx.request_id)
             else:  # a task outlives its request, whose channel closed with the answer: the connection's

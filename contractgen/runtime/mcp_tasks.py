@@ -1,8 +1,9 @@
 """MCP Tasks (specification 2025-11-25) for long-running guarded tools on the low-level server.
 
 A ``tools/call`` that carries ``task`` for a tool whose contract is long-running answers at once
-with a ``CreateTaskResult``; the call itself runs in the background through the tool's guarded
-``acall`` (deadline, failure budget and breaker as for any call). The client follows it with
+with a ``CreateTaskResult``; the call itself runs in the background as the same ``tools/call``
+without ``task`` (the server's own path: the tool's guarded ``acall``, so deadline, failure budget
+and breaker apply as to any call). The client follows it with
 ``tasks/get`` (status, last progress as ``statusMessage``) and the request's progress token, ends
 it with ``tasks/cancel``, and reads the final ``CallToolResult`` with ``tasks/result``. A result
 with ``isError`` (a TIMEOUT envelope included) ends the task ``failed``.
@@ -10,30 +11,32 @@ with ``isError`` (a TIMEOUT envelope included) ends the task ``failed``.
 The store is bounded: a task is kept ``ttl`` milliseconds from its creation (the client's request,
 clamped to ``MAX_TTL_MS``; ``DEFAULT_TTL_MS`` without one) and then forgotten once it has ended; at
 most ``MAX_TASKS`` are kept per server. A task belongs to the budget session that started it: from
-another session its id is unknown.
+another session its id is unknown. ``install_tasks`` serves all this on any SDK low-level server
+(``mcp_server.build_server``'s, or the one inside a FastMCP server).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import dataclasses
 import secrets
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from mcp import types
-from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from .envelope import SHORT_TEXT_CAP, cap_text
 from .observe import loggable, logger
 
-__all__ = ["DEFAULT_TTL_MS", "MAX_TASKS", "MAX_TTL_MS", "POLL_INTERVAL_MS", "RELATED_TASK", "TaskServer",
-           "TaskStore", "install_tasks", "task_capability"]
+__all__ = ["DEFAULT_TTL_MS", "MAX_TASKS", "MAX_TTL_MS", "POLL_INTERVAL_MS", "RELATED_TASK", "TaskStore",
+           "install_tasks", "running_task", "task_capability"]
 
 #: ``_meta`` key that ties a message to its task (specification 2025-11-25)
 RELATED_TASK = "io.modelcontextprotocol/related-task"
@@ -50,8 +53,13 @@ TASKS_REVISION = "2025-11-25"
 
 _ENDED = frozenset({"completed", "failed", "cancelled"})
 
-#: runs one tool call for a request: (ctx, params, progress listener) -> the call's result
-CallRunner = Callable[[Any, types.CallToolRequestParams, Callable[..., None] | None], Awaitable[types.CallToolResult]]
+#: the task whose call is running here (None outside a task)
+_RUNNING: contextvars.ContextVar[_Task | None] = contextvars.ContextVar("contractgen_mcp_task", default=None)
+
+
+def running_task() -> _Task | None:
+    """The task the current call runs as, or None (a call answered directly)."""
+    return _RUNNING.get()
 
 
 def task_capability() -> types.ServerTasksCapability:
@@ -77,6 +85,7 @@ class _Task:
     status_message: str | None = None
     last_updated_at: str = field(default_factory=_now)
     result: types.CallToolResult | None = None
+    error: types.ErrorData | None = None  # the JSON-RPC error the call ended with instead of a result
     work: asyncio.Task[None] | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     last_progress: float | None = None
@@ -88,10 +97,11 @@ class _Task:
                            poll_interval=POLL_INTERVAL_MS)
         return found.model_dump(by_alias=True, mode="json", exclude_none=True)
 
-    def settle(self, status: str, message: str | None, result: types.CallToolResult | None) -> None:
+    def settle(self, status: str, message: str | None, result: types.CallToolResult | None,
+               error: types.ErrorData | None = None) -> None:
         if self.status in _ENDED:
             return
-        self.status, self.status_message, self.result = status, message, result
+        self.status, self.status_message, self.result, self.error = status, message, result, error
         self.last_updated_at = _now()
         self.ended.set()
 
@@ -160,23 +170,11 @@ class TaskStore:
                 task.work.cancel()
 
 
-class TaskServer(Server):  # type: ignore[type-arg]
-    """A low-level ``Server`` that declares the tasks capability on the revision that has Tasks."""
-
-    def get_capabilities(self, *args: Any, protocol_version: str | None = None,
-                         **kwargs: Any) -> types.ServerCapabilities:
-        found = super().get_capabilities(*args, protocol_version=protocol_version, **kwargs)
-        if protocol_version not in (None, TASKS_REVISION):
-            return found
-        return found.model_copy(update={"tasks": task_capability()})
-
-
-def install_tasks(server: Any, long_running: Mapping[str, Any], run: CallRunner,
-                  session: Callable[[Any], str], store: TaskStore | None = None) -> TaskStore:
-    """Serve Tasks on ``server`` (a low-level ``Server``) for the tools named in ``long_running``.
-
-    ``run`` is the server's own call path (what a plain ``tools/call`` runs), ``session`` the budget
-    session of a request, which also owns the tasks the request starts.
+def install_tasks(server: Any, long_running: Collection[str], session: Callable[[Any], str],
+                  store: TaskStore | None = None) -> TaskStore:
+    """Serve Tasks on ``server`` (an SDK low-level ``Server``) for the tools named in ``long_running``
+    (the set may grow later): the tasks capability, the task-augmented ``tools/call`` and the
+    ``tasks/*`` methods. ``session(ctx)`` names the session a request's tasks belong to.
     """
     tasks = store if store is not None else TaskStore()
 
@@ -194,7 +192,8 @@ def install_tasks(server: Any, long_running: Mapping[str, Any], run: CallRunner,
             raise MCPError(types.METHOD_NOT_FOUND, f"Tool {cap_text(repr(params.name), SHORT_TEXT_CAP)} does not "
                            "run as a task (its execution.taskSupport is forbidden): call it without 'task'")
         task = tasks.create(session(ctx), params.name, params.task.ttl if params.task is not None else None)
-        task.work = asyncio.get_running_loop().create_task(_run_task(task, ctx, params, run))
+        plain = dataclasses.replace(ctx, params={k: v for k, v in raw.items() if k != "task"})
+        task.work = asyncio.get_running_loop().create_task(_run_task(task, call_next, plain))
         created = types.CreateTaskResult(task=types.Task.model_validate(task.view()))
         answer = created.model_dump(by_alias=True, mode="json", exclude_none=True)
         # SDK 2.x clients check every tools/call answer as a CallToolResult at 2025-11-25, which
@@ -209,6 +208,8 @@ def install_tasks(server: Any, long_running: Mapping[str, Any], run: CallRunner,
     async def task_result(ctx: Any, params: types.GetTaskPayloadRequestParams) -> dict[str, Any]:
         task = tasks.find(session(ctx), params.task_id)
         await task.ended.wait()
+        if task.error is not None:  # what the call itself would have answered
+            raise MCPError.from_error_data(task.error)
         if task.result is None:  # cancelled, or broken outside the guard: no call result to give
             raise MCPError(types.INVALID_PARAMS, f"Task {task.task_id} has no result ({task.status}: "
                            f"{task.status_message}); start the call again if it is still needed")
@@ -229,6 +230,7 @@ def install_tasks(server: Any, long_running: Mapping[str, Any], run: CallRunner,
     async def list_tasks(ctx: Any, params: types.PaginatedRequestParams) -> dict[str, Any]:
         return {"tasks": [t.view() for t in tasks.of(session(ctx))]}
 
+    _declare_tasks(server)
     server.middleware.append(start_task)
     server.add_request_handler("tasks/get", types.GetTaskRequestParams, get_task)
     server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, task_result)
@@ -237,13 +239,32 @@ def install_tasks(server: Any, long_running: Mapping[str, Any], run: CallRunner,
     return tasks
 
 
-async def _run_task(task: _Task, ctx: Any, params: types.CallToolRequestParams, run: CallRunner) -> None:
-    """The task's work: the guarded call, settled as the task's status and result."""
+def _declare_tasks(server: Any) -> None:
+    """Add the tasks capability to what ``server`` declares on the revision that has Tasks (the SDK
+    derives capabilities from handlers, and has no handler-free way to declare this one)."""
+    declared = server.get_capabilities
+
+    def get_capabilities(*args: Any, protocol_version: str | None = None, **kwargs: Any) -> Any:
+        found = declared(*args, protocol_version=protocol_version, **kwargs)
+        if protocol_version not in (None, TASKS_REVISION):
+            return found
+        return found.model_copy(update={"tasks": task_capability()})
+
+    server.get_capabilities = get_capabilities
+
+
+async def _run_task(task: _Task, call_next: Callable[[Any], Any], ctx: Any) -> None:
+    """The task's work: the plain ``tools/call``, settled as the task's status and result."""
+    _RUNNING.set(task)
     try:
-        result = await run(ctx, params, task.progressed)
+        answer = await call_next(ctx)
+        result = types.CallToolResult.model_validate(answer, by_name=False)
     except asyncio.CancelledError:
         task.settle("cancelled", "Cancelled: the server stopped the call.", None)
         raise
+    except MCPError as exc:  # a protocol error (arguments the SDK refused...): tasks/result repeats it
+        task.settle("failed", cap_text(exc.error.message), None, exc.error)
+        return
     except Exception as exc:  # noqa: BLE001 - the call path answers envelopes; this is a defect in it
         logger.error("task %s of %s failed outside its guard", task.task_id, task.tool, exc_info=loggable(exc))
         task.settle("failed", "The call failed inside the server; its log has the details.", None)

@@ -16,7 +16,17 @@ from mcp import ClientSession, types
 from mcp.shared.exceptions import MCPError
 from mcp_support import connected
 
-from contractgen.runtime import Contract, RetryPolicy, Timeout, ToolError, guard
+from contractgen.runtime import (
+    Breaker,
+    Contract,
+    Dependency,
+    RetryPolicy,
+    Timeout,
+    ToolError,
+    guard,
+)
+from contractgen.runtime.breaker import InMemoryBreakerStore
+from contractgen.runtime.hooks import CallHooks
 from contractgen.runtime.mcp_server import build_server
 from contractgen.runtime.mcp_tasks import DEFAULT_TTL_MS, MAX_TTL_MS, RELATED_TASK, TaskStore
 from contractgen.runtime.progress import report_progress
@@ -192,6 +202,34 @@ def test_the_budget_counts_failing_tasks_like_any_call() -> None:
     assert [e["error"]["action"] for e in (first, second)] == ["retry_later", "retry_later"]
     assert third["error"]["action"] == "stop_and_tell_user"
     assert third["error"]["budget"] == {"consecutive_failures": 3, "limit": 3, "exhausted": True}
+
+
+def test_the_breaker_fails_a_task_fast_without_running_the_tool() -> None:
+    """Tasks in two sessions fail a shared dependency and open its breaker; the next task, in a
+    third session, fails fast with the breaker's UNAVAILABLE and never reaches the implementation."""
+    reached: list[str] = []
+
+    async def geo(_: Any) -> dict[str, Any]:
+        reached.append("geo")
+        raise ToolError("geo-api is down", code="UNAVAILABLE")
+
+    down = Contract(name="geo", version="1.0.0", summary="s", description="d", input_schema={"type": "object"},
+                    output_schema={"type": "object"}, timeout=Timeout(seconds=30, long_running=True),
+                    retry=RetryPolicy(failure_budget=None),
+                    dependency=Dependency("geo-api", Breaker(failures=2, window=60, open_for=60)))
+    srv = build_server([guard(down, geo, hooks=CallHooks(breakers=InMemoryBreakerStore()))])
+
+    async def main() -> list[dict[str, Any]]:
+        answers = []
+        for _ in range(3):
+            async with connected(srv) as session:  # a new connection: a new budget session
+                answers.append(envelope(await result(session, (await start(session, "geo")).task_id)))
+        return answers
+
+    first, second, third = anyio.run(main)
+    assert reached == ["geo", "geo"]
+    assert [e["error"]["code"] for e in (first, second, third)] == ["UNAVAILABLE"] * 3
+    assert "geo-api" in third["error"]["message"] and third["error"]["retry_after"] > 0
 
 
 def test_other_tools_answer_directly_and_refuse_to_run_as_tasks() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import ClientSession, types
+from mcp.client.extension import NotificationBinding
 from mcp.shared.exceptions import MCPError
 from mcp_support import connected
 
@@ -119,6 +120,11 @@ def test_long_running_tools_advertise_tasks_and_the_server_declares_them() -> No
 def test_a_task_works_reports_progress_and_completes_with_the_envelope() -> None:
     progress: list[tuple[float, float | None, str | None]] = []
 
+    statuses: list[tuple[str, str]] = []
+
+    async def on_status(params: types.TaskStatusNotificationParams) -> None:
+        statuses.append((params.task_id, params.status))
+
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ProgressNotification) and message.params.progress_token == "p-crunch":
             progress.append((message.params.progress, message.params.total, message.params.message))
@@ -132,7 +138,11 @@ def test_a_task_works_reports_progress_and_completes_with_the_envelope() -> None
             async with create_client_server_memory_streams() as (client_streams, server_streams):
                 group.start_soon(lambda: srv.run(server_streams[0], server_streams[1],
                                                  srv.create_initialization_options()))
-                async with ClientSession(*client_streams, message_handler=on_message) as session:
+                bindings = [NotificationBinding(method="notifications/tasks/status",
+                                                params_type=types.TaskStatusNotificationParams,
+                                                handler=on_status)]
+                async with ClientSession(*client_streams, message_handler=on_message,
+                                         notification_bindings=bindings) as session:
                     await session.initialize()
                     task = await start(session, "crunch", progress=True)
                     assert task.status == "working" and task.ttl == DEFAULT_TTL_MS and task.poll_interval
@@ -144,7 +154,7 @@ def test_a_task_works_reports_progress_and_completes_with_the_envelope() -> None
                     answer = await result(session, task.task_id)  # waits for the end
                     done = await status(session, task.task_id)
                     with anyio.fail_after(10):
-                        while len(progress) < 3:
+                        while len(progress) < 3 or not statuses:
                             await anyio.sleep(0.01)
                 group.cancel_scope.cancel()
         assert answer.is_error is False and answer.structured_content == {"rows": 3}
@@ -152,6 +162,7 @@ def test_a_task_works_reports_progress_and_completes_with_the_envelope() -> None
         assert answer.meta[RELATED_TASK] == {"taskId": task.task_id}
         assert done.status == "completed" and done.last_updated_at >= done.created_at
         assert progress == [(1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]
+        assert statuses == [(task.task_id, "completed")]  # notifications/tasks/status at the end
 
     anyio.run(main)
 

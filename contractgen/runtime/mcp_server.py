@@ -40,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from .envelope import SHORT_TEXT_CAP, cap_text
 from .guard import GuardedTool
 from .mcp import META_ENVELOPE, META_LONG_RUNNING, to_call_tool_result
-from .mcp_tasks import install_tasks, running_task
+from .mcp_tasks import connection_of, install_tasks, running_task
 from .observe import loggable, logger
 from .progress import progress_listener
 from .scrub import NO_SECRETS, Scrubber, secrets_sent
@@ -155,7 +155,7 @@ def session_key(ctx: Any) -> str:
             return "http:" + str(http_session)[:200]
     # SDK 2.x builds a fresh ServerSession per request, so its id() is no session key; the
     # connection behind it lives as long as the client's connection and has per-connection state
-    connection = _connection(ctx)
+    connection = connection_of(ctx)
     if connection is not None:
         if getattr(connection, "session_id", None):
             return "http:" + str(connection.session_id)[:200]
@@ -301,7 +301,7 @@ class _ProgressSender:
                 coro = self.ctx.session.send_progress_notification(
                     self.token, progress, total, message, related_request_id=self.ctx.request_id)
             else:  # a task outlives its request, whose channel closed with the answer: the connection's
-                coro = _connection(self.ctx).notify("notifications/progress", {
+                coro = connection_of(self.ctx).notify("notifications/progress", {
                     "progressToken": self.token, "progress": progress,
                     **({"total": total} if total is not None else {}),
                     **({"message": message} if message is not None else {})})
@@ -447,11 +447,6 @@ def _shallow_id(text: str) -> int | str | None:
             depth -= 1
         at += 1
     return None
-
-
-def _connection(ctx: Any) -> Any:
-    """The SDK's connection behind a request (outlives it), or None."""
-    return getattr(ctx.session, "connection", None) or getattr(ctx.session, "_connection", None)
 
 
 def _call_id(ctx: Any) -> str | None:

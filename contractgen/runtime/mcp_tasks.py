@@ -36,7 +36,7 @@ from .envelope import SHORT_TEXT_CAP, cap_text
 from .observe import loggable, logger
 
 __all__ = ["DEFAULT_TTL_MS", "MAX_TASKS", "MAX_TTL_MS", "POLL_INTERVAL_MS", "RELATED_TASK", "TaskStore",
-           "install_tasks", "running_task", "task_capability"]
+           "connection_of", "install_tasks", "running_task", "task_capability"]
 
 #: ``_meta`` key that ties a message to its task (specification 2025-11-25)
 RELATED_TASK = "io.modelcontextprotocol/related-task"
@@ -69,6 +69,11 @@ def task_capability() -> types.ServerTasksCapability:
         requests=types.ServerTasksRequestsCapability(tools=types.TasksToolsCapability(call=types.TasksCallCapability())))
 
 
+def connection_of(ctx: Any) -> Any:
+    """The SDK's connection behind a request, which outlives it (its channel stays open), or None."""
+    return getattr(ctx.session, "connection", None) or getattr(ctx.session, "_connection", None)
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -87,6 +92,7 @@ class _Task:
     result: types.CallToolResult | None = None
     error: types.ErrorData | None = None  # the JSON-RPC error the call ended with instead of a result
     work: asyncio.Task[None] | None = None
+    connection: Any = None  # where ``notifications/tasks/status`` goes (None: nowhere)
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     last_progress: float | None = None
 
@@ -104,6 +110,15 @@ class _Task:
         self.status, self.status_message, self.result, self.error = status, message, result, error
         self.last_updated_at = _now()
         self.ended.set()
+
+    async def announce(self) -> None:
+        """Tell the client the task's status (``notifications/tasks/status``); never raises."""
+        if self.connection is None:
+            return
+        try:
+            await self.connection.notify("notifications/tasks/status", self.view())
+        except Exception as exc:  # noqa: BLE001 - a lost notification changes nothing: tasks/get has it
+            logger.warning("task status notification not sent", exc_info=loggable(exc))
 
     def progressed(self, progress: float, total: float | None, message: str | None) -> None:
         """A progress report as the task's ``statusMessage`` (the last that increased)."""
@@ -163,12 +178,6 @@ class TaskStore:
         self.expire()
         return [t for t in self._tasks.values() if t.owner == owner]
 
-    def cancel_all(self) -> None:
-        """Cancel every task still running (the server is going away)."""
-        for task in list(self._tasks.values()):
-            if task.work is not None and not task.work.done():
-                task.work.cancel()
-
 
 def install_tasks(server: Any, long_running: Collection[str], session: Callable[[Any], str],
                   store: TaskStore | None = None) -> TaskStore:
@@ -180,9 +189,11 @@ def install_tasks(server: Any, long_running: Collection[str], session: Callable[
 
     async def start_task(ctx: Any, call_next: Any) -> Any:
         raw = ctx.params
+        connection = connection_of(ctx)
         if ctx.method != "tools/call" or not isinstance(raw, Mapping) or raw.get("task") is None \
-                or getattr(ctx, "protocol_version", TASKS_REVISION) != TASKS_REVISION:
-            return await call_next(ctx)
+                or getattr(ctx, "protocol_version", TASKS_REVISION) != TASKS_REVISION \
+                or not getattr(connection, "initialize_accepted", True):
+            return await call_next(ctx)  # no task here: the SDK answers (before initialize: refuses)
         try:
             params = types.CallToolRequestParams.model_validate(raw, by_name=False)
         except ValidationError:
@@ -192,6 +203,7 @@ def install_tasks(server: Any, long_running: Collection[str], session: Callable[
             raise MCPError(types.METHOD_NOT_FOUND, f"Tool {cap_text(repr(params.name), SHORT_TEXT_CAP)} does not "
                            "run as a task (its execution.taskSupport is forbidden): call it without 'task'")
         task = tasks.create(session(ctx), params.name, params.task.ttl if params.task is not None else None)
+        task.connection = connection
         plain = dataclasses.replace(ctx, params={k: v for k, v in raw.items() if k != "task"})
         task.work = asyncio.get_running_loop().create_task(_run_task(task, call_next, plain))
         created = types.CreateTaskResult(task=types.Task.model_validate(task.view()))
@@ -225,6 +237,7 @@ def install_tasks(server: Any, long_running: Collection[str], session: Callable[
         task.settle("cancelled", "Cancelled by the client.", None)
         if task.work is not None:
             task.work.cancel()
+        await task.announce()
         return task.view()
 
     async def list_tasks(ctx: Any, params: types.PaginatedRequestParams) -> dict[str, Any]:
@@ -254,8 +267,17 @@ def _declare_tasks(server: Any) -> None:
 
 
 async def _run_task(task: _Task, call_next: Callable[[Any], Any], ctx: Any) -> None:
-    """The task's work: the plain ``tools/call``, settled as the task's status and result."""
+    """The task's work: the plain ``tools/call``, settled as the task's status and result, which
+    the client is told of."""
     _RUNNING.set(task)
+    try:
+        await _settled(task, call_next, ctx)
+    finally:
+        if task.status != "cancelled":  # a cancel answers (and announces) for itself
+            await task.announce()
+
+
+async def _settled(task: _Task, call_next: Callable[[Any], Any], ctx: Any) -> None:
     try:
         answer = await call_next(ctx)
         result = types.CallToolResult.model_validate(answer, by_name=False)

@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
+from adapter_support import ServedOverHttp
 from fastmcp import Client, FastMCP
 from mcp import types
 from mcp.shared.exceptions import MCPError
@@ -30,6 +31,7 @@ from test_runtime_mcp_tasks import (
 from contractgen.adapters.fastmcp import add_guarded_tools
 from contractgen.runtime import guard
 from contractgen.runtime.mcp_tasks import RELATED_TASK
+from contractgen.runtime.progress import report_progress
 
 
 def server() -> FastMCP:
@@ -115,3 +117,40 @@ def test_on_the_2026_revision_a_task_request_is_answered_directly() -> None:
             assert answer.structured_content == {"rows": 3}
 
     anyio.run(main)
+
+
+async def steps(_: Any) -> dict[str, Any]:
+    for step in (1, 2):
+        report_progress(step, 2, f"step {step} of 2")
+        await asyncio.sleep(0)
+    return {"rows": 2}
+
+
+def test_fastmcp_tasks_over_http() -> None:
+    """Streamable HTTP on the legacy handshake: the task's progress reaches the client after the
+    CreateTaskResult, on the session's own stream, and a stuck task ends with TIMEOUT."""
+    mcp = FastMCP("tasks")
+    add_guarded_tools(mcp, [guard(contract("steps"), steps), guard(contract("stuck", seconds=0.3), stuck)])
+    progress: list[float] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ProgressNotification):
+            progress.append(message.params.progress)
+
+    async def main(url: str) -> tuple[Any, ...]:
+        async with Client(url, mode="legacy", message_handler=on_message) as client:
+            session = client.session
+            assert session.protocol_version == "2025-11-25" and session.server_capabilities.tasks is not None
+            task = await start(session, "steps", progress=True)
+            done = await result(session, task.task_id)
+            timed_out = await result(session, (await start(session, "stuck")).task_id)
+            with anyio.fail_after(10):
+                while len(progress) < 2:
+                    await anyio.sleep(0.01)
+            return task.status, done, (await status(session, task.task_id)).status, timed_out
+
+    with ServedOverHttp(mcp) as served:
+        created, done, ended, timed_out = anyio.run(main, served.url)
+    assert (created, ended) == ("working", "completed") and done.structured_content == {"rows": 2}
+    assert envelope(timed_out)["error"]["code"] == "TIMEOUT"
+    assert progress == [1, 2]

@@ -1,4 +1,4 @@
-"""MCP Tasks (specification 2025-11-25) for long-running guarded tools on the low-level server.
+"""MCP Tasks (specification 2025-11-25) for long-running guarded tools on an SDK low-level server.
 
 A ``tools/call`` that carries ``task`` for a tool whose contract is long-running answers at once
 with a ``CreateTaskResult``; the call itself runs in the background as the same ``tools/call``

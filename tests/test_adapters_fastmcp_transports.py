@@ -89,7 +89,11 @@ def test_stateless_http_without_auth_a_header_names_the_session() -> None:
     assert_down_scenario(received, calls_made=len(received))
 
 
-def test_stateless_http_naming_nothing_is_warned_about_once(caplog: pytest.LogCaptureFixture) -> None:
+def adapter_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "contractgen.adapters"]
+
+
+def test_stateless_http_naming_nothing_is_warned_about_once_at_start_up(caplog: pytest.LogCaptureFixture) -> None:
     server = FastMCP("fx")
     add_guarded_tools(server, rates_tool("down"))
 
@@ -102,11 +106,33 @@ def test_stateless_http_naming_nothing_is_warned_about_once(caplog: pytest.LogCa
             return failures(received)
 
     with caplog.at_level(logging.WARNING, logger="contractgen.adapters"), ServedOverHttp(server) as served:
+        at_start_up = adapter_warnings(caplog)  # FastMCP's default HTTP app is up; no request yet
         counts = anyio.run(main, served.url)
     assert counts == [1, 1, 1]  # nothing identifies the client from one request to the next
-    warnings = [r.getMessage() for r in caplog.records if r.name == "contractgen.adapters"]
-    assert len(warnings) == 1 and "failure budget lasts one request" in warnings[0]
-    assert HEADER_SESSION in warnings[0] and "auth=" in warnings[0]
+    assert len(at_start_up) == 1 and "failure budget that lasts one request" in at_start_up[0]
+    assert HEADER_SESSION in at_start_up[0] and "auth=" in at_start_up[0] and "'fx'" in at_start_up[0]
+    assert adapter_warnings(caplog) == at_start_up  # the calls add none
+
+
+def test_no_start_up_warning_where_the_budget_is_kept(caplog: pytest.LogCaptureFixture) -> None:
+    """With auth the budget follows the client; in memory (and on stdio) it follows the process;
+    over SSE (a legacy transport) it follows the MCP session."""
+    authenticated, in_memory, sse = FastMCP("a", auth=StaticTokenVerifier(tokens=TOKENS)), FastMCP("m"), FastMCP("s")
+    for server in (authenticated, in_memory, sse):
+        add_guarded_tools(server, rates_tool("down"))
+
+    async def main() -> list[int]:
+        async with Client(in_memory) as client:
+            results = [await client.call_tool_mcp("get_exchange_rate", {"base": "EUR", "quote": "USD"})
+                       for _ in range(2)]
+        return failures([json.loads(r.content[0].text) for r in results])
+
+    with caplog.at_level(logging.WARNING, logger="contractgen.adapters"):
+        with ServedOverHttp(authenticated):
+            pass
+        sse.http_app(transport="sse")
+        assert anyio.run(main) == [1, 2]
+    assert adapter_warnings(caplog) == []
 
 
 STDIO_SERVER = """

@@ -11,11 +11,13 @@ The failure budget's session, first that applies: the client's ``_meta["contract
 ``contractgen-session`` HTTP header; else FastMCP's own scope for data that follows one client (the
 MCP session on a legacy connection, the authenticated principal, the process on stdio and in memory).
 An unauthenticated stateless HTTP request has none: its budget lasts one request, and the server
-warns once. Outside a request (``server.call_tool`` in a script) the session is ``local``.
+warns once, when its HTTP app is built (at start-up, before the first request). Outside a request
+(``server.call_tool`` in a script) the session is ``local``.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -136,6 +138,7 @@ def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[G
         if served.count((name, version)) > 1 or version in pins.served.get(name, {}):
             raise ValueError(f"{name} {version} is registered twice: serve each version of a tool once")
     registered = [fastmcp_tool(t, structured=structured) for t in batch]
+    _warn_at_start_up(server)
     for item in registered:
         server.add_tool(item)
         pins.served.setdefault(item.name, {})[item.guarded.version] = item.guarded
@@ -195,8 +198,8 @@ def _read_request() -> _Request:
         # FastMCP's rule for data that follows one client across requests (what its UserSession and
         # session state key on): the legacy MCP session, the principal, or the stdio process
         scope = ctx._session_scope_key()
-        if scope is None:
-            _warn_unkept(ctx)
+        if scope is None:  # served by an HTTP app not built by this server's http_app (a mount)
+            _warn_unkept(getattr(ctx, "fastmcp", None))
             session = "request:" + str(call_id or ctx.session_id)[:200]
         else:
             session = "mcp:" + str(scope)[:200]
@@ -223,20 +226,45 @@ def _plain_meta(meta: Any) -> dict[str, Any]:
 
 #: servers already warned that a stateless request could not be given a budget session
 _WARNED: weakref.WeakSet[Any] = weakref.WeakSet()
+#: servers whose ``http_app`` checks the configuration it serves
+_WATCHED: weakref.WeakSet[Any] = weakref.WeakSet()
 _WARN_LOCK = threading.Lock()
 
 
-def _warn_unkept(ctx: Any) -> None:
-    server = getattr(ctx, "fastmcp", None)
+def _warn_at_start_up(server: FastMCP) -> None:
+    """Warn when the server's HTTP app is built (FastMCP builds every HTTP app it serves with
+    ``server.http_app``, ``run(transport="http")`` and ``fastmcp run`` too): a streamable-HTTP app
+    without ``auth`` serves stateless clients with nothing to name their session. FastMCP's lifespan
+    cannot tell an HTTP start from an in-memory client's, and its settings do not say which
+    transport a server will be run on; the app it built does."""
+    with _WARN_LOCK:
+        if server in _WATCHED:
+            return
+        _WATCHED.add(server)
+    build = server.http_app
+
+    @functools.wraps(build)
+    def http_app(*args: Any, **kwargs: Any) -> Any:
+        app = build(*args, **kwargs)
+        state = getattr(app, "state", None)
+        stateless = getattr(state, "transport_type", None) == "streamable-http"
+        if stateless and getattr(state, "fastmcp_auth", None) is None:
+            _warn_unkept(server)
+        return app
+
+    server.http_app = http_app  # type: ignore[method-assign]
+
+
+def _warn_unkept(server: Any) -> None:
     with _WARN_LOCK:
         if server is None or server in _WARNED:
             return
         _WARNED.add(server)
     logger.warning(
-        "FastMCP server %r: a stateless HTTP request with no authentication and no session named by "
-        "the client; its failure budget lasts one request, so a model that retries is never told to "
-        "stop. hint: serve with auth= (the budget follows the authenticated client), or have clients "
-        "send the %r header or _meta[%r]", getattr(server, "name", "?"), HEADER_SESSION, META_SESSION)
+        "FastMCP server %r is served over HTTP without authentication: a request on MCP's stateless "
+        "protocol (the default of current clients) that names no session has a failure budget that "
+        "lasts one request, so a model that retries is never told to stop. hint: serve with auth= (the "
+        "budget follows the authenticated client), or have clients send the %r header or _meta[%r]", getattr(server, "name", "?"), HEADER_SESSION, META_SESSION)
 
 
 class _VersionPins(Middleware):

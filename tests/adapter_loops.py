@@ -1,8 +1,10 @@
 """Each framework's own agent loop around one guarded tool, with a scripted model that reads only
 what its framework hands it: ``decide(read)`` is the model, given the envelopes read so far (decoded
 from the tool results as the model got them), answering the next call's arguments or None to stop.
-Each loop returns what the model read. Sessions: pydantic-ai's conversation, the OpenAI run context,
-ADK's session, LangChain's ``configurable``, FastMCP's default client (its default protocol)."""
+Each loop returns what the model read. With ``app_session`` the application names the conversation
+(pydantic-ai's ``conversation_id``, the OpenAI run context, LangChain's ``configurable``); without it
+each framework is left to its defaults. ADK's session (its runner's) and FastMCP's default client
+(its default protocol) are their defaults either way."""
 
 from __future__ import annotations
 
@@ -63,18 +65,22 @@ def openai_agents_model(name: str, decide: Decide, read: list[dict[str, Any]]) -
     return ScriptedModel([ModelStep.respond(respond) for _ in range(8)])
 
 
-def via_pydantic_ai(tool: GuardedTool[Any, Any], decide: Decide) -> list[dict[str, Any]]:
+def via_pydantic_ai(
+    tool: GuardedTool[Any, Any], decide: Decide, *, app_session: bool = True
+) -> list[dict[str, Any]]:
     from pydantic_ai import Agent
 
     from contractgen.adapters.pydantic_ai import pydantic_ai_tool
 
     read: list[dict[str, Any]] = []
     agent = Agent(pydantic_ai_model(tool.name, decide, read), tools=[pydantic_ai_tool(tool)])
-    anyio.run(lambda: agent.run("go", conversation_id="conv-1"))
+    anyio.run(lambda: agent.run("go", conversation_id="conv-1" if app_session else None))
     return read
 
 
-def via_openai_agents(tool: GuardedTool[Any, Any], decide: Decide) -> list[dict[str, Any]]:
+def via_openai_agents(
+    tool: GuardedTool[Any, Any], decide: Decide, *, app_session: bool = True
+) -> list[dict[str, Any]]:
     from agents import Agent, RunConfig, Runner
 
     from contractgen.adapters.openai_agents import function_tool
@@ -87,14 +93,16 @@ def via_openai_agents(tool: GuardedTool[Any, Any], decide: Decide) -> list[dict[
         lambda: Runner.run(
             agent,
             "go",
-            context={"session_id": "conv-1"},
+            context={"session_id": "conv-1"} if app_session else None,
             run_config=RunConfig(tracing_disabled=True),
         )
     )
     return read
 
 
-def via_adk(tool: GuardedTool[Any, Any], decide: Decide) -> list[dict[str, Any]]:
+def via_adk(
+    tool: GuardedTool[Any, Any], decide: Decide, *, app_session: bool = True
+) -> list[dict[str, Any]]:
     from google.adk.agents import Agent
     from google.adk.models import BaseLlm, LlmResponse
     from google.adk.runners import InMemoryRunner
@@ -141,7 +149,9 @@ def via_adk(tool: GuardedTool[Any, Any], decide: Decide) -> list[dict[str, Any]]
     return read
 
 
-def via_langchain(tool: GuardedTool[Any, Any], decide: Decide) -> list[dict[str, Any]]:
+def via_langchain(
+    tool: GuardedTool[Any, Any], decide: Decide, *, app_session: bool = True
+) -> list[dict[str, Any]]:
     """LangChain's tool-calling loop as its docs write it: the model's tool calls are invoked and
     their ToolMessages appended until the model answers (asynchronously: ``ainvoke``)."""
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -149,7 +159,7 @@ def via_langchain(tool: GuardedTool[Any, Any], decide: Decide) -> list[dict[str,
     from contractgen.adapters.langchain import langchain_tool
 
     wrapped = langchain_tool(tool)
-    config: Any = {"configurable": {"session_id": "conv-1"}}
+    config: Any = {"configurable": {"session_id": "conv-1"}} if app_session else None
 
     def model(messages: list[BaseMessage]) -> AIMessage:  # the scripted chat model's turn
         read = [json.loads(str(m.content)) for m in messages if isinstance(m, ToolMessage)]
@@ -173,7 +183,9 @@ def via_langchain(tool: GuardedTool[Any, Any], decide: Decide) -> list[dict[str,
     return [json.loads(str(m.content)) for m in anyio.run(main) if isinstance(m, ToolMessage)]
 
 
-def via_fastmcp(tool: GuardedTool[Any, Any], decide: Decide) -> list[dict[str, Any]]:
+def via_fastmcp(
+    tool: GuardedTool[Any, Any], decide: Decide, *, app_session: bool = True
+) -> list[dict[str, Any]]:
     """A host over FastMCP's default client (its default, stateless protocol; no ``_meta``)."""
     from fastmcp import Client, FastMCP
 

@@ -114,6 +114,37 @@ def test_stateless_http_naming_nothing_is_warned_about_once_at_start_up(caplog: 
     assert adapter_warnings(caplog) == at_start_up  # the calls add none
 
 
+def test_server_run_over_http_warns_before_serving(caplog: pytest.LogCaptureFixture) -> None:
+    """``server.run(transport="http")`` (``run_http_async``, what ``fastmcp run`` calls) builds its
+    app with ``http_app`` too: the warning is there once the port answers."""
+    import socket
+
+    server = FastMCP("fx")
+    add_guarded_tools(server, rates_tool("down"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def main() -> list[str]:
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: server.run_http_async(show_banner=False, host="127.0.0.1", port=port,
+                                                           log_level="critical"))
+            with anyio.fail_after(30):
+                while True:
+                    try:
+                        await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                        break
+                    except OSError:
+                        await anyio.sleep(0.02)
+            warned = adapter_warnings(caplog)
+            group.cancel_scope.cancel()
+        return warned
+
+    with caplog.at_level(logging.WARNING, logger="contractgen.adapters"):
+        warned = anyio.run(main)
+    assert len(warned) == 1 and "'fx' is served over HTTP without authentication" in warned[0]
+
+
 def test_no_start_up_warning_where_the_budget_is_kept(caplog: pytest.LogCaptureFixture) -> None:
     """With auth the budget follows the client; in memory (and on stdio) it follows the process;
     over SSE (a legacy transport) it follows the MCP session."""

@@ -247,8 +247,8 @@ def _warn_at_start_up(server: FastMCP) -> None:
     def http_app(*args: Any, **kwargs: Any) -> Any:
         app = build(*args, **kwargs)
         state = getattr(app, "state", None)
-        stateless = getattr(state, "transport_type", None) == "streamable-http"
-        if stateless and getattr(state, "fastmcp_auth", None) is None:
+        streamable = getattr(state, "transport_type", None) == "streamable-http"  # SSE keeps sessions
+        if streamable and getattr(state, "fastmcp_auth", None) is None:
             _warn_unkept(server)
         return app
 
@@ -264,7 +264,8 @@ def _warn_unkept(server: Any) -> None:
         "FastMCP server %r is served over HTTP without authentication: a request on MCP's stateless "
         "protocol (the default of current clients) that names no session has a failure budget that "
         "lasts one request, so a model that retries is never told to stop. hint: serve with auth= (the "
-        "budget follows the authenticated client), or have clients send the %r header or _meta[%r]", getattr(server, "name", "?"), HEADER_SESSION, META_SESSION)
+        "budget follows the authenticated client), or have clients send the %r header or _meta[%r]",
+        getattr(server, "name", "?"), HEADER_SESSION, META_SESSION)
 
 
 class _VersionPins(Middleware):

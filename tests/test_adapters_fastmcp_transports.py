@@ -6,6 +6,7 @@ reaches a real client; versions are served side by side and a pin is never answe
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -22,6 +23,7 @@ from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from mcp.types import Implementation
 
 from contractgen.adapters.fastmcp import HEADER_SESSION, add_guarded_tools
+from contractgen.runtime import guard
 from contractgen.runtime.progress import report_progress
 from generated import book_meeting_v1, book_meeting_v2, get_exchange_rate_v1
 
@@ -294,23 +296,61 @@ def test_versions_side_by_side_a_pin_is_routed_to_its_version() -> None:
     assert newer["code"] == "VERSION_MISMATCH" and newer["expected_version"] == "2.0.0"
 
 
-def test_a_pin_to_an_older_version_over_the_wire_meets_the_clients_output_check() -> None:
-    """The MCP SDK client checks every successful result against the output schema listed under the
-    tool's name, which is the newest version's: an older version whose output differs is refused by
-    the client (not by the server, which answered with that version's valid output)."""
-    ran: list[str] = []
+@pytest.mark.parametrize("structured", ["output", "envelope"])
+@pytest.mark.parametrize("order", ["old first", "new first"])
+def test_a_pin_to_each_version_over_the_wire_passes_the_stock_clients_output_check(
+        structured: Any, order: str) -> None:
+    """MCP clients check every successful result against the output schema listed under the tool's
+    name, and FastMCP lists the newest version: the newest declares every served version's output
+    (anyOf), so a pinned call to an older version is not refused by the client. Both stock clients
+    (FastMCP's, the MCP SDK's over HTTP), whichever version was registered first."""
+    from mcp import Client as SdkClient
+
     server = FastMCP("fx")
-    v1 = book_meeting_v1.book_meeting.implement(
-        lambda args: ran.append("1.2.0") or {"meeting_id": "m", "starts_at": args.date.isoformat()})
-    add_guarded_tools(server, [v1, book("2.0.0")])
+    for version in (["1.2.0", "2.0.0"] if order == "old first" else ["2.0.0", "1.2.0"]):
+        add_guarded_tools(server, book(version), structured=structured)
 
-    async def main() -> None:
+    async def calls(client: Any, call: Any) -> list[Any]:
+        async with client:
+            listed = [t for t in (await client.list_tools() if isinstance(client, Client)
+                                  else (await client.list_tools()).tools) if t.name == "book_meeting"]
+            pins = [(V1_CALL, {"fastmcp": {"version": "1.2.0"}}), (V2_CALL, {"fastmcp": {"version": "2.0.0"}}),
+                    (V2_CALL, None)]
+            return [listed, *[await call(client, arguments, meta) for arguments, meta in pins]]
+
+    def sdk_call(client: Any, arguments: Any, meta: Any) -> Any:
+        return client.call_tool("book_meeting", arguments, meta=meta)
+
+    def fastmcp_call(client: Any, arguments: Any, meta: Any) -> Any:
+        return client.call_tool_mcp("book_meeting", arguments, meta=meta)
+
+    with ServedOverHttp(server) as served:
+        over_http = anyio.run(calls, SdkClient(served.url), sdk_call)
+    in_memory = anyio.run(calls, Client(server), fastmcp_call)
+    for listed, v1, v2, unpinned in (over_http, in_memory):
+        outputs = [r.structured_content if structured == "output" else r.structured_content["output"]
+                   for r in (v1, v2, unpinned)]
+        assert [r.is_error for r in (v1, v2, unpinned)] == [False, False, False]
+        assert [o["meeting_id"] for o in outputs] == ["v1.2.0", "v2.0.0", "v2.0.0"]
+        assert "status" not in outputs[0] and outputs[1]["status"] == "confirmed"
+        members = listed[0].output_schema["anyOf"]  # 2.0.0's output, then 1.2.0's
+        if structured == "envelope":
+            members = [member["properties"]["output"] for member in members]
+        assert [member["required"] for member in members] == [
+            ["meeting_id", "starts_at", "status"], ["meeting_id", "starts_at"]]
+
+
+def test_one_version_or_one_output_keeps_the_contracts_output_schema() -> None:
+    lone, same = FastMCP("lone"), FastMCP("same")
+    add_guarded_tools(lone, book("2.0.0"))
+    minor = guard(dataclasses.replace(book_meeting_v2.CONTRACT, version="2.1.0"), book("2.0.0").implementation)
+    add_guarded_tools(same, [book("2.0.0"), minor])  # a minor release: the same output schema
+
+    async def listed(server: FastMCP) -> Any:
         async with Client(server) as client:
-            await client.call_tool_mcp("book_meeting", V1_CALL, meta={"fastmcp": {"version": "1.2.0"}})
+            return next(t for t in await client.list_tools() if t.name == "book_meeting").output_schema
 
-    with pytest.raises(RuntimeError, match="Invalid structured content returned by tool book_meeting"):
-        anyio.run(main)
-    assert ran == ["1.2.0"]
+    assert anyio.run(listed, lone) == anyio.run(listed, same) == dict(book_meeting_v2.MCP_TOOL["outputSchema"])
 
 
 def test_an_old_major_pin_gets_the_migration_steps() -> None:

@@ -17,6 +17,7 @@ warns once, when its HTTP app is built (at start-up, before the first request). 
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import json
@@ -72,6 +73,8 @@ class GuardedFastMCPTool(Tool):
     guarded: Any = Field(default=None, exclude=True)
     #: ``structuredContent`` of a success is the whole envelope (the output schema says so)
     structured_envelope: bool = Field(default=False, exclude=True)
+    #: the output schema of this version alone (``output_schema`` may declare other versions' too)
+    version_output_schema: dict[str, Any] | None = Field(default=None, exclude=True)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         tool: GuardedTool[Any, Any] = self.guarded
@@ -102,7 +105,8 @@ def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "outpu
     return GuardedFastMCPTool(name=definition.name, version=tool.version, title=definition.title,
                               description=definition.description, parameters=definition.input_schema,
                               output_schema=output_schema, annotations=definition.annotations,
-                              meta=definition.meta, guarded=tool, structured_envelope=whole)
+                              meta=definition.meta, guarded=tool, structured_envelope=whole,
+                              version_output_schema=output_schema)
 
 
 def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -128,7 +132,8 @@ def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
 def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[GuardedTool[Any, Any]],
                       *, structured: Structured = "output") -> list[GuardedFastMCPTool]:
     """Register guarded tools (one, or every generated tool you implemented) on ``server``; versions
-    of one tool are served side by side (an unpinned call gets the newest, as FastMCP decides).
+    of one tool are served side by side (an unpinned call gets the newest, as FastMCP decides; the
+    newest declares every served version's output, which clients check a pinned call's result by).
     ``structured="envelope"``: a success's ``structuredContent`` is the whole envelope (``empty``,
     ``empty_meaning``, ``notices`` beside ``output``), for hosts that read nothing else."""
     batch = [tools] if isinstance(tools, GuardedTool) else list(tools)
@@ -142,7 +147,33 @@ def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[G
     for item in registered:
         server.add_tool(item)
         pins.served.setdefault(item.name, {})[item.guarded.version] = item.guarded
+        pins.registered.setdefault(item.name, {})[item.guarded.version] = item
+    for name in {item.name for item in registered}:
+        _declare_every_served_output(list(pins.registered[name].values()))
     return registered
+
+
+def _declare_every_served_output(versions: list[GuardedFastMCPTool]) -> None:
+    """FastMCP lists one version of a tool, the newest, and MCP clients check every successful
+    result against the output schema listed under the tool's name: a pinned call to an older
+    version whose output differs would be refused by the client. So the newest version declares
+    the output of every served version (``anyOf``, newest first, each with its references inlined).
+    One version, or versions with one output schema, keep the contract's; so do versions whose
+    outputs cannot be put side by side (one has none, a recursive one keeps ``$defs``, or FastMCP
+    wraps a non-object one)."""
+    from fastmcp.utilities.json_schema import dereference_refs
+
+    ordered = sorted(versions, key=lambda t: Version(t.guarded.version), reverse=True)
+    own = [t.version_output_schema for t in ordered]
+    newest = ordered[0]
+    newest.output_schema = own[0]
+    if all(schema == own[0] for schema in own):
+        return
+    inlined = [dereference_refs(copy.deepcopy(schema)) if schema is not None else None for schema in own]
+    if any(schema is None or "$defs" in schema or "x-fastmcp-wrap-result" in schema for schema in inlined):
+        return
+    newest.output_schema = {"type": "object", "anyOf": [
+        {key: value for key, value in schema.items() if key != "$schema"} for schema in inlined if schema]}
 
 
 def _tool_result(envelope: Mapping[str, Any], *, whole: bool = False) -> ToolResult:
@@ -274,6 +305,7 @@ class _VersionPins(Middleware):
 
     def __init__(self) -> None:
         self.served: dict[str, dict[str, GuardedTool[Any, Any]]] = {}
+        self.registered: dict[str, dict[str, GuardedFastMCPTool]] = {}
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
         message = context.message

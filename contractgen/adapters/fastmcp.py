@@ -113,6 +113,7 @@ def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
         "type": "object",
         "properties": {"status": {"const": "ok"}, "tool": {"type": "string"}, "version": {"type": "string"},
                        "output": output, "empty": {"type": "boolean"}, "empty_meaning": {"type": "string"},
+                       "attempted": {},
                        "notices": {"type": "array", "items": {"type": "object"}}},
         "required": ["status", "output"],
     }

@@ -144,6 +144,9 @@ class EmptyResult:
 
     pointer: str  # JSON pointer into the output; empty array/object/string/null there means empty
     meaning: str
+    #: JSON pointer into the output to what the tool searched for (the query it ran), shown as the
+    #: ok envelope's ``attempted`` when the result is empty; None: nothing shown
+    attempted: str | None = None
 
 
 @dataclass(frozen=True)

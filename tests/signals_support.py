@@ -17,7 +17,7 @@ description: Searches the orders of one customer account by product keywords. Us
 input:
   type: object
   additionalProperties: false
-  required: [query, api_key]
+  required: [query, api_key, account_number]
   properties:
     query:
       type: string
@@ -28,6 +28,11 @@ input:
       type: string
       writeOnly: true
       description: Key of the order archive.
+    account_number:
+      type: string
+      pattern: "^[0-9]{8}$"
+      description: The customer's eight-digit account number.
+user_supplied: [/account_number]
 output:
   type: object
   additionalProperties: false
@@ -53,7 +58,7 @@ errors:
     code: PERMISSION_DENIED
     message: This account is locked; an operator must unlock it.
 examples:
-  - arguments: {query: blue kettle, api_key: k-0123456789abcdef}
+  - arguments: {query: blue kettle, api_key: k-0123456789abcdef, account_number: "12345678"}
 """
 
 

@@ -15,7 +15,7 @@ from signals_support import built_orders
 from contractgen.runtime import ToolError
 
 KEY = "k-7fQ2xLw9Zp4Rm8Tv"
-CALL = {"query": "blue kettle", "api_key": KEY}
+CALL = {"query": "blue kettle", "api_key": KEY, "account_number": "12345678"}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def test_attempted_arguments_hide_their_write_only_members(orders: Any) -> None:
         raise orders.AccountLocked(attempted=args.model_dump())
 
     error = orders.find_orders.implement(find)(CALL)["error"]
-    assert error["attempted"] == {"query": "blue kettle", "api_key": "[redacted]"}
+    assert error["attempted"] == {**CALL, "api_key": "[redacted]"}
     assert error["action"] == "escalate"
 
 
@@ -77,7 +77,7 @@ def test_a_secret_quoted_in_attempted_text_is_scrubbed(orders: Any) -> None:
 def test_a_long_attempted_value_is_capped_like_an_echoed_argument(orders: Any) -> None:
     long_query = "kettle " * 80
     tool = orders.find_orders.implement(raising(orders.ArchiveMissing(attempted=long_query)))
-    shown = tool({"query": "kettle", "api_key": KEY})["error"]["attempted"]
+    shown = tool({**CALL, "query": "kettle"})["error"]["attempted"]
     assert shown == long_query[:100] + f"… ({len(long_query)} characters)"
 
 

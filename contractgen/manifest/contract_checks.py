@@ -138,9 +138,9 @@ def check_empty_result(
         )
     if not isinstance(empty, dict):
         return
-    found = _output_pointer(report, output_schema, empty["pointer"], "/empty_result/pointer")
+    found = known_pointer(report, output_schema, empty["pointer"], "/empty_result/pointer")
     if "attempted" in empty:
-        _output_pointer(report, output_schema, empty["attempted"], "/empty_result/attempted")
+        known_pointer(report, output_schema, empty["attempted"], "/empty_result/attempted")
     if found is None:
         return
     declared = found.schema.get("type") if isinstance(found.schema, dict) else None
@@ -155,17 +155,18 @@ def check_empty_result(
         )
 
 
-def _output_pointer(report: Reporter, output_schema: dict[str, Any], pointer: str, where: str) -> Any:
-    """The lookup of ``pointer`` in the output schema, or None after reporting it names nothing there."""
-    found = lookup_argument(output_schema, pointer)
+def known_pointer(report: Reporter, schema: dict[str, Any], pointer: str, where: str, *,
+                  side: str = "output", code: str = "unknown-empty-pointer") -> Any:
+    """The lookup of ``pointer`` in the ``side`` schema, or None after reporting it names nothing there."""
+    found = lookup_argument(schema, pointer)
     if found.found:
         return found
     report.error(
         where,
-        f"expected a pointer into the output schema (got {show(pointer)}: "
-        f"no {found.missing} in the output schema)",
-        "unknown-empty-pointer",
+        f"expected a pointer into the {side} schema (got {show(pointer)}: "
+        f"no {found.missing} in the {side} schema)",
+        code,
         hint=did_you_mean(pointer, found.candidates)
-        or (f"output fields here: {', '.join(found.candidates)}" if found.candidates else None),
+        or (f"{side} fields here: {', '.join(found.candidates)}" if found.candidates else None),
     )
     return None

@@ -249,3 +249,77 @@ def test_openai_agents_other_errors_go_back_to_the_model(orders: Any) -> None:
     assert len(model.calls) == 2 and result.final_output == "I looked into it."
     result, model = openai_run(function_tool(locked(orders)))  # not opted in: the model answers
     assert len(model.calls) == 2 and result.final_output == "I looked into it."
+
+
+def test_pydantic_ai_defers_the_call_to_a_person(
+    orders: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pydantic_ai import Agent as PaiAgent
+    from pydantic_ai import DeferredToolRequests
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from contractgen.adapters.pydantic_ai import pydantic_ai_tool
+
+    turns: list[Any] = []
+
+    def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        turns.append(messages)
+        if len(turns) == 1:
+            return ModelResponse(parts=[ToolCallPart("find_orders", CALL, tool_call_id="c1")])
+        return ModelResponse(parts=[TextPart("I looked into it.")])
+
+    told: list[Any] = []
+    tool = pydantic_ai_tool(locked(orders), escalate=True, on_escalate=told.append)
+    agent = PaiAgent(FunctionModel(model), tools=[tool], output_type=[str, DeferredToolRequests])
+    with caplog.at_level(logging.WARNING, logger="contractgen.adapters"):
+        result = asyncio.run(agent.run("where is my kettle?", conversation_id="conv-1"))
+    assert isinstance(result.output, DeferredToolRequests) and len(turns) == 1
+    [call] = result.output.calls
+    envelope = result.output.metadata[call.tool_call_id]["envelope"]
+    assert (
+        envelope["error"]["code"] == "PERMISSION_DENIED" and envelope["error"]["ref"] == told[0].ref
+    )
+    assert told[0].session == "conversation:conv-1"
+    assert any(r.levelname == "WARNING" and told[0].ref in r.getMessage() for r in caplog.records)
+
+
+def test_langchain_tells_a_human_and_the_model_reads_the_ref(
+    orders: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from contractgen.adapters.langchain import langchain_tool
+
+    told: list[Any] = []
+    tool = langchain_tool(locked(orders), escalate={"PERMISSION_DENIED"}, on_escalate=told.append)
+    config = {"configurable": {"session_id": "conv-1"}}
+    with caplog.at_level(logging.WARNING, logger="contractgen.adapters"):
+        message = tool.invoke(
+            {"name": "find_orders", "args": CALL, "id": "c1", "type": "tool_call"}, config
+        )
+    envelope = json.loads(message.content)
+    assert message.status == "error" and envelope["error"]["ref"] == told[0].ref
+    assert told[0].session == "session:conv-1"
+    assert any(told[0].ref in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    plain = langchain_tool(locked(orders)).invoke(
+        {"name": "find_orders", "args": CALL, "id": "c2", "type": "tool_call"}, config
+    )
+    assert "ref" not in json.loads(plain.content)["error"]  # not opted in: nobody is told
+
+
+def test_fastmcp_tells_a_human(orders: Any, caplog: pytest.LogCaptureFixture) -> None:
+    from fastmcp import Client, FastMCP
+
+    from contractgen.adapters.fastmcp import add_guarded_tools
+
+    told: list[Any] = []
+    server = FastMCP("orders")
+    add_guarded_tools(server, locked(orders), escalate=True, on_escalate=told.append)
+
+    async def main() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool_mcp("find_orders", CALL)
+
+    with caplog.at_level(logging.WARNING, logger="contractgen.adapters"):
+        result = asyncio.run(main())
+    assert result.is_error and result.structured_content["error"]["ref"] == told[0].ref
+    assert any(told[0].ref in r.getMessage() for r in caplog.records if r.levelname == "WARNING")

@@ -21,7 +21,7 @@ import json
 import logging
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -53,6 +53,7 @@ from contractgen.runtime.observe import loggable
 from contractgen.runtime.progress import progress_listener
 from contractgen.runtime.versions import VersionCheck
 
+from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import call_guarded, caller_label, session_from, tool_failure
 
 __all__ = ["HEADER_SESSION", "ContractBackstop", "GuardedFastMCPTool", "add_guarded_tools",
@@ -70,6 +71,8 @@ class GuardedFastMCPTool(Tool):
     guarded: Any = Field(default=None, exclude=True)
     #: ``structuredContent`` of a success is the whole envelope (the output schema says so)
     structured_envelope: bool = Field(default=False, exclude=True)
+    #: which escalate errors tell a human (MCP has no escalation of its own to trigger)
+    escalation: Any = Field(default=None, exclude=True)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         tool: GuardedTool[Any, Any] = self.guarded
@@ -83,6 +86,7 @@ class GuardedFastMCPTool(Tool):
                                           caller=call.caller)
         if sender is not None:
             await sender.flush()  # every notification goes out before the result
+        envelope = escalated(self.escalation, tool, envelope, call.session) or envelope
         return _tool_result(envelope, whole=self.structured_envelope)
 
 
@@ -91,16 +95,21 @@ class GuardedFastMCPTool(Tool):
 Structured = Literal["output", "envelope"]
 
 
-def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "output") -> GuardedFastMCPTool:
+def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "output",
+                 escalate: bool | Iterable[str] | Escalation | None = None,
+                 on_escalate: Callable[[Escalated], Any] | None = None) -> GuardedFastMCPTool:
     """The FastMCP tool for a guarded tool, declared exactly as the contract's MCP export (with
-    ``structured="envelope"``, its output schema is the envelope's, holding the contract's)."""
+    ``structured="envelope"``, its output schema is the envelope's, holding the contract's).
+    ``escalate`` (True, or the codes) with ``on_escalate``: an error whose action is escalate tells a
+    human (MCP has no escalation to trigger)."""
     definition = tool_definition(tool)
     whole = structured == "envelope"
     output_schema = envelope_schema(definition.output_schema) if whole else definition.output_schema
     return GuardedFastMCPTool(name=definition.name, version=tool.version, title=definition.title,
                               description=definition.description, parameters=definition.input_schema,
                               output_schema=output_schema, annotations=definition.annotations,
-                              meta=definition.meta, guarded=tool, structured_envelope=whole)
+                              meta=definition.meta, guarded=tool, structured_envelope=whole,
+                              escalation=escalation_of(escalate, on_escalate))
 
 
 def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -125,18 +134,22 @@ def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[GuardedTool[Any, Any]],
-                      *, structured: Structured = "output") -> list[GuardedFastMCPTool]:
+                      *, structured: Structured = "output",
+                      escalate: bool | Iterable[str] | Escalation | None = None,
+                      on_escalate: Callable[[Escalated], Any] | None = None) -> list[GuardedFastMCPTool]:
     """Register guarded tools (one, or every generated tool you implemented) on ``server``; versions
     of one tool are served side by side (an unpinned call gets the newest, as FastMCP decides).
     ``structured="envelope"``: a success's ``structuredContent`` is the whole envelope (``empty``,
-    ``empty_meaning``, ``notices`` beside ``output``), for hosts that read nothing else."""
+    ``empty_meaning``, ``notices`` beside ``output``), for hosts that read nothing else.
+    ``escalate``/``on_escalate``: as ``fastmcp_tool``, for each tool."""
     batch = [tools] if isinstance(tools, GuardedTool) else list(tools)
     pins = _pins_of(server)
     served = [(t.name, t.version) for t in batch]
     for name, version in served:
         if served.count((name, version)) > 1 or version in pins.served.get(name, {}):
             raise ValueError(f"{name} {version} is registered twice: serve each version of a tool once")
-    registered = [fastmcp_tool(t, structured=structured) for t in batch]
+    registered = [fastmcp_tool(t, structured=structured, escalate=escalate, on_escalate=on_escalate)
+                  for t in batch]
     for item in registered:
         server.add_tool(item)
         pins.served.setdefault(item.name, {})[item.guarded.version] = item.guarded

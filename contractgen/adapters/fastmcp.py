@@ -86,8 +86,8 @@ class GuardedFastMCPTool(Tool):
                                           caller=call.caller)
         if sender is not None:
             await sender.flush()  # every notification goes out before the result
-        envelope = escalated(self.escalation, tool, envelope, call.session) or envelope
-        return _tool_result(envelope, whole=self.structured_envelope)
+        raised = escalated(self.escalation, tool, envelope, call.session)
+        return _tool_result(envelope if raised is None else raised, whole=self.structured_envelope)
 
 
 #: what a success's ``structuredContent`` holds: the bare ``output`` (the contract's MCP export) or

@@ -83,10 +83,9 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
         _guarded(
             report, "empty_result", lambda: check_empty_result(report, data, schemas["output"])
         )
-    if clean("user_supplied") and schemas["input"] is not None:
-        _guarded(
-            report, "user_supplied", lambda: check_user_supplied(report, data, schemas["input"])
-        )
+    asked_in = schemas["input"]
+    if clean("user_supplied") and asked_in is not None:
+        _guarded(report, "user_supplied", lambda: check_user_supplied(report, data, asked_in))
     return report.diagnostics
 
 

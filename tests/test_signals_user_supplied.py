@@ -1,7 +1,9 @@
 """Arguments only the user can give (``user_supplied: [/account_number]``): a call without one answers
 INVALID_ARGUMENT with the action ``ask_user``, telling the model to ask and not to invent it, on
 every path the guard answers a bad call by (first, repeated, async, with other problems); the
-description says so in one line; and the OpenAI Agents SDK's own loop hands its model that action."""
+description says so in one line; the OpenAI Agents SDK's own loop hands its model that action, and
+in ADK's loop a scripted model that does what the action says asks the user instead of calling again
+with a made-up account number (as it would after fix_arguments)."""
 
 from __future__ import annotations
 
@@ -110,3 +112,62 @@ def test_openai_agents_loop_asks_the_user(tool: Any) -> None:
     assert [o["error"]["action"] for o in outputs] == ["ask_user"]
     assert outputs[0]["error"]["message"] == ASK
     assert result.final_output == "What is your eight-digit account number?"
+
+
+def test_adk_loop_a_model_that_follows_the_action_asks_instead_of_inventing(tool: Any) -> None:
+    from google.adk.agents import Agent
+    from google.adk.models import BaseLlm, LlmResponse
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+
+    from contractgen.adapters.adk import GuardedAdkTool
+
+    class FollowsActions(BaseLlm):
+        """Calls without the account number, then does what the envelope's action says: on
+        fix_arguments it would fill in a made-up number; on ask_user it asks the user."""
+
+        model: str = "scripted"
+        calls: int = 0
+
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            answers = [
+                dict(p.function_response.response)
+                for c in llm_request.contents
+                for p in c.parts or ()
+                if p.function_response is not None
+            ]
+            action = (
+                answers[-1]["error"]["action"]
+                if answers and answers[-1]["status"] == "error"
+                else None
+            )
+            if not answers or action == "fix_arguments":
+                self.calls += 1
+                made_up = {} if not answers else {"account_number": "00000000"}
+                call = types.FunctionCall(
+                    id=f"c{self.calls}", name="find_orders", args={**NO_ACCOUNT, **made_up}
+                )
+                part = types.Part(function_call=call)
+            else:
+                part = types.Part(
+                    text="What is your account number?" if action == "ask_user" else "done"
+                )
+            yield LlmResponse(content=types.Content(role="model", parts=[part]))
+
+    async def main() -> tuple[Any, list[Any]]:
+        llm = FollowsActions()
+        runner = InMemoryRunner(
+            agent=Agent(name="support", model=llm, tools=[GuardedAdkTool(tool)]), app_name="app"
+        )
+        await runner.session_service.create_session(
+            app_name="app", user_id="u", session_id="conv-1"
+        )
+        message = types.Content(role="user", parts=[types.Part(text="where is my kettle?")])
+        events = [
+            e async for e in runner.run_async(user_id="u", session_id="conv-1", new_message=message)
+        ]
+        return llm, events
+
+    llm, events = asyncio.run(main())
+    assert llm.calls == 1  # one call, no second one with an invented account number
+    assert events[-1].content.parts[0].text == "What is your account number?"

@@ -26,7 +26,7 @@ import json
 import logging
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -60,6 +60,7 @@ from contractgen.runtime.observe import loggable
 from contractgen.runtime.progress import progress_listener
 from contractgen.runtime.versions import VersionCheck
 
+from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import call_guarded, caller_label, session_from, tool_failure
 
 __all__ = ["HEADER_SESSION", "ContractBackstop", "GuardedFastMCPTool", "add_guarded_tools",
@@ -79,6 +80,8 @@ class GuardedFastMCPTool(Tool):
     structured_envelope: bool = Field(default=False, exclude=True)
     #: the output schema of this version alone (``output_schema`` may declare other versions' too)
     version_output_schema: dict[str, Any] | None = Field(default=None, exclude=True)
+    #: which escalate errors tell a human (MCP has no escalation of its own to trigger)
+    escalation: Any = Field(default=None, exclude=True)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         tool: GuardedTool[Any, Any] = self.guarded
@@ -91,7 +94,8 @@ class GuardedFastMCPTool(Tool):
                                           caller=call.caller)
         if sender is not None:
             await sender.flush()  # every notification goes out before the result
-        return _tool_result(envelope, whole=self.structured_envelope)
+        raised = escalated(self.escalation, tool, envelope, call.session)
+        return _tool_result(envelope if raised is None else raised, whole=self.structured_envelope)
 
 
 #: what a success's ``structuredContent`` holds: the bare ``output`` (the contract's MCP export) or
@@ -99,9 +103,13 @@ class GuardedFastMCPTool(Tool):
 Structured = Literal["output", "envelope"]
 
 
-def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "output") -> GuardedFastMCPTool:
+def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "output",
+                 escalate: bool | Iterable[str] | Escalation | None = None,
+                 on_escalate: Callable[[Escalated], Any] | None = None) -> GuardedFastMCPTool:
     """The FastMCP tool for a guarded tool, declared exactly as the contract's MCP export (with
-    ``structured="envelope"``, its output schema is the envelope's, holding the contract's)."""
+    ``structured="envelope"``, its output schema is the envelope's, holding the contract's).
+    ``escalate`` (True, or the codes) with ``on_escalate``: an error whose action is escalate tells a
+    human (MCP has no escalation to trigger)."""
     definition = tool_definition(tool)
     whole = structured == "envelope"
     output_schema = envelope_schema(definition.output_schema) if whole else definition.output_schema
@@ -109,7 +117,8 @@ def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "outpu
                               description=definition.description, parameters=definition.input_schema,
                               output_schema=output_schema, annotations=definition.annotations,
                               execution=definition.execution, meta=definition.meta, guarded=tool,
-                              structured_envelope=whole, version_output_schema=output_schema)
+                              structured_envelope=whole, version_output_schema=output_schema,
+                              escalation=escalation_of(escalate, on_escalate))
 
 
 def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -122,6 +131,7 @@ def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
         "type": "object",
         "properties": {"status": {"const": "ok"}, "tool": {"type": "string"}, "version": {"type": "string"},
                        "output": output, "empty": {"type": "boolean"}, "empty_meaning": {"type": "string"},
+                       "attempted": {},
                        "notices": {"type": "array", "items": {"type": "object"}}},
         "required": ["status", "output"],
     }
@@ -133,19 +143,23 @@ def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[GuardedTool[Any, Any]],
-                      *, structured: Structured = "output") -> list[GuardedFastMCPTool]:
+                      *, structured: Structured = "output",
+                      escalate: bool | Iterable[str] | Escalation | None = None,
+                      on_escalate: Callable[[Escalated], Any] | None = None) -> list[GuardedFastMCPTool]:
     """Register guarded tools (one, or every generated tool you implemented) on ``server``; versions
     of one tool are served side by side (an unpinned call gets the newest, as FastMCP decides; the
     newest declares every served version's output, which clients check a pinned call's result by).
     ``structured="envelope"``: a success's ``structuredContent`` is the whole envelope (``empty``,
-    ``empty_meaning``, ``notices`` beside ``output``), for hosts that read nothing else."""
+    ``empty_meaning``, ``notices`` beside ``output``), for hosts that read nothing else.
+    ``escalate``/``on_escalate``: as ``fastmcp_tool``, for each tool."""
     batch = [tools] if isinstance(tools, GuardedTool) else list(tools)
     pins = _pins_of(server)
     served = [(t.name, t.version) for t in batch]
     for name, version in served:
         if served.count((name, version)) > 1 or version in pins.served.get(name, {}):
             raise ValueError(f"{name} {version} is registered twice: serve each version of a tool once")
-    registered = [fastmcp_tool(t, structured=structured) for t in batch]
+    registered = [fastmcp_tool(t, structured=structured, escalate=escalate, on_escalate=on_escalate)
+                  for t in batch]
     _warn_at_start_up(server)
     for item in registered:
         server.add_tool(item)

@@ -15,7 +15,7 @@ redacted. A backstop for tools nobody wrapped: LangGraph's ``ToolNode`` tool-cal
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from ..runtime.install_hint import install_hint
@@ -33,6 +33,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from contractgen.runtime import GuardedTool
 from contractgen.runtime.scrub import shown_arguments
 
+from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import (
     call_guarded,
     call_guarded_sync,
@@ -43,8 +44,8 @@ from ._guarded import (
     tool_failure,
 )
 
-__all__ = ["GuardedLangChainTool", "acontract_tool_call", "contract_failure", "contract_tool_call",
-           "langchain_tool"]
+__all__ = ["Escalated", "Escalation", "GuardedLangChainTool", "acontract_tool_call", "contract_failure",
+           "contract_tool_call", "langchain_tool"]
 
 #: characters of the arguments LangChain's callbacks are shown
 CALLBACK_CAP = 2000
@@ -54,6 +55,8 @@ class GuardedLangChainTool(BaseTool):
     """A LangChain tool whose every call goes through a contractgen guard."""
 
     guarded: Any = Field(default=None, exclude=True)
+    #: which escalate errors tell a human (LangChain has no escalation of its own to trigger)
+    escalation: Any = Field(default=None, exclude=True)
 
     def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
         return super().run(_NotAnObject.around(tool_input), *args, **kwargs)
@@ -71,15 +74,17 @@ class GuardedLangChainTool(BaseTool):
 
     def _run(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
              **_: Any) -> Any:
-        envelope = call_guarded_sync(self.guarded, arguments, session=_session(config), call_id=call_id,
+        session = _session(config)
+        envelope = call_guarded_sync(self.guarded, arguments, session=session, call_id=call_id,
                                      caller=_caller(config))
-        return _answer(envelope, call_id)
+        return _answer(escalated(self.escalation, self.guarded, envelope, session) or envelope, call_id)
 
     async def _arun(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
                     **_: Any) -> Any:
-        envelope = await call_guarded(self.guarded, arguments, session=_session(config), call_id=call_id,
+        session = _session(config)
+        envelope = await call_guarded(self.guarded, arguments, session=session, call_id=call_id,
                                       caller=_caller(config))
-        return _answer(envelope, call_id)
+        return _answer(escalated(self.escalation, self.guarded, envelope, session) or envelope, call_id)
 
     def _filter_injected_args(self, tool_input: dict[str, Any]) -> dict[str, Any]:
         """What LangChain hands the callbacks (``on_tool_start``: tracers, LangSmith) of the call's
@@ -118,10 +123,14 @@ class _NotAnObject(dict):  # type: ignore[type-arg]
         return f"[{type(value).__name__}, not an object: not shown]"
 
 
-def langchain_tool(tool: GuardedTool[Any, Any]) -> GuardedLangChainTool:
-    """The LangChain tool for a guarded tool."""
+def langchain_tool(tool: GuardedTool[Any, Any], *,
+                   escalate: bool | Iterable[str] | Escalation | None = None,
+                   on_escalate: Callable[[Escalated], Any] | None = None) -> GuardedLangChainTool:
+    """The LangChain tool for a guarded tool. ``escalate`` (True, or the codes) with ``on_escalate``:
+    an error whose action is escalate tells a human (LangChain has no escalation to trigger)."""
     return GuardedLangChainTool(name=tool.name, description=tool.description,
-                                args_schema=plain_schema(tool.input_schema), guarded=tool)
+                                args_schema=plain_schema(tool.input_schema), guarded=tool,
+                                escalation=escalation_of(escalate, on_escalate))
 
 
 def _session(config: RunnableConfig | None) -> str:

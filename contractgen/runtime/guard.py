@@ -26,6 +26,7 @@ from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutE
 from typing import Any, Generic, TypeVar, cast
 
 from .argument_errors import ShapedErrors, argument_error
+from .attempted import tool_attempted
 from .budget import (
     COUNT_HERE,
     BudgetStore,
@@ -1081,10 +1082,13 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             steps = [_author_text(step) for step in itertools.islice(iter(err.migration), MIGRATION_STEPS)]
             versions = (_author_text(err.expected_version), _author_text(err.received_version),
                         *(step for step in steps if step is not None))
+        tried = MISSING if err.attempted is None else _jsonable(err.attempted)
         # the author's text may quote what the call sent: its secrets go before any cap cuts them
-        scrub = self._secrets(message, field, partial, upstream, versions)
+        scrub = self._secrets(message, field, partial, upstream, versions, tried)
         optional: dict[str, Any] = {"field": scrub.text(field) if type(field) is str else field,
                                     "retry_after": retry_after}
+        if tried is not MISSING:
+            optional["attempted"] = tool_attempted(tried, field, self._compiled.input, scrub)
         if partial is not MISSING:
             optional["partial_results"] = scrub.value(partial)
         if err.upstream is not None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from contractgen.runtime import Contract, RetryPolicy, Timeout, guard
@@ -107,7 +107,7 @@ def _general(schema: Any, arguments: Any, output: Any) -> Any:
 
 def _planned(schema: Any, arguments: Any, output: Any) -> Any:
     scrub = output_scrub(schema)
-    assert scrub is not None  # every schema here marks a value
+    assume(scrub is not None)  # none for a closed schema that marks nothing: its valid calls send no secret
     try:
         return scrub(arguments, output)
     except SecretsWithheld:
@@ -190,3 +190,17 @@ def test_a_guarded_tool_scrubs_what_the_plan_finds() -> None:
                      "keys": [{"value": "k-1234567890", "label": "home"}]})
     assert envelope["status"] == "ok", envelope
     assert envelope["output"] == {"msg": f"logged in with {REDACTED} in Lisbon", "ok": "yes"}
+
+
+def test_a_closed_schema_behind_references_pays_for_no_scrub() -> None:
+    defs = {"f": {"type": "object", "additionalProperties": False, "properties": {"kind": {"type": "string"}}}}
+    closed = {"type": "object", "additionalProperties": False, "$defs": defs,
+              "properties": {"q": {"type": "string"}, "f": {"$ref": "#/$defs/f"}}}
+    assert output_scrub(closed) is None
+    # each of these may let a secret-looking member in, or read a schema from elsewhere
+    for ref in ("#/$defs/missing", "other.json#/f", "#f"):
+        assert output_scrub({**closed, "properties": {"f": {"$ref": ref}}}) is not None, ref
+    opened = {**defs["f"], "additionalProperties": True}
+    assert output_scrub({**closed, "$defs": {"f": opened}}) is not None
+    scoped = {**defs["f"], "$id": "https://example.com/f"}
+    assert output_scrub({**closed, "$defs": {"f": scoped}}) is not None

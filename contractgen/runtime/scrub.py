@@ -20,10 +20,11 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
 
 from .jsonvalue import JSON_SCALARS, MISSING, shortened, thaw
 from .patterns import matches_any
+from .pointer import resolve_pointer
 from .quotes import GRAM, MIN_QUOTE, QuoteIndex, comparable
 from .redaction import REDACTED, echo_at, redact, sensitive_name
 from .schema_resolve import marked_member_names, marked_member_patterns, marks_anything
@@ -956,18 +957,28 @@ def _declared_names(schema: Any) -> set[str]:
 def _closed(schema: Any) -> bool:
     """Whether no object the schema describes takes members it does not declare (a careful answer:
     every object position closed by ``additionalProperties: false`` without ``patternProperties``,
-    and no reference or combinator to reason through)."""
+    no combinator to reason through, and references only to a place in the schema itself, whose
+    every subschema is read here: ``$defs`` of closed objects behind ``$ref`` made two bundled tools
+    pay for a walk of every call's names)."""
     if not isinstance(schema, Mapping):
         return False
     for node in _subschemas(schema):
-        if any(key in node for key in ("$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if",
+        if any(key in node for key in ("$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not", "if",
                                        "dependentSchemas", "patternProperties", "unevaluatedProperties")):
             return False
+        if "$ref" in node and not _points_inside(schema, node["$ref"]) or "$id" in node and node is not schema:
+            return False  # read elsewhere, or in another resource's scope
         types = node.get("type")
         objects = types == "object" or isinstance(types, list) and "object" in types or "properties" in node
         if objects and node.get("additionalProperties") is not False:
             return False
     return schema.get("type") == "object" or "properties" in schema
+
+
+def _points_inside(schema: Mapping[str, Any], ref: Any) -> bool:
+    """Whether ``ref`` is a JSON pointer to a place in ``schema`` itself."""
+    return isinstance(ref, str) and (ref == "#" or ref.startswith("#/")) and \
+        resolve_pointer(schema, unquote(ref[1:])) is not MISSING
 
 
 def arguments_shown(tool: Any, arguments: Any, limit: int) -> str:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from unittest import mock
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from contractgen.runtime import Contract, RetryPolicy, Timeout, guard
+from contractgen.runtime import scrub as scrub_module
 from contractgen.runtime.redaction import REDACTED
 from contractgen.runtime.scrub import (
     Scrubber,
@@ -204,3 +206,24 @@ def test_a_closed_schema_behind_references_pays_for_no_scrub() -> None:
     assert output_scrub({**closed, "$defs": {"f": opened}}) is not None
     scoped = {**defs["f"], "$id": "https://example.com/f"}
     assert output_scrub({**closed, "$defs": {"f": scoped}}) is not None
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(secrets=st.lists(st.sampled_from(TEXTS) | st.text(min_size=4, max_size=30), min_size=3, max_size=8),
+       data=st.data())
+def test_a_short_text_looked_through_spelling_by_spelling_is_scrubbed_as_through_the_pattern(
+        secrets: list[str], data: st.DataObject) -> None:
+    """``Scrubber._present`` narrows many spellings by one pattern on a long text, and reads a short
+    one spelling by spelling (``_SCAN_WORK``): both find the same spellings. The pattern is made to
+    serve every text here, and must find what reading spelling by spelling finds."""
+    scrubber = Scrubber(secrets)
+    assume(len(scrubber._lowered) > scrub_module._SCANNED)
+    spelt = st.builds(lambda s, how: how(s), st.sampled_from(secrets), st.sampled_from([
+        str, str.upper, json.dumps, lambda t: t[:9], lambda t: t[-9:], lambda t: "id " + t + "…"]))
+    texts = data.draw(st.lists(spelt | st.text(max_size=20), min_size=1, max_size=5))
+    for text in texts:
+        low = text.lower()
+        with mock.patch.object(scrub_module, "_SCAN_WORK", 0):
+            narrowed = scrubber._present(low)
+        assert narrowed == frozenset(s for spelling, spellings in scrubber._lowered.items() if spelling in low
+                                     for s in spellings)

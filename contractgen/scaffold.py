@@ -49,9 +49,14 @@ output:
 # empty_result:
 #   pointer: /items
 #   meaning: No record matches; tell the user nothing was found rather than retrying.
+#   attempted: /query_run  # output field holding what was searched for, shown when empty
 
 # partial_results: true when an error may carry the part of the work that succeeded.
 partial_results: false
+
+# user_supplied: arguments only the user can give (pointers to required ones); a call without one
+# is told to ask the user (action ask_user), never to invent the value.
+# user_supplied: [/id]
 
 # errors: every error the tool can return. `code` is one of INVALID_ARGUMENT, VERSION_MISMATCH,
 # NOT_FOUND, CONFLICT, FAILED_PRECONDITION, PERMISSION_DENIED, RATE_LIMITED, UNAVAILABLE, TIMEOUT,

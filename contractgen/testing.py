@@ -45,7 +45,7 @@ FORBIDDEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                                r"lan|corp|cloud|dev|svc|cluster)\b", re.IGNORECASE)),
     ("an IP address", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")),
 )
-_OK_KEYS = {"status", "tool", "version", "output", "empty", "empty_meaning", "notices"}
+_OK_KEYS = {"status", "tool", "version", "output", "empty", "empty_meaning", "attempted", "notices"}
 _NOTICE_KEYS = {"field", "message", "did_you_mean"}
 _ERROR_TOP_KEYS = {"status", "tool", "version", "error"}
 _REF = re.compile(r"^[0-9a-f]{6,16}\Z")
@@ -120,6 +120,8 @@ def _ok_problems(envelope: Mapping[str, Any], contract: Contract | None) -> list
         problems.append("'empty' must be a boolean")
     if ("empty_meaning" in envelope) != (envelope.get("empty") is True):
         problems.append("'empty_meaning' must be present exactly when 'empty' is true")
+    if "attempted" in envelope and envelope.get("empty") is not True:
+        problems.append("'attempted' may only be present when 'empty' is true")
     if "notices" in envelope:
         notices = envelope["notices"]
         if not isinstance(notices, list) or not notices or not all(

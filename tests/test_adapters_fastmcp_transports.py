@@ -6,6 +6,7 @@ reaches a real client; versions are served side by side and a pin is never answe
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -22,6 +23,7 @@ from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from mcp.types import Implementation
 
 from contractgen.adapters.fastmcp import HEADER_SESSION, add_guarded_tools
+from contractgen.runtime import guard
 from contractgen.runtime.progress import report_progress
 from generated import book_meeting_v1, book_meeting_v2, get_exchange_rate_v1
 
@@ -89,7 +91,11 @@ def test_stateless_http_without_auth_a_header_names_the_session() -> None:
     assert_down_scenario(received, calls_made=len(received))
 
 
-def test_stateless_http_naming_nothing_is_warned_about_once(caplog: pytest.LogCaptureFixture) -> None:
+def adapter_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "contractgen.adapters"]
+
+
+def test_stateless_http_naming_nothing_is_warned_about_once_at_start_up(caplog: pytest.LogCaptureFixture) -> None:
     server = FastMCP("fx")
     add_guarded_tools(server, rates_tool("down"))
 
@@ -102,11 +108,64 @@ def test_stateless_http_naming_nothing_is_warned_about_once(caplog: pytest.LogCa
             return failures(received)
 
     with caplog.at_level(logging.WARNING, logger="contractgen.adapters"), ServedOverHttp(server) as served:
+        at_start_up = adapter_warnings(caplog)  # FastMCP's default HTTP app is up; no request yet
         counts = anyio.run(main, served.url)
     assert counts == [1, 1, 1]  # nothing identifies the client from one request to the next
-    warnings = [r.getMessage() for r in caplog.records if r.name == "contractgen.adapters"]
-    assert len(warnings) == 1 and "failure budget lasts one request" in warnings[0]
-    assert HEADER_SESSION in warnings[0] and "auth=" in warnings[0]
+    assert len(at_start_up) == 1 and "failure budget that lasts one request" in at_start_up[0]
+    assert HEADER_SESSION in at_start_up[0] and "auth=" in at_start_up[0] and "'fx'" in at_start_up[0]
+    assert adapter_warnings(caplog) == at_start_up  # the calls add none
+
+
+def test_server_run_over_http_warns_before_serving(caplog: pytest.LogCaptureFixture) -> None:
+    """``server.run(transport="http")`` (``run_http_async``, what ``fastmcp run`` calls) builds its
+    app with ``http_app`` too: the warning is there once the port answers."""
+    import socket
+
+    server = FastMCP("fx")
+    add_guarded_tools(server, rates_tool("down"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def main() -> list[str]:
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: server.run_http_async(show_banner=False, host="127.0.0.1", port=port,
+                                                           log_level="critical"))
+            with anyio.fail_after(30):
+                while True:
+                    try:
+                        await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                        break
+                    except OSError:
+                        await anyio.sleep(0.02)
+            warned = adapter_warnings(caplog)
+            group.cancel_scope.cancel()
+        return warned
+
+    with caplog.at_level(logging.WARNING, logger="contractgen.adapters"):
+        warned = anyio.run(main)
+    assert len(warned) == 1 and "'fx' is served over HTTP without authentication" in warned[0]
+
+
+def test_no_start_up_warning_where_the_budget_is_kept(caplog: pytest.LogCaptureFixture) -> None:
+    """With auth the budget follows the client; in memory (and on stdio) it follows the process;
+    over SSE (a legacy transport) it follows the MCP session."""
+    authenticated, in_memory, sse = FastMCP("a", auth=StaticTokenVerifier(tokens=TOKENS)), FastMCP("m"), FastMCP("s")
+    for server in (authenticated, in_memory, sse):
+        add_guarded_tools(server, rates_tool("down"))
+
+    async def main() -> list[int]:
+        async with Client(in_memory) as client:
+            results = [await client.call_tool_mcp("get_exchange_rate", {"base": "EUR", "quote": "USD"})
+                       for _ in range(2)]
+        return failures([json.loads(r.content[0].text) for r in results])
+
+    with caplog.at_level(logging.WARNING, logger="contractgen.adapters"):
+        with ServedOverHttp(authenticated):
+            pass
+        sse.http_app(transport="sse")
+        assert anyio.run(main) == [1, 2]
+    assert adapter_warnings(caplog) == []
 
 
 STDIO_SERVER = """
@@ -237,23 +296,61 @@ def test_versions_side_by_side_a_pin_is_routed_to_its_version() -> None:
     assert newer["code"] == "VERSION_MISMATCH" and newer["expected_version"] == "2.0.0"
 
 
-def test_a_pin_to_an_older_version_over_the_wire_meets_the_clients_output_check() -> None:
-    """The MCP SDK client checks every successful result against the output schema listed under the
-    tool's name, which is the newest version's: an older version whose output differs is refused by
-    the client (not by the server, which answered with that version's valid output)."""
-    ran: list[str] = []
+@pytest.mark.parametrize("structured", ["output", "envelope"])
+@pytest.mark.parametrize("order", ["old first", "new first"])
+def test_a_pin_to_each_version_over_the_wire_passes_the_stock_clients_output_check(
+        structured: Any, order: str) -> None:
+    """MCP clients check every successful result against the output schema listed under the tool's
+    name, and FastMCP lists the newest version: the newest declares every served version's output
+    (anyOf), so a pinned call to an older version is not refused by the client. Both stock clients
+    (FastMCP's, the MCP SDK's over HTTP), whichever version was registered first."""
+    from mcp import Client as SdkClient
+
     server = FastMCP("fx")
-    v1 = book_meeting_v1.book_meeting.implement(
-        lambda args: ran.append("1.2.0") or {"meeting_id": "m", "starts_at": args.date.isoformat()})
-    add_guarded_tools(server, [v1, book("2.0.0")])
+    for version in (["1.2.0", "2.0.0"] if order == "old first" else ["2.0.0", "1.2.0"]):
+        add_guarded_tools(server, book(version), structured=structured)
 
-    async def main() -> None:
+    async def calls(client: Any, call: Any) -> list[Any]:
+        async with client:
+            listed = [t for t in (await client.list_tools() if isinstance(client, Client)
+                                  else (await client.list_tools()).tools) if t.name == "book_meeting"]
+            pins = [(V1_CALL, {"fastmcp": {"version": "1.2.0"}}), (V2_CALL, {"fastmcp": {"version": "2.0.0"}}),
+                    (V2_CALL, None)]
+            return [listed, *[await call(client, arguments, meta) for arguments, meta in pins]]
+
+    def sdk_call(client: Any, arguments: Any, meta: Any) -> Any:
+        return client.call_tool("book_meeting", arguments, meta=meta)
+
+    def fastmcp_call(client: Any, arguments: Any, meta: Any) -> Any:
+        return client.call_tool_mcp("book_meeting", arguments, meta=meta)
+
+    with ServedOverHttp(server) as served:
+        over_http = anyio.run(calls, SdkClient(served.url), sdk_call)
+    in_memory = anyio.run(calls, Client(server), fastmcp_call)
+    for listed, v1, v2, unpinned in (over_http, in_memory):
+        outputs = [r.structured_content if structured == "output" else r.structured_content["output"]
+                   for r in (v1, v2, unpinned)]
+        assert [r.is_error for r in (v1, v2, unpinned)] == [False, False, False]
+        assert [o["meeting_id"] for o in outputs] == ["v1.2.0", "v2.0.0", "v2.0.0"]
+        assert "status" not in outputs[0] and outputs[1]["status"] == "confirmed"
+        members = listed[0].output_schema["anyOf"]  # 2.0.0's output, then 1.2.0's
+        if structured == "envelope":
+            members = [member["properties"]["output"] for member in members]
+        assert [member["required"] for member in members] == [
+            ["meeting_id", "starts_at", "status"], ["meeting_id", "starts_at"]]
+
+
+def test_one_version_or_one_output_keeps_the_contracts_output_schema() -> None:
+    lone, same = FastMCP("lone"), FastMCP("same")
+    add_guarded_tools(lone, book("2.0.0"))
+    minor = guard(dataclasses.replace(book_meeting_v2.CONTRACT, version="2.1.0"), book("2.0.0").implementation)
+    add_guarded_tools(same, [book("2.0.0"), minor])  # a minor release: the same output schema
+
+    async def listed(server: FastMCP) -> Any:
         async with Client(server) as client:
-            await client.call_tool_mcp("book_meeting", V1_CALL, meta={"fastmcp": {"version": "1.2.0"}})
+            return next(t for t in await client.list_tools() if t.name == "book_meeting").output_schema
 
-    with pytest.raises(RuntimeError, match="Invalid structured content returned by tool book_meeting"):
-        anyio.run(main)
-    assert ran == ["1.2.0"]
+    assert anyio.run(listed, lone) == anyio.run(listed, same) == dict(book_meeting_v2.MCP_TOOL["outputSchema"])
 
 
 def test_an_old_major_pin_gets_the_migration_steps() -> None:

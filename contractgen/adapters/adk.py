@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..runtime.install_hint import install_hint
@@ -39,9 +40,10 @@ from contractgen.runtime import Contract, GuardedTool
 from contractgen.runtime.observe import loggable
 from contractgen.runtime.wrap import contract_from_definition, wrap_tool
 
+from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import call_guarded, caller_label, plain_schema, tool_failure, with_state_budget
 
-__all__ = ["ContractPlugin", "GuardedAdkTool", "GuardedForeignAdkTool"]
+__all__ = ["ContractPlugin", "Escalated", "Escalation", "GuardedAdkTool", "GuardedForeignAdkTool"]
 
 logger = logging.getLogger("contractgen.adapters")
 
@@ -49,12 +51,15 @@ logger = logging.getLogger("contractgen.adapters")
 class GuardedAdkTool(BaseTool):
     """An ADK tool for a guarded tool: ``GuardedAdkTool(book_meeting)``."""
 
-    def __init__(self, tool: GuardedTool[Any, Any]) -> None:
+    def __init__(self, tool: GuardedTool[Any, Any], *,
+                 escalate: bool | Iterable[str] | Escalation | None = None,
+                 on_escalate: Callable[[Escalated], Any] | None = None) -> None:
         # a long-running contract is long-running to ADK too (the call is marked on its event); the
         # envelope is never empty, so ADK still sends the model its function response
         super().__init__(name=tool.name, description=tool.description,
                          is_long_running=tool.contract.timeout.long_running)
         self.guarded = with_state_budget(tool)
+        self.escalation = escalation_of(escalate, on_escalate)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GuardedAdkTool:
         # an LlmRequest holds its tools; a deep copy of it (callbacks, test doubles) shares them,
@@ -66,15 +71,25 @@ class GuardedAdkTool(BaseTool):
                                          parameters_json_schema=plain_schema(self.guarded.input_schema))
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        return await _call(self.guarded, args, tool_context)
+        return await _call(self.guarded, args, tool_context, self.escalation)
 
 
-async def _call(guarded: GuardedTool[Any, Any], args: Any, tool_context: ToolContext) -> dict[str, Any]:
-    """The envelope of one ADK call: budget in the session state, ADK's user, agent and session as caller."""
+async def _call(guarded: GuardedTool[Any, Any], args: Any, tool_context: ToolContext,
+                escalation: Escalation | None = None) -> dict[str, Any]:
+    """The envelope of one ADK call: budget in the session state, ADK's user, agent and session as
+    caller. An error the tool escalates sets ADK's ``escalate`` action (a LoopAgent or ParallelAgent
+    around the agent stops) and, with ``transfer_to``, hands the conversation to that agent."""
     session = tool_context.session.id if tool_context.session is not None else "default"
     caller = caller_label(user=tool_context.user_id, agent=tool_context.agent_name, session=session)
-    return dict(await call_guarded(guarded, args, session=session, state=tool_context.state,
-                                   call_id=tool_context.function_call_id, caller=caller))
+    envelope = dict(await call_guarded(guarded, args, session=session, state=tool_context.state,
+                                       call_id=tool_context.function_call_id, caller=caller))
+    raised = escalated(escalation, guarded, envelope, session)
+    if raised is None or escalation is None:
+        return envelope
+    tool_context.actions.escalate = True
+    if escalation.transfer_to:
+        tool_context.actions.transfer_to_agent = escalation.transfer_to
+    return raised
 
 
 #: the ``tool_context`` of the ADK call in progress, for the foreign tool the guard calls
@@ -91,7 +106,9 @@ class GuardedForeignAdkTool(BaseTool):
     still answers nothing, so ADK keeps waiting instead of handing the model an empty result.
     """
 
-    def __init__(self, tool: BaseTool, *, contract: Contract | None = None, **options: Any) -> None:
+    def __init__(self, tool: BaseTool, *, contract: Contract | None = None,
+                 escalate: bool | Iterable[str] | Escalation | None = None,
+                 on_escalate: Callable[[Escalated], Any] | None = None, **options: Any) -> None:
         super().__init__(name=tool.name, description=tool.description, is_long_running=tool.is_long_running,
                          custom_metadata=tool.custom_metadata, behavior=tool.behavior,
                          response_scheduling=tool.response_scheduling)
@@ -99,6 +116,7 @@ class GuardedForeignAdkTool(BaseTool):
         self.tool = tool
         guarded = wrap_tool(contract or _contract_of(tool), self._run_wrapped, **options)
         self.guarded = with_state_budget(guarded)
+        self.escalation = escalation_of(escalate, on_escalate)
 
     def __getattr__(self, name: str) -> Any:  # any other attribute ADK (or a plugin) reads: the tool's
         if name == "tool":
@@ -123,7 +141,7 @@ class GuardedForeignAdkTool(BaseTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         token = _TOOL_CONTEXT.set(tool_context)
         try:
-            envelope = await _call(self.guarded, args, tool_context)
+            envelope = await _call(self.guarded, args, tool_context, self.escalation)
         finally:
             _TOOL_CONTEXT.reset(token)
         if self.is_long_running and envelope.get("status") == "ok" and envelope.get("output") is None:

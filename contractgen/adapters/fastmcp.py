@@ -6,22 +6,27 @@ plus the envelope, the bare output as ``structuredContent`` on success). Each to
 its contract version, so several versions of one tool are served side by side and FastMCP routes a
 pinned call (``call_tool(..., version=)``) to its version; a pin no version answers gets
 VERSION_MISMATCH with the migration steps. ``report_progress`` reaches the client as FastMCP progress.
+A long-running tool may also be called as an MCP task (specification 2025-11-25, on connections
+that speak it: ``contractgen.runtime.mcp_tasks``).
 
 The failure budget's session, first that applies: the client's ``_meta["contractgen/session"]`` or
 ``contractgen-session`` HTTP header; else FastMCP's own scope for data that follows one client (the
 MCP session on a legacy connection, the authenticated principal, the process on stdio and in memory).
 An unauthenticated stateless HTTP request has none: its budget lasts one request, and the server
-warns once. Outside a request (``server.call_tool`` in a script) the session is ``local``.
+warns once, when its HTTP app is built (at start-up, before the first request). Outside a request
+(``server.call_tool`` in a script) the session is ``local``.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
 import logging
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -45,14 +50,17 @@ from contractgen.runtime import GuardedTool, error_envelope
 from contractgen.runtime.mcp_server import (
     META_SESSION,
     META_VERSION,
-    _ProgressSender,
+    _progress_sender,
     call_result,
+    session_key,
     tool_definition,
 )
+from contractgen.runtime.mcp_tasks import install_tasks
 from contractgen.runtime.observe import loggable
 from contractgen.runtime.progress import progress_listener
 from contractgen.runtime.versions import VersionCheck
 
+from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import call_guarded, caller_label, session_from, tool_failure
 
 __all__ = ["HEADER_SESSION", "ContractBackstop", "GuardedFastMCPTool", "add_guarded_tools",
@@ -70,20 +78,24 @@ class GuardedFastMCPTool(Tool):
     guarded: Any = Field(default=None, exclude=True)
     #: ``structuredContent`` of a success is the whole envelope (the output schema says so)
     structured_envelope: bool = Field(default=False, exclude=True)
+    #: the output schema of this version alone (``output_schema`` may declare other versions' too)
+    version_output_schema: dict[str, Any] | None = Field(default=None, exclude=True)
+    #: which escalate errors tell a human (MCP has no escalation of its own to trigger)
+    escalation: Any = Field(default=None, exclude=True)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         tool: GuardedTool[Any, Any] = self.guarded
         call = _this_request(tool)
         # the MCP server's sender: FastMCP's context offers the same session and request id
-        sender = (_ProgressSender(call.context, call.progress, tool, arguments)
-                  if call.progress is not None else None)
+        sender = _progress_sender(call.context, call.progress, tool, arguments)
         with progress_listener(sender.report if sender is not None else None):
             envelope = await call_guarded(tool, arguments, session=call.session,
                                           contract_version=call.version, call_id=call.call_id,
                                           caller=call.caller)
         if sender is not None:
             await sender.flush()  # every notification goes out before the result
-        return _tool_result(envelope, whole=self.structured_envelope)
+        raised = escalated(self.escalation, tool, envelope, call.session)
+        return _tool_result(envelope if raised is None else raised, whole=self.structured_envelope)
 
 
 #: what a success's ``structuredContent`` holds: the bare ``output`` (the contract's MCP export) or
@@ -91,16 +103,22 @@ class GuardedFastMCPTool(Tool):
 Structured = Literal["output", "envelope"]
 
 
-def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "output") -> GuardedFastMCPTool:
+def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "output",
+                 escalate: bool | Iterable[str] | Escalation | None = None,
+                 on_escalate: Callable[[Escalated], Any] | None = None) -> GuardedFastMCPTool:
     """The FastMCP tool for a guarded tool, declared exactly as the contract's MCP export (with
-    ``structured="envelope"``, its output schema is the envelope's, holding the contract's)."""
+    ``structured="envelope"``, its output schema is the envelope's, holding the contract's).
+    ``escalate`` (True, or the codes) with ``on_escalate``: an error whose action is escalate tells a
+    human (MCP has no escalation to trigger)."""
     definition = tool_definition(tool)
     whole = structured == "envelope"
     output_schema = envelope_schema(definition.output_schema) if whole else definition.output_schema
     return GuardedFastMCPTool(name=definition.name, version=tool.version, title=definition.title,
                               description=definition.description, parameters=definition.input_schema,
                               output_schema=output_schema, annotations=definition.annotations,
-                              meta=definition.meta, guarded=tool, structured_envelope=whole)
+                              execution=definition.execution, meta=definition.meta, guarded=tool,
+                              structured_envelope=whole, version_output_schema=output_schema,
+                              escalation=escalation_of(escalate, on_escalate))
 
 
 def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -113,6 +131,7 @@ def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
         "type": "object",
         "properties": {"status": {"const": "ok"}, "tool": {"type": "string"}, "version": {"type": "string"},
                        "output": output, "empty": {"type": "boolean"}, "empty_meaning": {"type": "string"},
+                       "attempted": {},
                        "notices": {"type": "array", "items": {"type": "object"}}},
         "required": ["status", "output"],
     }
@@ -124,22 +143,57 @@ def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def add_guarded_tools(server: FastMCP, tools: GuardedTool[Any, Any] | Iterable[GuardedTool[Any, Any]],
-                      *, structured: Structured = "output") -> list[GuardedFastMCPTool]:
+                      *, structured: Structured = "output",
+                      escalate: bool | Iterable[str] | Escalation | None = None,
+                      on_escalate: Callable[[Escalated], Any] | None = None) -> list[GuardedFastMCPTool]:
     """Register guarded tools (one, or every generated tool you implemented) on ``server``; versions
-    of one tool are served side by side (an unpinned call gets the newest, as FastMCP decides).
+    of one tool are served side by side (an unpinned call gets the newest, as FastMCP decides; the
+    newest declares every served version's output, which clients check a pinned call's result by).
     ``structured="envelope"``: a success's ``structuredContent`` is the whole envelope (``empty``,
-    ``empty_meaning``, ``notices`` beside ``output``), for hosts that read nothing else."""
+    ``empty_meaning``, ``notices`` beside ``output``), for hosts that read nothing else.
+    ``escalate``/``on_escalate``: as ``fastmcp_tool``, for each tool."""
     batch = [tools] if isinstance(tools, GuardedTool) else list(tools)
     pins = _pins_of(server)
     served = [(t.name, t.version) for t in batch]
     for name, version in served:
         if served.count((name, version)) > 1 or version in pins.served.get(name, {}):
             raise ValueError(f"{name} {version} is registered twice: serve each version of a tool once")
-    registered = [fastmcp_tool(t, structured=structured) for t in batch]
+    registered = [fastmcp_tool(t, structured=structured, escalate=escalate, on_escalate=on_escalate)
+                  for t in batch]
+    _warn_at_start_up(server)
     for item in registered:
         server.add_tool(item)
         pins.served.setdefault(item.name, {})[item.guarded.version] = item.guarded
+        pins.registered.setdefault(item.name, {})[item.guarded.version] = item
+    for name in {item.name for item in registered}:
+        _declare_every_served_output(list(pins.registered[name].values()))
+    long_running = {t.name for t in batch if t.contract.timeout.long_running}
+    if long_running:
+        _tasks_of(server).update(long_running)
     return registered
+
+
+def _declare_every_served_output(versions: list[GuardedFastMCPTool]) -> None:
+    """FastMCP lists one version of a tool, the newest, and MCP clients check every successful
+    result against the output schema listed under the tool's name: a pinned call to an older
+    version whose output differs would be refused by the client. So the newest version declares
+    the output of every served version (``anyOf``, newest first, each with its references inlined).
+    One version, or versions with one output schema, keep the contract's; so do versions whose
+    outputs cannot be put side by side (one has none, a recursive one keeps ``$defs``, or FastMCP
+    wraps a non-object one)."""
+    from fastmcp.utilities.json_schema import dereference_refs
+
+    ordered = sorted(versions, key=lambda t: Version(t.guarded.version), reverse=True)
+    own = [t.version_output_schema for t in ordered]
+    newest = ordered[0]
+    newest.output_schema = own[0]
+    if all(schema == own[0] for schema in own):
+        return
+    inlined = [dereference_refs(copy.deepcopy(schema)) if schema is not None else None for schema in own]
+    if any(schema is None or "$defs" in schema or "x-fastmcp-wrap-result" in schema for schema in inlined):
+        return
+    newest.output_schema = {"type": "object", "anyOf": [
+        {key: value for key, value in schema.items() if key != "$schema"} for schema in inlined if schema]}
 
 
 def _tool_result(envelope: Mapping[str, Any], *, whole: bool = False) -> ToolResult:
@@ -195,8 +249,8 @@ def _read_request() -> _Request:
         # FastMCP's rule for data that follows one client across requests (what its UserSession and
         # session state key on): the legacy MCP session, the principal, or the stdio process
         scope = ctx._session_scope_key()
-        if scope is None:
-            _warn_unkept(ctx)
+        if scope is None:  # served by an HTTP app not built by this server's http_app (a mount)
+            _warn_unkept(getattr(ctx, "fastmcp", None))
             session = "request:" + str(call_id or ctx.session_id)[:200]
         else:
             session = "mcp:" + str(scope)[:200]
@@ -223,20 +277,46 @@ def _plain_meta(meta: Any) -> dict[str, Any]:
 
 #: servers already warned that a stateless request could not be given a budget session
 _WARNED: weakref.WeakSet[Any] = weakref.WeakSet()
+#: servers whose ``http_app`` checks the configuration it serves
+_WATCHED: weakref.WeakSet[Any] = weakref.WeakSet()
 _WARN_LOCK = threading.Lock()
 
 
-def _warn_unkept(ctx: Any) -> None:
-    server = getattr(ctx, "fastmcp", None)
+def _warn_at_start_up(server: FastMCP) -> None:
+    """Warn when the server's HTTP app is built (FastMCP builds every HTTP app it serves with
+    ``server.http_app``, ``run(transport="http")`` and ``fastmcp run`` too): a streamable-HTTP app
+    without ``auth`` serves stateless clients with nothing to name their session. FastMCP's lifespan
+    cannot tell an HTTP start from an in-memory client's, and its settings do not say which
+    transport a server will be run on; the app it built does."""
+    with _WARN_LOCK:
+        if server in _WATCHED:
+            return
+        _WATCHED.add(server)
+    build = server.http_app
+
+    @functools.wraps(build)
+    def http_app(*args: Any, **kwargs: Any) -> Any:
+        app = build(*args, **kwargs)
+        state = getattr(app, "state", None)
+        streamable = getattr(state, "transport_type", None) == "streamable-http"  # SSE keeps sessions
+        if streamable and getattr(state, "fastmcp_auth", None) is None:
+            _warn_unkept(server)
+        return app
+
+    server.http_app = http_app  # type: ignore[method-assign]
+
+
+def _warn_unkept(server: Any) -> None:
     with _WARN_LOCK:
         if server is None or server in _WARNED:
             return
         _WARNED.add(server)
     logger.warning(
-        "FastMCP server %r: a stateless HTTP request with no authentication and no session named by "
-        "the client; its failure budget lasts one request, so a model that retries is never told to "
-        "stop. hint: serve with auth= (the budget follows the authenticated client), or have clients "
-        "send the %r header or _meta[%r]", getattr(server, "name", "?"), HEADER_SESSION, META_SESSION)
+        "FastMCP server %r is served over HTTP without authentication: a request on MCP's stateless "
+        "protocol (the default of current clients) that names no session has a failure budget that "
+        "lasts one request, so a model that retries is never told to stop. hint: serve with auth= (the "
+        "budget follows the authenticated client), or have clients send the %r header or _meta[%r]",
+        getattr(server, "name", "?"), HEADER_SESSION, META_SESSION)
 
 
 class _VersionPins(Middleware):
@@ -245,6 +325,7 @@ class _VersionPins(Middleware):
 
     def __init__(self) -> None:
         self.served: dict[str, dict[str, GuardedTool[Any, Any]]] = {}
+        self.registered: dict[str, dict[str, GuardedFastMCPTool]] = {}
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
         message = context.message
@@ -275,6 +356,20 @@ def unserved_pin(served: list[GuardedTool[Any, Any]], pin: str) -> dict[str, Any
                           expected_version=mismatch.expected_version,
                           received_version=mismatch.received_version,
                           migration=list(mismatch.migration) or None, field=mismatch.field)
+
+
+#: the long-running tools of each server the adapter serves MCP Tasks on
+_TASKS: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _tasks_of(server: FastMCP) -> set[str]:
+    """The names of ``server``'s tools that may run as MCP tasks; the first call serves Tasks on
+    the SDK server inside FastMCP (FastMCP's own ``task=True`` needs the fastmcp-tasks engine)."""
+    names = _TASKS.get(server)
+    if names is None:
+        names = _TASKS[server] = set()
+        install_tasks(server._mcp_server, names, session_key)
+    return names
 
 
 def _pinned_version(meta: Any) -> str | None:

@@ -8,13 +8,14 @@ plain arguments, the envelope dict. The budget session is ``config["configurable
 (or LangGraph's ``thread_id``); the caller the spans record is ``configurable["user_id"]``, the agent
 named in ``metadata["lc_agent_name"]`` and that session. The tool never raises into LangChain
 (``invoke`` would). LangChain's callbacks (``on_tool_start``: tracers, LangSmith) see the arguments
-redacted.
+redacted. A backstop for tools nobody wrapped: LangGraph's ``ToolNode`` tool-call hook
+(``contract_tool_call``); langchain-core alone has no hook that can answer for an exception.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from ..runtime.install_hint import install_hint
@@ -23,6 +24,7 @@ try:
     from langchain_core.messages import ToolMessage
     from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.langchain needs langchain-core: "
@@ -31,6 +33,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from contractgen.runtime import GuardedTool
 from contractgen.runtime.scrub import shown_arguments
 
+from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import (
     call_guarded,
     call_guarded_sync,
@@ -38,9 +41,11 @@ from ._guarded import (
     envelope_text,
     plain_schema,
     session_from,
+    tool_failure,
 )
 
-__all__ = ["GuardedLangChainTool", "langchain_tool"]
+__all__ = ["Escalated", "Escalation", "GuardedLangChainTool", "acontract_tool_call", "contract_failure",
+           "contract_tool_call", "langchain_tool"]
 
 #: characters of the arguments LangChain's callbacks are shown
 CALLBACK_CAP = 2000
@@ -50,6 +55,8 @@ class GuardedLangChainTool(BaseTool):
     """A LangChain tool whose every call goes through a contractgen guard."""
 
     guarded: Any = Field(default=None, exclude=True)
+    #: which escalate errors tell a human (LangChain has no escalation of its own to trigger)
+    escalation: Any = Field(default=None, exclude=True)
 
     def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
         return super().run(_NotAnObject.around(tool_input), *args, **kwargs)
@@ -67,15 +74,17 @@ class GuardedLangChainTool(BaseTool):
 
     def _run(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
              **_: Any) -> Any:
-        envelope = call_guarded_sync(self.guarded, arguments, session=_session(config), call_id=call_id,
+        session = _session(config)
+        envelope = call_guarded_sync(self.guarded, arguments, session=session, call_id=call_id,
                                      caller=_caller(config))
-        return _answer(envelope, call_id)
+        return _answer(escalated(self.escalation, self.guarded, envelope, session) or envelope, call_id)
 
     async def _arun(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
                     **_: Any) -> Any:
-        envelope = await call_guarded(self.guarded, arguments, session=_session(config), call_id=call_id,
+        session = _session(config)
+        envelope = await call_guarded(self.guarded, arguments, session=session, call_id=call_id,
                                       caller=_caller(config))
-        return _answer(envelope, call_id)
+        return _answer(escalated(self.escalation, self.guarded, envelope, session) or envelope, call_id)
 
     def _filter_injected_args(self, tool_input: dict[str, Any]) -> dict[str, Any]:
         """What LangChain hands the callbacks (``on_tool_start``: tracers, LangSmith) of the call's
@@ -114,10 +123,14 @@ class _NotAnObject(dict):  # type: ignore[type-arg]
         return f"[{type(value).__name__}, not an object: not shown]"
 
 
-def langchain_tool(tool: GuardedTool[Any, Any]) -> GuardedLangChainTool:
-    """The LangChain tool for a guarded tool."""
+def langchain_tool(tool: GuardedTool[Any, Any], *,
+                   escalate: bool | Iterable[str] | Escalation | None = None,
+                   on_escalate: Callable[[Escalated], Any] | None = None) -> GuardedLangChainTool:
+    """The LangChain tool for a guarded tool. ``escalate`` (True, or the codes) with ``on_escalate``:
+    an error whose action is escalate tells a human (LangChain has no escalation to trigger)."""
     return GuardedLangChainTool(name=tool.name, description=tool.description,
-                                args_schema=plain_schema(tool.input_schema), guarded=tool)
+                                args_schema=plain_schema(tool.input_schema), guarded=tool,
+                                escalation=escalation_of(escalate, on_escalate))
 
 
 def _session(config: RunnableConfig | None) -> str:
@@ -139,3 +152,61 @@ def _answer(envelope: Mapping[str, Any], call_id: str | None) -> Any:
         return envelope
     return ToolMessage(envelope_text(envelope), tool_call_id=call_id,
                        status="success" if envelope["status"] == "ok" else "error")
+
+
+def contract_tool_call(request: Any, execute: Callable[[Any], Any]) -> Any:
+    """LangGraph's ``ToolNode(tools, wrap_tool_call=contract_tool_call,
+    awrap_tool_call=acontract_tool_call)``: a tool of the node that raises answers an INTERNAL
+    envelope with a reference (``contract_failure``), where ToolNode's default ends the run and
+    ``handle_tool_errors=True`` hands the model the exception's text. What ToolNode answers itself
+    (invalid arguments) and LangGraph's control flow (``interrupt()``, a ``Command`` to the parent
+    graph, a resume the model cannot fix) pass."""
+    try:
+        return execute(request)
+    except Exception as exc:
+        if _langgraph_control(exc):
+            raise
+        return contract_failure(request.tool_call, exc, request.tool)
+
+
+async def acontract_tool_call(request: Any, execute: Callable[[Any], Awaitable[Any]]) -> Any:
+    """``contract_tool_call`` for ToolNode's async path (``ainvoke``, ``astream``)."""
+    try:
+        return await execute(request)
+    except Exception as exc:
+        if _langgraph_control(exc):
+            raise
+        return contract_failure(request.tool_call, exc, request.tool)
+
+
+def contract_failure(call: Mapping[str, Any], exc: BaseException, tool: BaseTool | None = None) -> ToolMessage:
+    """The ``ToolMessage`` (``status="error"``) answering a tool call whose tool raised ``exc``:
+    INTERNAL with a reference and nothing of the exception; the traceback goes to the
+    ``contractgen.adapters`` log under the reference, with what the call sent at ``tool``'s
+    sensitive positions scrubbed. For a loop of your own: ``except Exception as exc:``."""
+    name = str(call.get("name") or "tool")
+    envelope = tool_failure(name, _parameters(tool), call.get("args"), exc)
+    return ToolMessage(envelope_text(envelope), tool_call_id=str(call.get("id") or ""), name=name,
+                       status="error")
+
+
+def _parameters(tool: BaseTool | None) -> Any:
+    """The JSON schema LangChain sends the model for ``tool``'s arguments, or None."""
+    if tool is None:
+        return None
+    try:
+        return convert_to_openai_tool(tool)["function"].get("parameters")
+    except Exception:  # noqa: BLE001 - a tool whose schema cannot be read is scrubbed as a bare object
+        return None
+
+
+def _langgraph_control(exc: BaseException) -> bool:
+    """An exception LangGraph raises through a tool on purpose: ``GraphBubbleUp`` (an interrupt, a
+    ``Command`` for the parent graph) or an invalid resume value (ToolNode re-raises both)."""
+    from langgraph.errors import GraphBubbleUp
+
+    try:
+        from langgraph.errors import is_invalid_resume
+    except ImportError:  # a LangGraph older than resume schemas
+        return isinstance(exc, GraphBubbleUp)
+    return isinstance(exc, GraphBubbleUp) or is_invalid_resume(exc)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
 from ..runtime.install_hint import install_hint
 
 try:
-    from agents import FunctionTool
+    from agents import FunctionTool, FunctionToolResult, ToolsToFinalOutputResult
     from agents.exceptions import UserError
     from agents.strict_schema import ensure_strict_json_schema
     from agents.tool_context import ToolContext
@@ -34,6 +34,7 @@ from contractgen.runtime import GuardedTool
 from contractgen.runtime.observe import loggable
 from contractgen.runtime.scrub import arguments_shown
 
+from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import (
     call_guarded,
     caller_label,
@@ -45,7 +46,8 @@ from ._guarded import (
     with_state_budget,
 )
 
-__all__ = ["contract_failure", "function_tool", "run_session", "strict_allowed"]
+__all__ = ["Escalated", "Escalation", "contract_failure", "function_tool", "run_session", "stop_on_escalation",
+           "strict_allowed"]
 
 SessionOf = Callable[[ToolContext[Any]], str]
 
@@ -53,12 +55,17 @@ logger = logging.getLogger("contractgen.adapters")
 
 
 def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
-                  session: SessionOf | None = None) -> FunctionTool:
+                  session: SessionOf | None = None,
+                  escalate: bool | Iterable[str] | Escalation | None = None,
+                  on_escalate: Callable[[Escalated], Any] | None = None) -> FunctionTool:
     """The ``FunctionTool`` for a guarded tool. ``strict=None`` turns strict mode on only where the
     contract's schema is already in strict form (``strict=True`` on another schema is a ValueError:
     it would change the contract); ``session`` overrides how a call's budget session is found
-    (default: ``run_session``)."""
+    (default: ``run_session``). ``escalate`` (True, or the codes) with ``on_escalate``: an error
+    whose action is escalate tells a human, and ends the run where the agent's ``tool_use_behavior``
+    is ``stop_on_escalation``."""
     guarded = with_state_budget(tool)
+    escalation = escalation_of(escalate, on_escalate)
     schema = plain_schema(guarded.input_schema)
     allowed = strict_allowed(schema)
     if strict and not allowed:
@@ -84,10 +91,30 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
                               session=None if session == "default" else session.split(":", 1)[-1])
         envelope = await call_guarded(guarded, arguments, session=session, state=state,
                                       call_id=ctx.tool_call_id, caller=caller)
-        return envelope_text(envelope)
+        return envelope_text(escalated(escalation, guarded, envelope, session) or envelope)
 
+    invoke.escalation = escalation  # type: ignore[attr-defined] # read by stop_on_escalation
     return FunctionTool(name=guarded.name, description=guarded.description, params_json_schema=schema,
                         on_invoke_tool=invoke, strict_json_schema=use_strict)
+
+
+def stop_on_escalation(context: Any, results: list[FunctionToolResult]) -> ToolsToFinalOutputResult:
+    """``Agent(tool_use_behavior=stop_on_escalation)``: the run ends when a tool made with ``escalate``
+    answers an error it escalates; the final output is that envelope's JSON text (its ref is in the
+    log a human was pointed to), not a reply the model improvised. Otherwise the model runs again."""
+    for result in results:
+        escalation = getattr(getattr(result.tool, "on_invoke_tool", None), "escalation", None)
+        if not isinstance(escalation, Escalation) or not isinstance(result.output, str):
+            continue
+        try:
+            envelope = json.loads(result.output)
+        except ValueError:
+            continue
+        error = envelope.get("error") if isinstance(envelope, dict) else None
+        if isinstance(error, dict) and error.get("action") == "escalate" \
+                and (escalation.codes is None or error.get("code") in escalation.codes):
+            return ToolsToFinalOutputResult(is_final_output=True, final_output=result.output)
+    return ToolsToFinalOutputResult(is_final_output=False)
 
 
 def _session_of(session_of: SessionOf, ctx: ToolContext[Any], name: str) -> str:

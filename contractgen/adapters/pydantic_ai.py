@@ -14,7 +14,7 @@ key), the agent's ``name`` and that conversation.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from contractgen.runtime import GuardedTool
 
+from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import (
     call_guarded,
     caller_label,
@@ -46,11 +47,17 @@ from ._guarded import (
     tool_failure,
 )
 
-__all__ = ["ContractBackstop", "pydantic_ai_tool"]
+__all__ = ["ContractBackstop", "Escalated", "Escalation", "pydantic_ai_tool"]
 
 
-def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> Tool[Any]:
-    """The pydantic-ai ``Tool`` for a guarded tool."""
+def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2,
+                     escalate: bool | Iterable[str] | Escalation | None = None,
+                     on_escalate: Callable[[Escalated], Any] | None = None) -> Tool[Any]:
+    """The pydantic-ai ``Tool`` for a guarded tool. ``escalate`` (True, or the codes) with
+    ``on_escalate``: an error whose action is escalate tells a human and defers the call
+    (``CallDeferred``): the run ends with ``DeferredToolRequests`` (the agent's ``output_type`` must
+    allow it), whose ``metadata[call_id]["envelope"]`` is the envelope, for the person to resolve."""
+    escalation = escalation_of(escalate, on_escalate)
 
     async def call(ctx: RunContext[Any], /, **arguments: Any) -> dict[str, Any]:
         if arguments.get(_NOT_AN_OBJECT) is _NOT_AN_OBJECT:
@@ -60,6 +67,9 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2) -> To
         caller = caller_label(user=session_from(ctx.deps, "user_id"), agent=agent, session=conversation)
         envelope = await call_guarded(tool, arguments, session="conversation:" + conversation,
                                       call_id=ctx.tool_call_id, caller=caller)
+        raised = escalated(escalation, tool, envelope, "conversation:" + conversation)
+        if raised is not None:
+            raise CallDeferred(metadata={"envelope": raised})
         return dict(envelope)
 
     made: Tool[Any] = Tool.from_schema(call, name=tool.name, description=tool.description,

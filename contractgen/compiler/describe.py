@@ -41,6 +41,11 @@ def describe_tool(contract: Contract, *, parameters: bool = False) -> str:
     if contract.empty_result is not None:
         where = contract.empty_result.pointer or "the output"
         lines.append(f"Empty result ({_one_line(where)} empty): {_one_line(contract.empty_result.meaning)}")
+        if contract.empty_result.attempted is not None:
+            lines.append("An empty result's attempted holds what was searched for: search differently, not again.")
+    if contract.user_supplied:
+        names = ", ".join(_one_line(p.lstrip("/")) for p in contract.user_supplied)
+        lines.append(f"Only the user can give {names}: ask the user, never invent or guess it.")
     if contract.partial_results:
         lines.append("Some errors carry partial_results.")
     deprecation = _deprecation(contract)

@@ -22,6 +22,7 @@ from .report import Reporter
 from .schema_checks import check_embedded_schema, check_input_descriptions
 from .set_checks import check_set
 from .text_checks import check_hidden_text
+from .user_supplied_checks import check_user_supplied
 
 __all__ = ["check_file", "check_set"]
 
@@ -82,6 +83,9 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
         _guarded(
             report, "empty_result", lambda: check_empty_result(report, data, schemas["output"])
         )
+    asked_in = schemas["input"]
+    if clean("user_supplied") and asked_in is not None:
+        _guarded(report, "user_supplied", lambda: check_user_supplied(report, data, asked_in))
     return report.diagnostics
 
 

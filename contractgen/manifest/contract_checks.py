@@ -138,16 +138,10 @@ def check_empty_result(
         )
     if not isinstance(empty, dict):
         return
-    found = lookup_argument(output_schema, empty["pointer"])
-    if not found.found:
-        report.error(
-            "/empty_result/pointer",
-            f"expected a pointer into the output schema (got {show(empty['pointer'])}: "
-            f"no {found.missing} in the output schema)",
-            "unknown-empty-pointer",
-            hint=did_you_mean(empty["pointer"], found.candidates)
-            or (f"output fields here: {', '.join(found.candidates)}" if found.candidates else None),
-        )
+    found = known_pointer(report, output_schema, empty["pointer"], "/empty_result/pointer")
+    if "attempted" in empty:
+        known_pointer(report, output_schema, empty["attempted"], "/empty_result/attempted")
+    if found is None:
         return
     declared = found.schema.get("type") if isinstance(found.schema, dict) else None
     kinds = {declared} if isinstance(declared, str) else set(declared or ())
@@ -159,3 +153,20 @@ def check_empty_result(
             "empty-pointer-never-empty",
             hint="point at the list of results, e.g. /results",
         )
+
+
+def known_pointer(report: Reporter, schema: dict[str, Any], pointer: str, where: str, *,
+                  side: str = "output", code: str = "unknown-empty-pointer") -> Any:
+    """The lookup of ``pointer`` in the ``side`` schema, or None after reporting it names nothing there."""
+    found = lookup_argument(schema, pointer)
+    if found.found:
+        return found
+    report.error(
+        where,
+        f"expected a pointer into the {side} schema (got {show(pointer)}: "
+        f"no {found.missing} in the {side} schema)",
+        code,
+        hint=did_you_mean(pointer, found.candidates)
+        or (f"{side} fields here: {', '.join(found.candidates)}" if found.candidates else None),
+    )
+    return None

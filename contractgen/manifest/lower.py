@@ -94,8 +94,9 @@ def lower_manifest(data: Mapping[str, Any]) -> Contract:
         ),
         deprecation=Deprecation(**deprecated) if deprecated is not None else None,
         annotations=Annotations(**annotations),
-        empty_result=EmptyResult(empty["pointer"], empty["meaning"]) if empty else None,
+        empty_result=EmptyResult(empty["pointer"], empty["meaning"], empty.get("attempted")) if empty else None,
         partial_results=data.get("partial_results", False),
+        user_supplied=tuple(data.get("user_supplied", ())),
         examples=tuple(
             Example(summary=x.get("summary", ""), arguments=x["arguments"])
             for x in data.get("examples", ())

@@ -36,6 +36,7 @@ from .envelope import (
 )
 from .jsonvalue import JSON_SCALARS, MISSING
 from .pointer import cap_pointer
+from .user_supplied import ask_user_message, missing_user_supplied
 from .wording import SUMMARY_HEAD, Violation, first_lines, summary_line, summary_tail
 
 #: shapes kept per tool; odd input cannot grow it forever
@@ -49,8 +50,10 @@ _ANEW = object()
 
 
 def argument_error(contract: Contract, violations: Sequence[Violation], omitted: int) -> dict[str, Any]:
-    """The INVALID_ARGUMENT envelope naming ``violations`` (the first one also at the top)."""
-    first = violations[0] if violations else None
+    """The INVALID_ARGUMENT envelope naming ``violations`` (the first one also at the top; a missing
+    user-supplied argument first, with the action ``ask_user``)."""
+    missing = missing_user_supplied(contract, violations)
+    first = missing[0] if missing else violations[0] if violations else None
     optional: dict[str, Any] = {}
     if first is not None:
         optional = {"field": cap_pointer(first.field), "constraint": first.constraint,
@@ -59,6 +62,9 @@ def argument_error(contract: Contract, violations: Sequence[Violation], omitted:
                     "violations_omitted": omitted or None}
     if optional.get("attempted") is MISSING:
         del optional["attempted"]
+    if missing:
+        message = ask_user_message(missing, len(violations) + omitted - len(missing))
+        return error_envelope(contract, "INVALID_ARGUMENT", message, action="ask_user", **optional)
     return error_envelope(contract, "INVALID_ARGUMENT", first_lines(violations, MESSAGE_CAP), **optional)
 
 
@@ -107,7 +113,7 @@ class ShapedErrors:
     def envelope(self, violations: Sequence[Violation], omitted: int) -> dict[str, Any]:
         """A new envelope (the caller may change it) naming ``violations``."""
         shape = _shape(violations, omitted) if violations else None
-        if shape is None:
+        if shape is None or self._asks_user(violations):
             return argument_error(self._contract, violations, omitted)
         kept = self._kept.get(shape)
         if kept is not None:
@@ -139,6 +145,8 @@ class ShapedErrors:
         plan of ``SchemaCheck``, and the envelope made for them is a kept one (a shape is kept when
         it comes back). ``anew``: which violations the plan makes anew for each call; the envelope
         of such a shape is kept at once (it never comes back: it names the unknown names)."""
+        if self._asks_user(violations):
+            return  # its top and message are not the first violation's: never filled in
         if any(anew) and violations:
             self._learn_anew(signature, violations, omitted, anew)
             return
@@ -167,6 +175,9 @@ class ShapedErrors:
         if len(self._answers) >= _SHAPE_LIMIT:
             self._answers.clear()
         self._answers[signature] = (shape, made, base, True)
+
+    def _asks_user(self, violations: Sequence[Violation]) -> bool:
+        return bool(missing_user_supplied(self._contract, violations))
 
     def known(self, signature: tuple[Any, ...],
               echoes_of: Callable[[], Sequence[Echo]]) -> dict[str, Any] | None:

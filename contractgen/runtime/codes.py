@@ -18,6 +18,7 @@ ACTIONS: Mapping[str, str] = MappingProxyType(
         "retry_later": "Wait at least retry_after seconds (or a short backoff), then call again unchanged.",
         "stop_and_tell_user": "Do not call the tool again for this request; tell the user what happened.",
         "escalate": "Do not retry; ask the user (or an operator) to resolve the blocker first.",
+        "ask_user": "Ask the user for the missing value; never invent or guess it. Then call again with it.",
     }
 )
 

@@ -144,6 +144,9 @@ class EmptyResult:
 
     pointer: str  # JSON pointer into the output; empty array/object/string/null there means empty
     meaning: str
+    #: JSON pointer into the output to what the tool searched for (the query it ran), shown as the
+    #: ok envelope's ``attempted`` when the result is empty; None: nothing shown
+    attempted: str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,8 @@ class Contract:
     annotations: Annotations = field(default_factory=Annotations)
     empty_result: EmptyResult | None = None
     partial_results: bool = False  # the tool may return partial_results alongside an error
+    #: JSON pointers to the arguments only the user can give: missing, they answer ``ask_user``
+    user_supplied: tuple[str, ...] = ()
     examples: tuple[Example, ...] = ()
     dependency: Dependency | None = None
     #: when shared state (budget, breaker) cannot be reached: "allow" (fail open) or "refuse"

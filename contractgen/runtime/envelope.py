@@ -1,6 +1,6 @@
 """The one response shape every guarded tool returns, and the caps that keep it safe to show a model.
 
-Success: ``{"status": "ok", "tool", "version", "output", "empty"[, "empty_meaning"][, "notices"]}``.
+Success: ``{"status": "ok", "tool", "version", "output", "empty"[, "empty_meaning"[, "attempted"]][, "notices"]}``.
 Failure: ``{"status": "error", "tool", "version", "error": {"code", "category", "message",
 "action", "retryable", ...optional keys}}``. docs/runtime.md describes every key.
 """
@@ -56,6 +56,10 @@ def ok_envelope(contract: Contract, output: Any) -> dict[str, Any]:
                 isinstance(value, (list, dict, str, tuple)) and len(value) == 0):
             envelope["empty"] = True
             envelope["empty_meaning"] = cap_text(rule.meaning)
+            # what the tool says it searched for (its output, already free of the call's secrets)
+            tried = MISSING if rule.attempted is None else resolve_pointer(output, rule.attempted)
+            if tried is not MISSING:
+                envelope["attempted"] = cap_value(tried)
     return envelope
 
 

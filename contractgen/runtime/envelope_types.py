@@ -91,6 +91,8 @@ class OkEnvelope(TypedDict, Generic[OutT_co]):
     output: OutT_co
     empty: bool
     empty_meaning: NotRequired[str]
+    #: what an empty result searched for (the output's value at ``empty_result.attempted``), capped
+    attempted: NotRequired[Any]
     notices: NotRequired[list[Notice]]
 
 

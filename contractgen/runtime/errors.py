@@ -18,7 +18,9 @@ class ToolError(Exception):
 
     ``message`` overrides the declared message (keep it model-facing); ``code`` picks a code from the
     closed set when there is no spec; ``field`` is a JSON pointer into the arguments; ``upstream`` is
-    text from an external system, quoted in the envelope as untrusted data only.
+    text from an external system, quoted in the envelope as untrusted data only; ``attempted`` is
+    what the tool actually tried (the query it ran, the id it looked up), echoed to the model
+    redacted and capped like an argument (at ``field`` when given, else as the whole arguments).
     """
 
     spec: ClassVar[ErrorSpec | None] = None
@@ -26,7 +28,7 @@ class ToolError(Exception):
     def __init__(self, message: str | None = None, *, code: str | None = None,
                  field: str | None = None, retry_after: float | None = None,
                  partial_results: Any = None, retryable: bool | None = None,
-                 action: str | None = None, upstream: Any = None) -> None:
+                 action: str | None = None, upstream: Any = None, attempted: Any = None) -> None:
         spec = type(self).spec
         self.code: str = code or (spec.code if spec is not None else "INTERNAL")
         declared = spec.message if spec is not None and spec.code == self.code else None
@@ -40,6 +42,7 @@ class ToolError(Exception):
         self.action: str | None = action if action is not None else (
             spec.action if spec is not None else None)
         self.upstream: Any = upstream
+        self.attempted: Any = attempted
         super().__init__(self.message)
 
     @classmethod

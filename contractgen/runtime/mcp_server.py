@@ -40,6 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from .envelope import SHORT_TEXT_CAP, cap_text
 from .guard import GuardedTool
 from .mcp import META_ENVELOPE, META_LONG_RUNNING, to_call_tool_result
+from .mcp_tasks import connection_of, install_tasks, running_task
 from .observe import loggable, logger
 from .progress import progress_listener
 from .scrub import NO_SECRETS, Scrubber, secrets_sent
@@ -94,7 +95,7 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
         declared = declared if isinstance(declared, str) and declared.strip() else None
         arguments = params.arguments if params.arguments is not None else {}
         token = meta.get("progressToken", meta.get("progress_token"))
-        progress = _ProgressSender(ctx, token, tool, arguments) if isinstance(token, (str, int)) else None
+        progress = _progress_sender(ctx, token, tool, arguments)
         with progress_listener(progress.report if progress is not None else None):
             envelope = await tool.acall(arguments, contract_version=declared, session=key_for(ctx),
                                         call_id=_call_id(ctx),
@@ -107,8 +108,12 @@ def build_server(tools: Iterable[GuardedTool[Any, Any]], *, name: str = "contrac
         tool = listed.get(tool_name)
         return None if tool is None else _plain(tool.contract.input_schema)
 
-    return Server(name, version=version, instructions=instructions, on_list_tools=list_tools,
-                  on_call_tool=call_tool, get_tool_input_schema=input_schema)
+    server = Server(name, version=version, instructions=instructions, on_list_tools=list_tools,
+                    on_call_tool=call_tool, get_tool_input_schema=input_schema)
+    long_running = {name for name, tool in listed.items() if tool.contract.timeout.long_running}
+    if long_running:  # MCP Tasks: a long-running tool's call may run in the background
+        install_tasks(server, long_running, key_for)
+    return server
 
 
 def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
@@ -124,9 +129,11 @@ def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
     if contract.deprecation is not None:
         meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v is not None}
     icons = [types.Icon.model_validate(_plain(icon)) for icon in contract.icons] or None
+    # a long-running tool may also be called as an MCP task (answered directly without ``task``)
+    execution = types.ToolExecution(task_support="optional") if contract.timeout.long_running else None
     return types.Tool(name=contract.name, title=contract.title, description=tool.description,
                       input_schema=_plain(contract.input_schema), output_schema=_plain(contract.output_schema),
-                      icons=icons, annotations=annotations, _meta=meta)
+                      icons=icons, annotations=annotations, execution=execution, _meta=meta)
 
 
 def call_result(envelope: Mapping[str, Any]) -> types.CallToolResult:
@@ -148,7 +155,7 @@ def session_key(ctx: Any) -> str:
             return "http:" + str(http_session)[:200]
     # SDK 2.x builds a fresh ServerSession per request, so its id() is no session key; the
     # connection behind it lives as long as the client's connection and has per-connection state
-    connection = getattr(ctx.session, "connection", None) or getattr(ctx.session, "_connection", None)
+    connection = connection_of(ctx)
     if connection is not None:
         if getattr(connection, "session_id", None):
             return "http:" + str(connection.session_id)[:200]
@@ -251,6 +258,12 @@ def _run_leaving_abandoned(main: Callable[[], Any], grace: float | None = None) 
             loop.close()
 
 
+def _progress_sender(ctx: Any, token: Any, tool: GuardedTool[Any, Any], arguments: Any) -> _ProgressSender | None:
+    """Who hears a call's progress: the client when it sent a progress token, the task it runs as."""
+    token = token if isinstance(token, (str, int)) else None
+    return None if token is None and running_task() is None else _ProgressSender(ctx, token, tool, arguments)
+
+
 class _ProgressSender:
     """Turns ``report_progress`` calls (from the loop or a worker thread) into MCP notifications.
 
@@ -258,9 +271,10 @@ class _ProgressSender:
     own text, so the secrets the call sent are taken out of it first (``scrub.py``).
     """
 
-    def __init__(self, ctx: Any, token: str | int, tool: GuardedTool[Any, Any], arguments: Any) -> None:
+    def __init__(self, ctx: Any, token: str | int | None, tool: GuardedTool[Any, Any], arguments: Any) -> None:
         self.ctx = ctx
-        self.token = token
+        self.token = token  # None: no notifications (a task's status still hears the reports)
+        self.task = running_task()
         self.tool = tool
         self.arguments = arguments
         self.scrub: Scrubber | None = None  # made at the first message: most reports have none
@@ -279,8 +293,18 @@ class _ProgressSender:
                     self.scrub = secrets_sent(self.arguments, self.tool.input_schema,
                                               getattr(self.tool, "_resources", None))
                 message = self.scrub.text(message)
-            coro = self.ctx.session.send_progress_notification(
-                self.token, progress, total, message, related_request_id=self.ctx.request_id)
+            if self.task is not None:
+                self.task.progressed(progress, total, message)
+            if self.token is None:
+                return
+            if self.task is None:
+                coro = self.ctx.session.send_progress_notification(
+                    self.token, progress, total, message, related_request_id=self.ctx.request_id)
+            else:  # a task outlives its request, whose channel closed with the answer: the connection's
+                coro = connection_of(self.ctx).notify("notifications/progress", {
+                    "progressToken": self.token, "progress": progress,
+                    **({"total": total} if total is not None else {}),
+                    **({"message": message} if message is not None else {})})
             try:
                 here = asyncio.get_running_loop() is self.loop
             except RuntimeError:

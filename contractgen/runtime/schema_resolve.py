@@ -266,6 +266,11 @@ def marked_member_names(root: Any, resources: Mapping[str, Any] | None = None) -
     return index.marked_names
 
 
+def declared_properties(root: Any, resources: Mapping[str, Any] | None = None) -> list[Mapping[str, Any]]:
+    """Every ``properties`` of ``root`` and its resources, wherever it is (``$defs`` too)."""
+    return list(_index(root, resources).properties)
+
+
 def marked_member_patterns(root: Any, resources: Mapping[str, Any] | None = None) -> tuple[str, ...]:
     """The ``patternProperties`` patterns, anywhere in ``root`` or its resources, of members marked
     sensitive as ``marked_member_names`` reads them: a member whose name one of them matches holds

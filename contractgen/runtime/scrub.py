@@ -20,13 +20,15 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
 
 from .jsonvalue import JSON_SCALARS, MISSING, shortened, thaw
 from .patterns import matches_any
+from .pointer import resolve_pointer
 from .quotes import GRAM, MIN_QUOTE, QuoteIndex, comparable
 from .redaction import REDACTED, echo_at, redact, sensitive_name
 from .schema_resolve import marked_member_names, marked_member_patterns, marks_anything
+from .secret_positions import SecretPositions
 from .wording import Violation, one_edit_apart
 
 #: Characters a sent value needs to be looked for: shorter ones would scrub ordinary words.
@@ -220,8 +222,10 @@ class Scrubber:
         strings took 23 s. Past a few dozen, one pattern of a piece of each (_PREFIX characters, the
         one fewest other spellings hold: 256 keys sharing their first characters were each looked
         for whenever one was there, 0.3 s over 100,000 strings) finds which may occur (a trie, which
-        re reads in one pass), and only those are looked for."""
-        if len(self._lowered) <= _SCANNED:
+        re reads in one pass), and only those are looked for. Making that pattern costs about a
+        millisecond (four secrets sent, some 150 spellings), so a short text (``_SCAN_WORK``) is
+        still looked through spelling by spelling: the same answer, each search a pass in C."""
+        if len(self._lowered) <= _SCANNED or len(self._lowered) * len(low) <= _SCAN_WORK:
             return frozenset(s for low_spelling in self._lowered if low_spelling in low
                              for s in self._lowered[low_spelling])
         if self._by_prefix is None or self._prefixes is None:
@@ -374,6 +378,9 @@ class Scrubber:
 NO_SECRETS = Scrubber(())
 #: Spellings looked for one pass each; more are first narrowed by their first _PREFIX characters.
 _SCANNED = 40
+#: Spellings times characters of a text past which the spellings that may occur are first narrowed
+#: (``Scrubber._present``): a short result beside a few secrets cost 1.3 ms in making the pattern.
+_SCAN_WORK = 50_000
 _PREFIX = 6
 _THREE_DIGITS = re.compile(r"(?<![0-9])[0-9]{3}(?![0-9])")
 _PIECES_READ = 64
@@ -769,19 +776,26 @@ def secrets_between(sent: Any, shown: Any, named: Iterable[str] = ()) -> Scrubbe
         _collect(sent, shown, found, astray)
     except Exception:  # noqa: BLE001 - a value that raises when read holds nothing we can look for
         return NO_SECRETS
-    secrets = sorted({f for f in itertools.chain(named, found) if _may_be_secret(f)}, key=_longest_first)
+    secrets, withhold = _secret_texts(sent, itertools.chain(named, found), astray)
+    return Scrubber(secrets, withhold=withhold) if secrets else NO_SECRETS
+
+
+def _secret_texts(sent: Any, found: Iterable[str], astray: list[str]) -> tuple[list[str], bool]:
+    """The texts a scrubber for ``sent`` looks for (``found`` and what fits of ``astray``, and their
+    near misses), and whether it withholds instead (see ``secrets_between``)."""
+    secrets = sorted({f for f in found if _may_be_secret(f)}, key=_longest_first)
     if len(secrets) > SECRETS_CAP:
         # looking for each costs a pass of its spellings over every text: the texts are withheld
-        return Scrubber(secrets, withhold=True)
+        return secrets, True
     room = SECRETS_CAP - len(secrets)
     secrets += sorted({f for f in astray if _may_be_secret(f)} - set(secrets), key=_longest_first)[:room]
     if not secrets:
-        return NO_SECRETS
+        return [], False
     try:
         near = _near_misses(sent, secrets)
     except Exception:  # noqa: BLE001 - a value that raises when read again: its secrets still go
         near = []
-    return Scrubber(secrets + near)
+    return secrets + near, False
 
 
 def _near_misses(sent: Any, secrets: list[str]) -> list[str]:
@@ -869,21 +883,63 @@ def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None,
     declared = _declared_names(schema)
     if not marked and not withheld and not any(sensitive_name(name) for name in declared) and _closed(schema):
         return None
-    top = frozenset(name for name in _top_names(schema) if not sensitive_name(name))
+    positions = SecretPositions(schema, resources)
 
     def scrub(arguments: Any, output: Any) -> Any:
         if withheld:
             output = redact(output, output_schema, output_schema, resources=resources)
-        if not marked and isinstance(arguments, Mapping) and top.issuperset(arguments) and not any(
-                isinstance(value, (Mapping, list, tuple)) for value in arguments.values()):
-            return output  # only declared, plainly named scalars of an unmarked schema: no secret sent
-        found = secrets_sent(arguments, schema, resources)
+        sent = _planned_secrets(positions, arguments)
+        if sent is None:
+            found = secrets_sent(arguments, schema, resources)
+        elif not sent[0] or not sent[1] and _unchanged_by(sent[0], output):
+            return output  # no secret sent, or none the output's texts are long enough to hold
+        else:
+            found = Scrubber(*sent)
         if found.withholds(output):
             raise SecretsWithheld(f"the call sent more than {SECRETS_CAP} secret values, too many to make "
                                   "sure the result repeats none of them")
         return found.value(output) if found else output
 
     return scrub
+
+
+def _planned_secrets(positions: SecretPositions, arguments: Any) -> tuple[list[str], bool] | None:
+    """What ``secrets_sent`` would look for in a call (``_secret_texts``), read at the positions the
+    schema's plan names; None where the plan cannot tell (then ``secrets_sent`` reads the call)."""
+    values = positions(arguments)
+    if values is None:
+        return None
+    if not values:
+        return [], False
+    if shortened(arguments, _MEMBER_CAP, _KEPT_MEMBERS)[1]:
+        return None  # redaction reads a shortened copy of the call: its own reading
+    texts: list[str] = []
+    for value in values:
+        if not _texts(value, texts, cap=_MEMBER_CAP):
+            return None  # a value bigger than what is read of it
+    return _secret_texts(arguments, texts, [])
+
+
+def _unchanged_by(secrets: list[str], output: Any) -> bool:
+    """Whether a scrubber for ``secrets`` (not withholding) leaves every text of ``output`` as it is,
+    told by length alone. It can never say so of a text the scrubber would change: ``Scrubber.text``
+    changes a text only where a pattern matches it (IGNORECASE matches one character of the text per
+    character of the pattern, and ``quotes`` compares place for place), or where a cap's ``CUT``
+    is. Each pattern is a spelling of a secret, never shorter than ``_shortest_match``: a short
+    number is itself, every other spelling is kept only from MIN_SECRET characters and escapes or
+    encodes the secret (whitespace collapsed at the shortest), a base64 core or a piece has 8
+    characters at least, and a quoted run MIN_QUOTE."""
+    shortest = min(map(_shortest_match, secrets))
+    texts: list[str] = []
+    _strings(output, texts)
+    return all(len(text) < shortest and CUT not in text for text in texts)
+
+
+def _shortest_match(secret: str) -> int:
+    """The fewest characters of a text a scrubber looking for ``secret`` changes (see above)."""
+    if MIN_DIGITS <= len(secret) < MIN_SECRET and secret.isdigit() and secret.isascii():
+        return MIN_DIGITS
+    return max(MIN_SECRET, min(len(" ".join(secret.split())), _MIN_BASE64, MIN_PIECE))
 
 
 def _subschemas(schema: Any) -> Iterator[Mapping[str, Any]]:
@@ -903,26 +959,31 @@ def _declared_names(schema: Any) -> set[str]:
             for name in node["properties"]}
 
 
-def _top_names(schema: Any) -> set[str]:
-    properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    return {str(name) for name in properties} if isinstance(properties, Mapping) else set()
-
-
 def _closed(schema: Any) -> bool:
     """Whether no object the schema describes takes members it does not declare (a careful answer:
     every object position closed by ``additionalProperties: false`` without ``patternProperties``,
-    and no reference or combinator to reason through)."""
+    no combinator to reason through, and references only to a place in the schema itself, whose
+    every subschema is read here: ``$defs`` of closed objects behind ``$ref`` made two bundled tools
+    pay for a walk of every call's names)."""
     if not isinstance(schema, Mapping):
         return False
     for node in _subschemas(schema):
-        if any(key in node for key in ("$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if",
+        if any(key in node for key in ("$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not", "if",
                                        "dependentSchemas", "patternProperties", "unevaluatedProperties")):
             return False
+        if "$ref" in node and not _points_inside(schema, node["$ref"]) or "$id" in node and node is not schema:
+            return False  # read elsewhere, or in another resource's scope
         types = node.get("type")
         objects = types == "object" or isinstance(types, list) and "object" in types or "properties" in node
         if objects and node.get("additionalProperties") is not False:
             return False
     return schema.get("type") == "object" or "properties" in schema
+
+
+def _points_inside(schema: Mapping[str, Any], ref: Any) -> bool:
+    """Whether ``ref`` is a JSON pointer to a place in ``schema`` itself."""
+    return isinstance(ref, str) and (ref == "#" or ref.startswith("#/")) and \
+        resolve_pointer(schema, unquote(ref[1:])) is not MISSING
 
 
 def arguments_shown(tool: Any, arguments: Any, limit: int) -> str:

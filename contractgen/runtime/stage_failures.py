@@ -10,6 +10,7 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .attempted import tool_attempted
 from .calls import _CALL
 from .codes import CODES, retry_withheld
 from .deadlines import (
@@ -116,10 +117,13 @@ class FailuresStage(ToolState):
             steps = [_author_text(step) for step in itertools.islice(iter(err.migration), MIGRATION_STEPS)]
             versions = (_author_text(err.expected_version), _author_text(err.received_version),
                         *(step for step in steps if step is not None))
+        tried = MISSING if err.attempted is None else _jsonable(err.attempted)
         # the author's text may quote what the call sent: its secrets go before any cap cuts them
-        scrub = self._secrets(message, field, partial, upstream, versions)
+        scrub = self._secrets(message, field, partial, upstream, versions, tried)
         optional: dict[str, Any] = {"field": scrub.text(field) if type(field) is str else field,
                                     "retry_after": retry_after}
+        if tried is not MISSING:
+            optional["attempted"] = tool_attempted(tried, field, self._compiled.input, scrub)
         if partial is not MISSING:
             optional["partial_results"] = scrub.value(partial)
         if err.upstream is not None:

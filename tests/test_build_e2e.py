@@ -42,9 +42,10 @@ def test_registry_lists_every_tool_and_exports() -> None:
     import generated
 
     assert generated.MODULES == ("book_meeting_v1", "book_meeting_v2", "get_exchange_rate_v1",
-                                 "refund_payment_v1", "search_documents_v1")
+                                 "refund_payment_v1", "retrieve_chunks_v1", "search_documents_v1")
     assert generated.LATEST == {"book_meeting": "book_meeting_v2", "get_exchange_rate": "get_exchange_rate_v1",
-                                "refund_payment": "refund_payment_v1", "search_documents": "search_documents_v1"}
+                                "refund_payment": "refund_payment_v1", "retrieve_chunks": "retrieve_chunks_v1",
+                                "search_documents": "search_documents_v1"}
     assert set(generated.STUBS) == set(generated.MODULES) == set(generated.CONTRACTS)
     assert [t["name"] for t in generated.MCP_TOOLS] == sorted(generated.LATEST)
     for module_name in generated.MODULES:
@@ -241,7 +242,7 @@ def test_exchange_rate_budget_stops_retries() -> None:
 
 
 @pytest.mark.parametrize("module_name", ["book_meeting_v1", "book_meeting_v2", "get_exchange_rate_v1",
-                                         "refund_payment_v1", "search_documents_v1"])
+                                         "refund_payment_v1", "retrieve_chunks_v1", "search_documents_v1"])
 def test_every_contract_example_passes_the_guard(module_name: str) -> None:
     import generated
 

@@ -86,6 +86,7 @@ from .observe import STAGES, CallRecord, call_logger, emit, loggable, logger
 from .pointer import cap_pointer, pointer, pointer_parts, resolve_pointer
 from .progress import listening as progress_listening
 from .redaction import REDACTED
+from .result_rules import compile_result_rules
 from .schema_check import (
     ITEM_CAP,
     SchemaCheck,
@@ -289,6 +290,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._output_text_read = self._compiled.output_reading_text is not None
         self._old_keys = self._compiled.versions.old_key_set
         self._empty_rule = contract.empty_result
+        #: the result rules' problems for an accepted output; None when the contract has none
+        self._result_rules = compile_result_rules(contract)
         self._depth_first = self._compiled.input_recursive
         self._output_plain = self._compiled.output_plain
         self._open_names = self._compiled.input.open_names
@@ -479,7 +482,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if self._hooks is not None or self._on_call is not None or input_numbers is None:
             return None
         if not self._inline or self._old_keys or self._depth_first or self._open_names is not None \
-                or self._empty_rule is not None or counts is None:
+                or self._empty_rule is not None or self._result_rules is not None or counts is None:
             return None
         input_is_valid, output_is_valid = self._input_is_valid, self._output_is_valid
         build, implementation, output_plain = self._build_input, self.implementation, self._output_plain
@@ -744,7 +747,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
             return self._from_exception(exc)
         try:
-            if type(result) is dict and self._empty_rule is None and plain_json(result):
+            if type(result) is dict and self._empty_rule is None and self._result_rules is None \
+                    and plain_json(result):
                 try:
                     if self._output_is_valid(result) and (self._output_text_read or (
                             encodes(result) if self._output_plain else json_problem(result) is None)) \
@@ -970,6 +974,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                             for v in check.violations(output if plain is MISSING else plain)[:10]]
                 return self._invalid_output(problems, None)
             output = plain
+        broken = self._result_rules(output) if self._result_rules is not None else None
+        if broken:  # judged as the tool wrote it: before the call's secrets are taken out
+            return self._invalid_output(broken, None, broken[0])
         if self._output_scrub is not None:
             try:
                 output = self._unechoed(output)
@@ -1205,7 +1212,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             f"{self.name} failed unexpectedly (internal error, reference {ref}). Do not retry; tell "
             "the user the tool failed and give them the reference.", ref=ref)
 
-    def _invalid_output(self, problems: list[str], exc: BaseException | None) -> dict[str, Any]:
+    def _invalid_output(self, problems: list[str], exc: BaseException | None,
+                        broken_rule: str | None = None) -> dict[str, Any]:
         _stage("output", "failed")
         ref = new_ref()
         scrub = self._secrets()
@@ -1214,8 +1222,9 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                      exc_info=loggable(exc, scrub) if exc is not None else None)
         code = self.invalid_output_code
         message, retryable, action = self._retry_policy(
-            code, f"{self.name} produced an invalid result (it does not match its output schema; "
-            f"reference {ref}); this is not caused by your arguments."
+            code, f"{self.name} produced an invalid result ("
+            + (cap_text(broken_rule, 160) if broken_rule else "it does not match its output schema")
+            + f"; reference {ref}); this is not caused by your arguments."
             + (" Do not retry; tell the user the tool failed." if CODES[code].action != "retry_later"
                else " Wait a moment and call again unchanged."), None, None)
         return error_envelope(self.contract, code, message, retryable=retryable, action=action, ref=ref)

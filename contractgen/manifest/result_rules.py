@@ -81,7 +81,7 @@ def check_result_rules(
             other = "freshness" if kind == "integrity" else "integrity"
             report.error(
                 f"{base}/{escape_token(key)}",
-                f"{key!r} is a key of {other} rules (this is a {kind} rule)",
+                f"{key!r} belongs to {other} rules, not to {kind} rules",
                 "result-rule-key-of-other-kind",
                 hint=f"remove {key!r}, or make it a rule of its own",
                 key=True,

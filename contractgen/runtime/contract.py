@@ -126,6 +126,8 @@ class Deprecation:
     sunset: str | None = None  # ISO date
     replacement: str | None = None
     message: str | None = None
+    #: steps from the replacement's ``migrations`` that cover this version (filled in by the compiler)
+    migration: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,16 @@ class Notice(TypedDict):
     did_you_mean: str
 
 
+class DeprecationNotice(TypedDict):
+    """On a deprecated version's first success in a session: what replaces it and how to move
+    (``runtime/deprecation_notice.py``); docs/runtime.md describes it."""
+
+    message: str
+    replacement: NotRequired[str]
+    sunset: NotRequired[str]
+    migration: NotRequired[list[str]]
+
+
 class OkEnvelope(TypedDict, Generic[OutT_co]):
     """A success: ``output`` is the result in its wire (JSON) form, checked against the output schema;
     its type is the tool's output TypedDict (aliases as keys, dates as strings), never the model."""
@@ -92,6 +102,7 @@ class OkEnvelope(TypedDict, Generic[OutT_co]):
     empty: bool
     empty_meaning: NotRequired[str]
     notices: NotRequired[list[Notice]]
+    deprecation: NotRequired[DeprecationNotice]
 
 
 class ErrorEnvelope(TypedDict):

@@ -48,6 +48,7 @@ from .deadlines import (
     with_deadline,
     within_deadline,
 )
+from .deprecation_notice import compile_deprecation_notice
 from .envelope import cap_text, error_envelope, new_ref, ok_envelope, untrusted
 from .envelope_types import (
     Arguments,
@@ -292,6 +293,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._empty_rule = contract.empty_result
         #: the result rules' problems for an accepted output; None when the contract has none
         self._result_rules = compile_result_rules(contract)
+        #: tells each session once that this version is deprecated; None when it is not
+        self._deprecation_notice = compile_deprecation_notice(contract)
         self._depth_first = self._compiled.input_recursive
         self._output_plain = self._compiled.output_plain
         self._open_names = self._compiled.input.open_names
@@ -482,7 +485,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if self._hooks is not None or self._on_call is not None or input_numbers is None:
             return None
         if not self._inline or self._old_keys or self._depth_first or self._open_names is not None \
-                or self._empty_rule is not None or self._result_rules is not None or counts is None:
+                or self._empty_rule is not None or self._result_rules is not None or counts is None \
+                or self._deprecation_notice is not None:
             return None
         input_is_valid, output_is_valid = self._input_is_valid, self._output_is_valid
         build, implementation, output_plain = self._build_input, self.implementation, self._output_plain
@@ -1406,6 +1410,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
 
     def _finish(self, envelope: dict[str, Any], session: str, start: float,
                 observed: bool = True, counted: Any = COUNT_HERE) -> Envelope:
+        if self._deprecation_notice is not None:  # every call's envelope passes here, with its session
+            self._deprecation_notice(envelope, session)
         limit = self._limit
         failures: int | None = None
         exhausted = False

@@ -122,7 +122,7 @@ def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
     if contract.timeout.long_running:
         meta[META_LONG_RUNNING] = True
     if contract.deprecation is not None:
-        meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v is not None}
+        meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v not in (None, ())}
     icons = [types.Icon.model_validate(_plain(icon)) for icon in contract.icons] or None
     return types.Tool(name=contract.name, title=contract.title, description=tool.description,
                       input_schema=_plain(contract.input_schema), output_schema=_plain(contract.output_schema),

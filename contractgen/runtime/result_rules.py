@@ -35,7 +35,16 @@ def hashed_bytes(value: Any) -> bytes:
 
 def digest(algorithm: str, value: Any) -> str:
     """The lowercase hex digest an integrity rule expects for ``value``."""
-    return hashlib.new(algorithm, hashed_bytes(value)).hexdigest()
+    return _hasher(algorithm)(hashed_bytes(value)).hexdigest()
+
+
+def _hasher(algorithm: str) -> Callable[[bytes], Any]:
+    """hashlib's own constructor for ``algorithm`` (``hashlib.new`` looks the name up on every call,
+    five times the cost of hashing a short text); ValueError for an unknown algorithm."""
+    if algorithm in hashlib.algorithms_guaranteed:
+        return getattr(hashlib, algorithm)  # type: ignore[no-any-return]
+    hashlib.new(algorithm)  # raises for a name hashlib does not know
+    return lambda data: hashlib.new(algorithm, data)
 
 
 def compile_result_rules(contract: Contract) -> Problems | None:
@@ -60,22 +69,25 @@ def compile_result_rules(contract: Contract) -> Problems | None:
     return problems
 
 
-def _matches(
-    document: Any, tokens: list[str], at: tuple[Any, ...] = ()
-) -> Iterator[tuple[tuple[Any, ...], Any]]:
+def _matches(document: Any, tokens: list[str]) -> list[tuple[tuple[Any, ...], Any]]:
     """(path, value) of every value ``tokens`` reach; ``*`` steps into each item of an array.
     Absent members and nulls reach nothing: ``required`` and the output schema judge those."""
-    if not tokens:
-        if document is not None:
-            yield at, document
-        return
-    token, rest = tokens[0], tokens[1:]
-    if token == "*":
-        if isinstance(document, list):
-            for index, item in enumerate(document):
-                yield from _matches(item, rest, (*at, index))
-    elif isinstance(document, dict) and token in document:
-        yield from _matches(document[token], rest, (*at, token))
+    reached: list[tuple[tuple[Any, ...], Any]] = [((), document)]
+    for token in tokens:  # level by level: a list per level costs less than a generator per node
+        if token == "*":
+            reached = [
+                ((*path, index), item)
+                for path, node in reached
+                if isinstance(node, list)
+                for index, item in enumerate(node)
+            ]
+        else:
+            reached = [
+                ((*path, token), node[token])
+                for path, node in reached
+                if isinstance(node, dict) and token in node
+            ]
+    return [(path, value) for path, value in reached if value is not None]
 
 
 def _bound(tokens: list[str], path: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -112,21 +124,40 @@ def _integrity(rule: IntegrityRule) -> Callable[[Any, float], Iterator[str]]:
     field_tokens, source_tokens = pointer_parts(rule.field), pointer_parts(rule.hash_of)
     name = f"integrity rule {rule.field}"
     algorithm = rule.algorithm
-    hashlib.new(algorithm)  # an unknown algorithm fails when the contract is compiled, not per call
+    hasher = _hasher(
+        algorithm
+    )  # an unknown algorithm fails when the contract is compiled, not per call
+
+    # each '*' of hash_of is one of field's (check makes it so): the source is the matched path's
+    # first items, then hash_of's own names
+    stars = max((i for i, t in enumerate(source_tokens) if t == "*"), default=-1) + 1
+    aligned = source_tokens[:stars] == field_tokens[:stars]
+    tail = tuple(source_tokens[stars:])
 
     def check(output: Any, now: float) -> Iterator[str]:
         for path, value in _matches(output, field_tokens):
-            where = cap_pointer(pointer(path))
-            source = _bound(source_tokens, path)
+            source = path[:stars] + tail if aligned else _bound(source_tokens, path)
             found, hashed = _resolve(output, source)
-            source_pointer = cap_pointer(pointer(source)) or "the whole result"
-            if not found:
-                yield f"{where} breaks the {name}: {source_pointer}, the value it hashes, is missing"
-                continue
-            if source == path[: len(source)]:  # the hash is inside what it hashes: left out
+            if (
+                found and source == path[: len(source)]
+            ):  # the hash is inside what it hashes: left out
                 hashed = _without(hashed, path[len(source) :])
-            if not isinstance(value, str) or value.lower() != digest(algorithm, hashed):
-                yield f"{where} breaks the {name}: it is not the {algorithm} of {source_pointer}"
+            if (
+                found
+                and isinstance(value, str)
+                and value.lower() == hasher(hashed_bytes(hashed)).hexdigest()
+            ):
+                continue
+            # named only when broken: most results keep their rules
+            where, hashes = (
+                cap_pointer(pointer(path)),
+                cap_pointer(pointer(source)) or "the whole result",
+            )
+            yield (
+                f"{where} breaks the {name}: it is not the {algorithm} of {hashes}"
+                if found
+                else f"{where} breaks the {name}: {hashes}, the value it hashes, is missing"
+            )
 
     return check
 
@@ -137,15 +168,18 @@ def _freshness(rule: FreshnessRule) -> Callable[[Any, float], Iterator[str]]:
     max_age, skew = rule.max_age, rule.skew
 
     def check(output: Any, now: float) -> Iterator[str]:
+        latest, earliest = now + skew, now - max_age if max_age is not None else None
         for path, value in _matches(output, tokens):
-            where = cap_pointer(pointer(path))
             stamp = _timestamp(value)
             if stamp is None:
-                yield f"{where} breaks the {name}: it is not a date-time with a UTC offset"
-            elif stamp > now + skew:
-                yield f"{where} breaks the {name}: it is more than {skew:g} s in the future"
-            elif max_age is not None and stamp < now - max_age:
-                yield f"{where} breaks the {name}: it is older than {max_age:g} s"
+                why = "it is not a date-time with a UTC offset"
+            elif stamp > latest:
+                why = f"it is more than {skew:g} s in the future"
+            elif earliest is not None and stamp < earliest:
+                why = f"it is older than {max_age:g} s"
+            else:
+                continue
+            yield f"{cap_pointer(pointer(path))} breaks the {name}: {why}"
 
     return check
 

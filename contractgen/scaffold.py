@@ -53,6 +53,17 @@ output:
 # partial_results: true when an error may carry the part of the work that succeeded.
 partial_results: false
 
+# result_rules: checked by the guard on every result before it is returned. integrity: a field is
+# the hash of another (`*` stands for every array item); freshness: a date-time field is recent.
+# result_rules:
+#   - rule: integrity
+#     field: /content_hash
+#     hash_of: /value
+#     algorithm: sha256
+#   - rule: freshness
+#     field: /fetched_at
+#     max_age: PT24H
+
 # errors: every error the tool can return. `code` is one of INVALID_ARGUMENT, VERSION_MISMATCH,
 # NOT_FOUND, CONFLICT, FAILED_PRECONDITION, PERMISSION_DENIED, RATE_LIMITED, UNAVAILABLE, TIMEOUT,
 # INTERNAL; each code implies a category, `retryable` and an `action` (fix_arguments, retry_later,

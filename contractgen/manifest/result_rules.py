@@ -232,7 +232,7 @@ def _check_hash_of(
             hint="name the field whose content the hash covers",
         )
         return
-    if hash_of not in ("", "/") and _schema_at(report, output, hash_of, f"{base}/hash_of") is None:
+    if hash_of != "" and _schema_at(report, output, hash_of, f"{base}/hash_of") is None:
         return
     source, target = pointer_parts(hash_of), pointer_parts(field)
     last = max((i for i, t in enumerate(source) if t == "*"), default=-1)

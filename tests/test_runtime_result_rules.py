@@ -11,6 +11,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from contractgen.runtime import Contract, FreshnessRule, IntegrityRule, guard
 from contractgen.runtime.result_rules import compile_result_rules, digest, hashed_bytes
@@ -227,3 +229,29 @@ def test_the_example_server_answers_retrieve_chunks_over_mcp() -> None:
     first = envelope["output"]["chunks"][0]
     assert first["source_id"] == "doc-travel-2026"
     assert first["content_hash"] == hashlib.sha256(first["content"].encode()).hexdigest()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.text(max_size=40), st.booleans()), max_size=12),
+    st.sampled_from(["md5", "sha1", "sha256", "sha3_512", "blake2b"]),
+)
+def test_exactly_the_tampered_items_are_named(
+    items: list[tuple[str, bool]], algorithm: str
+) -> None:
+    """Any texts (any Unicode), any subset tampered: the rule names those items and no others."""
+    problems = compile_result_rules(_contract(IntegrityRule("/c/*/h", "/c/*/t", algorithm)))
+    assert problems is not None
+    output = {
+        "c": [
+            {
+                "t": text,
+                "h": hashlib.new(
+                    algorithm, (text + "!" if tampered else text).encode()
+                ).hexdigest(),
+            }
+            for text, tampered in items
+        ]
+    }
+    named = [int(p.split("/")[2]) for p in problems(output)]
+    assert named == [i for i, (_, tampered) in enumerate(items) if tampered][:10]

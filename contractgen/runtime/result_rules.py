@@ -35,7 +35,8 @@ def hashed_bytes(value: Any) -> bytes:
 
 def digest(algorithm: str, value: Any) -> str:
     """The lowercase hex digest an integrity rule expects for ``value``."""
-    return _hasher(algorithm)(hashed_bytes(value)).hexdigest()
+    hex_digest: str = _hasher(algorithm)(hashed_bytes(value)).hexdigest()
+    return hex_digest
 
 
 def _hasher(algorithm: str) -> Callable[[bytes], Any]:

@@ -196,3 +196,22 @@ def test_the_notice_reaches_the_model_once_in_a_langchain_agent_loop() -> None:
     assert seen[0]["deprecation"]["replacement"] == "book_meeting 2.0.0"
     assert seen[0]["deprecation"]["migration"][0] == "rename 'date' to 'start_date'"
     assert "deprecation" not in seen[1]
+
+
+def test_diff_does_not_count_steps_read_from_the_replacement_as_a_change(tmp_path: Path) -> None:
+    """Only book_meeting 2.0.0's manifest changed (and its version): 1.2.0, whose contract now holds
+    other steps, is the same manifest and gets no finding."""
+    for side in ("old", "new"):
+        shutil.copytree(ROOT / "contracts" / "book_meeting", tmp_path / side / "book_meeting")
+    replacement = tmp_path / "new" / "book_meeting" / "2.0.0.yaml"
+    text = replacement.read_text().replace(
+        "an IANA zone name such as Europe/Paris", "an IANA zone name"
+    )
+    replacement.unlink()
+    (replacement.parent / "2.0.1.yaml").write_text(text.replace("version: 2.0.0", "version: 2.0.1"))
+    old_only = tmp_path / "old" / "book_meeting" / "1.2.0.yaml"
+    assert old_only.read_bytes() == (tmp_path / "new" / "book_meeting" / "1.2.0.yaml").read_bytes()
+    result = run_cli("diff", "old", "new", "--format", "json", cwd=tmp_path)
+    findings = json.loads(result.stdout)["findings"]
+    assert [f for f in findings if f["old_version"] == "1.2.0"] == [], findings
+    assert result.returncode == 0, result.stdout + result.stderr

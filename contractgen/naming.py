@@ -36,6 +36,8 @@ RUNTIME_NAMES = frozenset(
         "Annotations",
         "EmptyResult",
         "Example",
+        "IntegrityRule",
+        "FreshnessRule",
         "CODES",
         "ACTIONS",
         "CATEGORIES",

@@ -57,6 +57,16 @@ partial_results: false
 # user_supplied: arguments only the user can give (pointers to required ones); a call without one
 # is told to ask the user (action ask_user), never to invent the value.
 # user_supplied: [/id]
+# result_rules: checked by the guard on every result before it is returned. integrity: a field is
+# the hash of another (`*` stands for every array item); freshness: a date-time field is recent.
+# result_rules:
+#   - rule: integrity
+#     field: /content_hash
+#     hash_of: /value
+#     algorithm: sha256
+#   - rule: freshness
+#     field: /fetched_at
+#     max_age: PT24H
 
 # errors: every error the tool can return. `code` is one of INVALID_ARGUMENT, VERSION_MISMATCH,
 # NOT_FOUND, CONFLICT, FAILED_PRECONDITION, PERMISSION_DENIED, RATE_LIMITED, UNAVAILABLE, TIMEOUT,

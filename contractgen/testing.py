@@ -45,7 +45,9 @@ FORBIDDEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                                r"lan|corp|cloud|dev|svc|cluster)\b", re.IGNORECASE)),
     ("an IP address", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")),
 )
-_OK_KEYS = {"status", "tool", "version", "output", "empty", "empty_meaning", "attempted", "notices"}
+_OK_KEYS = {"status", "tool", "version", "output", "empty", "empty_meaning", "attempted", "notices",
+            "deprecation"}
+_DEPRECATION_KEYS = {"message", "replacement", "sunset", "migration"}
 _NOTICE_KEYS = {"field", "message", "did_you_mean"}
 _ERROR_TOP_KEYS = {"status", "tool", "version", "error"}
 _REF = re.compile(r"^[0-9a-f]{6,16}\Z")
@@ -128,6 +130,15 @@ def _ok_problems(envelope: Mapping[str, Any], contract: Contract | None) -> list
                 isinstance(n, Mapping) and set(n) == _NOTICE_KEYS and all(isinstance(v, str) for v in n.values())
                 for n in notices):
             problems.append("'notices' must be a non-empty list of {field, message, did_you_mean} strings")
+    if "deprecation" in envelope:
+        notice = envelope["deprecation"]
+        if not isinstance(notice, Mapping) or not isinstance(notice.get("message"), str) \
+                or not set(notice) <= _DEPRECATION_KEYS \
+                or not all(isinstance(notice[k], str) for k in ("replacement", "sunset") if k in notice) \
+                or not all(isinstance(s, str) for s in notice.get("migration", ())):
+            problems.append("'deprecation' must be {message[, replacement][, sunset][, migration]} strings")
+        if contract is not None and contract.deprecation is None:
+            problems.append("'deprecation' is present but the contract is not deprecated")
     if contract is not None and "output" in envelope:
         check = compiled_for(contract).output
         if not check.is_valid(envelope["output"]):

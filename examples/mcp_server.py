@@ -3,7 +3,8 @@
     python examples/mcp_server.py          # serves over stdio; point an MCP client at this command
 
 It serves the generated tools from ``generated/`` (run ``contractgen build`` first after changing
-``contracts/``): book_meeting 2.0.0, search_documents, refund_payment and get_exchange_rate.
+``contracts/``): book_meeting 2.0.0, search_documents, retrieve_chunks, refund_payment and
+get_exchange_rate.
 A call shaped like book_meeting 1.x (``date`` instead of ``start_date``), or one that declares
 ``_meta["contractgen/version"] = "1.2.0"``, gets VERSION_MISMATCH with the migration steps. Nothing leaves the process: calendars, documents, payments and rates are dicts.
 
@@ -34,6 +35,7 @@ from generated import (
     book_meeting_v2,
     get_exchange_rate_v1,
     refund_payment_v1,
+    retrieve_chunks_v1,
     search_documents_v1,
 )
 
@@ -112,6 +114,21 @@ def search_documents(args: search_documents_v1.SearchDocumentsV1Input) -> dict[s
     return {"results": hits[: args.limit or 10], "complete": True, "next_cursor": None}
 
 
+# --- retrieve_chunks: each passage carries its hash and fetch time (the contract's result rules) ---
+
+@retrieve_chunks_v1.retrieve_chunks.implement
+def retrieve_chunks(args: retrieve_chunks_v1.RetrieveChunksV1Input) -> dict[str, Any]:
+    words = {w.lower().strip("?.,") for w in args.question.split()} - STOP_WORDS
+    fetched = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    chunks = [{"source_id": doc["document_id"], "content": doc["text"],
+               "content_hash": hashlib.sha256(doc["text"].encode("utf-8")).hexdigest(),
+               "fetch_timestamp": fetched,
+               "score": round(sum(1 for w in words if w in doc["text"].lower()) / max(len(words), 1), 3)}
+              for doc in DOCUMENTS]
+    chunks = sorted((c for c in chunks if c["score"] > 0), key=lambda c: (-c["score"], c["source_id"]))
+    return {"chunks": chunks[: args.top_k or 5]}
+
+
 # --- refund_payment -------------------------------------------------------------------------------
 
 @refund_payment_v1.refund_payment.implement
@@ -161,7 +178,8 @@ async def get_exchange_rate(args: get_exchange_rate_v1.GetExchangeRateV1Input) -
     return {"base": base, "quote": quote, "rate": rate, "date": day.isoformat(), "provider": "example"}
 
 
-TOOLS: tuple[GuardedTool[Any, Any], ...] = (book_meeting, search_documents, refund_payment, get_exchange_rate)
+TOOLS: tuple[GuardedTool[Any, Any], ...] = (book_meeting, search_documents, retrieve_chunks, refund_payment,
+                                             get_exchange_rate)
 
 
 def main() -> None:

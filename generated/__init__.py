@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         book_meeting_v2,
         get_exchange_rate_v1,
         refund_payment_v1,
+        retrieve_chunks_v1,
         search_documents_v1,
     )
 
@@ -37,6 +38,7 @@ __all__ = [
     "book_meeting_v2",
     "get_exchange_rate_v1",
     "refund_payment_v1",
+    "retrieve_chunks_v1",
     "search_documents_v1",
 ]
 
@@ -48,6 +50,7 @@ MODULES: tuple[str, ...] = (
     "book_meeting_v2",
     "get_exchange_rate_v1",
     "refund_payment_v1",
+    "retrieve_chunks_v1",
     "search_documents_v1",
 )
 
@@ -56,6 +59,7 @@ LATEST: dict[str, str] = {
     "book_meeting": "book_meeting_v2",
     "get_exchange_rate": "get_exchange_rate_v1",
     "refund_payment": "refund_payment_v1",
+    "retrieve_chunks": "retrieve_chunks_v1",
     "search_documents": "search_documents_v1",
 }
 
@@ -66,6 +70,7 @@ STUBS: Mapping[str, ToolStub[Any, Any]] = LazyAttributes(
         "book_meeting_v2": "book_meeting",
         "get_exchange_rate_v1": "get_exchange_rate",
         "refund_payment_v1": "refund_payment",
+        "retrieve_chunks_v1": "retrieve_chunks",
         "search_documents_v1": "search_documents",
     },
 )
@@ -78,6 +83,7 @@ _LATEST_MODULES = (
     "book_meeting_v2",
     "get_exchange_rate_v1",
     "refund_payment_v1",
+    "retrieve_chunks_v1",
     "search_documents_v1",
 )
 MCP_TOOLS: list[dict[str, Any]]

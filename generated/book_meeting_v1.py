@@ -196,6 +196,13 @@ CONTRACT = Contract(
         sunset="2027-06-30",
         replacement="book_meeting 2.0.0",
         message="Use version 2, which takes start_date instead of date.",
+        migration=(
+            "rename 'date' to 'start_date'",
+            "remove 'notify': Invitations are now always e-mailed to attendees; drop notify from the call.",
+            "'start_date' changed meaning: Now local time without an offset; send the zone separately in time_zone.",
+            "'attendees' changed meaning: Each attendee is now an object {email, optional} instead of an e-mail string.",
+            "note: Version 2 needs time_zone, an IANA zone name such as Europe/Paris.",
+        ),
     ),
     annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
     examples=(

@@ -42,9 +42,10 @@ def test_registry_lists_every_tool_and_exports() -> None:
     import generated
 
     assert generated.MODULES == ("book_meeting_v1", "book_meeting_v2", "get_exchange_rate_v1",
-                                 "refund_payment_v1", "search_documents_v1")
+                                 "refund_payment_v1", "retrieve_chunks_v1", "search_documents_v1")
     assert generated.LATEST == {"book_meeting": "book_meeting_v2", "get_exchange_rate": "get_exchange_rate_v1",
-                                "refund_payment": "refund_payment_v1", "search_documents": "search_documents_v1"}
+                                "refund_payment": "refund_payment_v1", "retrieve_chunks": "retrieve_chunks_v1",
+                                "search_documents": "search_documents_v1"}
     assert set(generated.STUBS) == set(generated.MODULES) == set(generated.CONTRACTS)
     assert [t["name"] for t in generated.MCP_TOOLS] == sorted(generated.LATEST)
     for module_name in generated.MODULES:
@@ -169,8 +170,11 @@ def test_book_meeting_v1_and_v2_live_side_by_side() -> None:
     old = v1.book_meeting.implement(lambda a: {"meeting_id": "m-0", "starts_at": a.date.isoformat()})
     new = v2.book_meeting.implement(lambda a: {"meeting_id": "m-2", "starts_at": "2026-12-01T15:00:00+01:00",
                                                "status": "tentative"})
-    assert old(MEETING_V1) == _ok("book_meeting", "1.2.0", {"meeting_id": "m-0",
-                                                             "starts_at": "2026-12-01T15:00:00+01:00"})
+    first = old(MEETING_V1)
+    # the deprecated version's first success in a session says what replaces it (once)
+    assert first.pop("deprecation")["replacement"] == "book_meeting 2.0.0"  # type: ignore[misc]
+    assert first == _ok("book_meeting", "1.2.0", {"meeting_id": "m-0", "starts_at": "2026-12-01T15:00:00+01:00"})
+    assert old(MEETING_V1) == first
     assert new(MEETING_V2)["output"]["status"] == "tentative"
     # a date-time without its offset is no RFC 3339 date-time: a silent failure, never ok
     no_offset = v2.book_meeting.implement(lambda a: {"meeting_id": "m-2", "starts_at": "2026-12-01T15:00:00",
@@ -241,7 +245,7 @@ def test_exchange_rate_budget_stops_retries() -> None:
 
 
 @pytest.mark.parametrize("module_name", ["book_meeting_v1", "book_meeting_v2", "get_exchange_rate_v1",
-                                         "refund_payment_v1", "search_documents_v1"])
+                                         "refund_payment_v1", "retrieve_chunks_v1", "search_documents_v1"])
 def test_every_contract_example_passes_the_guard(module_name: str) -> None:
     import generated
 

@@ -107,6 +107,10 @@ def test_every_witness_is_confirmed_by_jsonschema_in_its_direction() -> None:
             if not finding["has_witness"]:
                 continue
             direction = RULES_BY_ID[finding["rule"]].direction.value
+            if direction == "contract":  # a result rule's witness: judged by the rules themselves
+                _confirm_result_rule_witness(name, case, finding)
+                checked[direction] = checked.get(direction, 0) + 1
+                continue
             old = _schemas(case / "old", finding["tool"], finding["old_version"], direction)
             new = _schemas(case / "new", finding["tool"], finding["new_version"], direction)
             accepting, rejecting = (old, new) if direction == "input" else (new, old)
@@ -115,7 +119,34 @@ def test_every_witness_is_confirmed_by_jsonschema_in_its_direction() -> None:
             assert not reference_validator.validator(rejecting).is_valid(
                 finding["witness"]), f"{name}: the witness of {finding['rule']} does not tell the schemas apart"
             checked[direction] += 1
-    assert checked["input"] >= 40 and checked["output"] >= 10, checked
+    assert checked["input"] >= 40 and checked["output"] >= 10 and checked.get("contract", 0) >= 5, checked
+
+
+def _confirm_result_rule_witness(name: str, case: Path, finding: dict) -> None:
+    """The old contract's result rules refuse the witness and the new contract's accept it (a
+    date-time relative to the call is written out for the call made now)."""
+    import re
+    from datetime import UTC, datetime, timedelta
+
+    from contractgen.runtime.result_rules import compile_result_rules
+
+    units = {"d": 86400, "h": 3600, "min": 60, "s": 1}
+    now = datetime.now(UTC)
+
+    def timestamp(match: re.Match[str]) -> str:
+        seconds = float(match[1]) * units[match[2]] * (1 if match[3] == "before" else -1)
+        return (now - timedelta(seconds=seconds)).isoformat()
+
+    text = re.sub(r"<([0-9.]+) (d|h|min|s) (before|after) the call>", timestamp, json.dumps(finding["witness"]))
+    witness = json.loads(text)
+    contracts = []
+    for side, version in (("old", finding["old_version"]), ("new", finding["new_version"])):
+        loaded = load_contracts([case / side])
+        contracts.append(next(t.contract for t in loaded.contracts.tools
+                              if t.name == finding["tool"] and t.version == version))
+    refuse, accept = (compile_result_rules(c) for c in contracts)
+    assert refuse is not None and refuse(witness), f"{name}: the old rules accept the witness {witness}"
+    assert accept is None or accept(witness) == [], f"{name}: the new rules refuse the witness {witness}"
 
 
 def test_every_breaking_value_finding_carries_a_witness() -> None:

@@ -61,7 +61,7 @@ def test_tools_are_listed_with_the_contracts_schemas_and_descriptions() -> None:
 
     run_against_example(scenario)
     assert sorted(seen) == sorted(expected) == ["book_meeting", "get_exchange_rate", "refund_payment",
-                                                 "search_documents"]
+                                                 "retrieve_chunks", "search_documents"]
     for name, tool in seen.items():
         wanted = expected[name]
         assert tool.description == wanted["description"]

@@ -74,7 +74,7 @@ def test_runtime_install_imports_every_generated_module(runtime_env: tuple[Path,
     import generated
 
     expected = [f"{generated.CONTRACTS[n].name} {generated.CONTRACTS[n].version}" for n in generated.MODULES]
-    assert json.loads(result.stdout) == expected and len(expected) == 5
+    assert json.loads(result.stdout) == expected and len(expected) == 6
     # the guard runs there too: a real call with a bad argument names the field
     call = ("import json; from generated import get_exchange_rate_v1 as m; "
             "tool = m.get_exchange_rate.implement(lambda a: {'base': a.base.root, 'quote': a.quote.root, "
@@ -134,7 +134,8 @@ def test_runtime_install_with_mcp_serves_generated_tools_over_stdio(runtime_env:
             seen["search"] = await session.call_tool("search_documents", {"query": "travel policy"})
 
     anyio.run(main)
-    assert seen["tools"] == ["book_meeting", "get_exchange_rate", "refund_payment", "search_documents"]
+    assert seen["tools"] == ["book_meeting", "get_exchange_rate", "refund_payment", "retrieve_chunks",
+                             "search_documents"]
     first, second = (json.loads(c.content[0].text) for c in seen["calls"])
     assert first["error"]["action"] == "retry_later" and second["error"]["action"] == "stop_and_tell_user"
     assert not seen["search"].is_error and seen["search"].structured_content["results"]

@@ -132,7 +132,8 @@ def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
         "properties": {"status": {"const": "ok"}, "tool": {"type": "string"}, "version": {"type": "string"},
                        "output": output, "empty": {"type": "boolean"}, "empty_meaning": {"type": "string"},
                        "attempted": {},
-                       "notices": {"type": "array", "items": {"type": "object"}}},
+                       "notices": {"type": "array", "items": {"type": "object"}},
+                       "deprecation": {"type": "object"}},
         "required": ["status", "output"],
     }
     if dialect is not None:

@@ -94,8 +94,10 @@ def _render_tree(contracts: ContractSet, *, root: Path, contracts_label: str, ca
     texts: dict[str, str] = {}
     for tool in selected:
         source = display_source(tool.source, root)
+        # a deprecated version's module also holds steps read from its replacement's manifest
+        steps = tool.contract.deprecation.migration if tool.contract.deprecation else ()
         keys[tool.module] = sha256(salt, "tool", source, Path(tool.source).read_bytes(),
-                                   "parameters" if describe_parameters else "")
+                                   "parameters" if describe_parameters else "", *steps)
         hit = cache.get("tools", keys[tool.module])
         if hit is not None:
             texts[f"{tool.module}.py"] = hit

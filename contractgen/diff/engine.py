@@ -162,7 +162,8 @@ def _finding(rule: Rule, hit: Hit, old: ToolVersion | None, new: ToolVersion | N
     pointer = hit.pointer if hit.pointer is not None else (schema_pair.pointer if schema_pair else "")
     return Finding(rule=rule.id, level=level, tool=tool, old_version=old.version if old else None,
                    new_version=new.version if new else None, pointer=pointer, message=hit.message,
-                   file=located.source, line=line, column=column, side="new" if located is new else "old")
+                   file=located.source, line=line, column=column, side="new" if located is new else "old",
+                   witness=hit.witness, has_witness=hit.witness is not None)
 
 
 def _witness_finder(pair: ToolPair, direction: Direction) -> WitnessFinder:

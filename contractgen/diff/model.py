@@ -82,6 +82,8 @@ class Hit:
     witness_hint: str | None = None
     #: a lower level for this hit only (e.g. a --strict rule whose premise does not hold here)
     level: Level | None = None
+    #: a value the rule built itself (a contract-scope rule has no schema for the witness search)
+    witness: Any = None
 
 
 @dataclass(frozen=True)

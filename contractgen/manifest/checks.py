@@ -19,6 +19,7 @@ from .meta import check_meta
 from .number_checks import check_finite_numbers
 from .parse import ParsedFile
 from .report import Reporter
+from .result_rules import check_result_rules
 from .schema_checks import check_embedded_schema, check_input_descriptions
 from .set_checks import check_set
 from .text_checks import check_hidden_text
@@ -86,6 +87,10 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
     asked_in = schemas["input"]
     if clean("user_supplied") and asked_in is not None:
         _guarded(report, "user_supplied", lambda: check_user_supplied(report, data, asked_in))
+    if clean("result_rules"):
+        _guarded(
+            report, "result rules", lambda: check_result_rules(report, data, schemas["output"])
+        )
     return report.diagnostics
 
 

@@ -20,6 +20,7 @@ from ..diagnostics import Diagnostic, Level, has_errors
 from ..ir import ContractSet, ToolVersion
 from ..runtime import reference_validator
 from .caps import MAX_MANIFEST_BYTES, read_capped
+from .deprecation_steps import with_migration_steps
 from .lower import lower_manifest
 from .parse import ParsedFile, parse_manifest_text, too_large
 
@@ -173,6 +174,7 @@ def load_parsed(
             continue
         tools.append(ToolVersion(contract, item.path, item.positions))
     tools.sort(key=lambda t: (t.name, _version_key(t.version), t.source))
+    tools = with_migration_steps(tools)
     broken = [
         (item.value["name"], item.value["version"])
         for item in parsed

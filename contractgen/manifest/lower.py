@@ -20,6 +20,7 @@ from ..runtime.contract import (
     RetryPolicy,
     Timeout,
 )
+from .result_rules import lower_result_rules
 from .schema_walk import static_dynamic_refs
 
 
@@ -105,6 +106,7 @@ def lower_manifest(data: Mapping[str, Any]) -> Contract:
         state_unreachable=data.get("state_unreachable", "allow"),
         icons=tuple(data.get("icons", ())),
         meta=data.get("meta"),
+        result_rules=lower_result_rules(data.get("result_rules")),
     )
 
 

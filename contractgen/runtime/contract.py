@@ -126,6 +126,8 @@ class Deprecation:
     sunset: str | None = None  # ISO date
     replacement: str | None = None
     message: str | None = None
+    #: steps from the replacement's ``migrations`` that cover this version (filled in by the compiler)
+    migration: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,30 @@ class EmptyResult:
     #: JSON pointer into the output to what the tool searched for (the query it ran), shown as the
     #: ok envelope's ``attempted`` when the result is empty; None: nothing shown
     attempted: str | None = None
+
+
+@dataclass(frozen=True)
+class IntegrityRule:
+    """``field`` holds the hex digest (``algorithm``, a hashlib name) of the value at ``hash_of``.
+
+    Paths are JSON pointers where a ``*`` token stands for every item of an array; each ``*`` of
+    ``hash_of`` is the item the same ``*`` of ``field`` is in. What is hashed: a string's UTF-8, any
+    other value's canonical JSON (sorted keys, no spaces, UTF-8), without ``field`` when it is inside.
+    """
+
+    field: str
+    hash_of: str
+    algorithm: str
+
+
+@dataclass(frozen=True)
+class FreshnessRule:
+    """``field`` holds an RFC 3339 date-time no older than ``max_age`` seconds (None: any age) and no
+    later than now plus ``skew`` seconds. Paths as in ``IntegrityRule``."""
+
+    field: str
+    max_age: float | None = None
+    skew: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -183,6 +209,8 @@ class Contract:
     #: MCP ``Tool.icons`` and ``Tool._meta`` as the manifest gives them (served as they are)
     icons: tuple[Mapping[str, JSON], ...] = ()
     meta: Mapping[str, JSON] | None = None
+    #: checked on every accepted result before it is returned (``runtime/result_rules.py``)
+    result_rules: tuple[IntegrityRule | FreshnessRule, ...] = ()
 
     @property
     def major(self) -> int:

@@ -1,6 +1,7 @@
 """The one response shape every guarded tool returns, and the caps that keep it safe to show a model.
 
-Success: ``{"status": "ok", "tool", "version", "output", "empty"[, "empty_meaning"[, "attempted"]][, "notices"]}``.
+Success: ``{"status": "ok", "tool", "version", "output", "empty"[, "empty_meaning"[, "attempted"]][, "notices"]
+[, "deprecation"]}``.
 Failure: ``{"status": "error", "tool", "version", "error": {"code", "category", "message",
 "action", "retryable", ...optional keys}}``. docs/runtime.md describes every key.
 """

@@ -81,6 +81,16 @@ class Notice(TypedDict):
     did_you_mean: str
 
 
+class DeprecationNotice(TypedDict):
+    """On a deprecated version's first success in a session: what replaces it and how to move
+    (``runtime/deprecation_notice.py``); docs/runtime.md describes it."""
+
+    message: str
+    replacement: NotRequired[str]
+    sunset: NotRequired[str]
+    migration: NotRequired[list[str]]
+
+
 class OkEnvelope(TypedDict, Generic[OutT_co]):
     """A success: ``output`` is the result in its wire (JSON) form, checked against the output schema;
     its type is the tool's output TypedDict (aliases as keys, dates as strings), never the model."""
@@ -94,6 +104,7 @@ class OkEnvelope(TypedDict, Generic[OutT_co]):
     #: what an empty result searched for (the output's value at ``empty_result.attempted``), capped
     attempted: NotRequired[Any]
     notices: NotRequired[list[Notice]]
+    deprecation: NotRequired[DeprecationNotice]
 
 
 class ErrorEnvelope(TypedDict):

@@ -30,6 +30,7 @@ from .calls import _CALL, _CALL_LOG_LEVEL, _NEVER_SWALLOWED, _call_log_enabled
 from .capacity import Capacity
 from .codes import CODES
 from .contract import Contract
+from .deprecation_notice import compile_deprecation_notice
 from .envelope_types import (
     Arguments,
     AsyncImplementation,
@@ -42,6 +43,7 @@ from .envelope_types import (
 )
 from .errors import ToolError
 from .observe import CallRecord, call_logger
+from .result_rules import compile_result_rules
 from .scrub import (
     output_scrub,
 )
@@ -107,6 +109,10 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         self._output_is_valid = self._compiled.output.bare_is_valid
         self._old_keys = self._compiled.versions.old_key_set
         self._empty_rule = contract.empty_result
+        #: the result rules' problems for an accepted output; None when the contract has none
+        self._result_rules = compile_result_rules(contract)
+        #: tells each session once that this version is deprecated; None when it is not
+        self._deprecation_notice = compile_deprecation_notice(contract)
         self._open_names = self._compiled.input.open_names
         self._declared = frozenset(spec.class_name for spec in contract.errors)
         #: takes the call's secrets out of an ok output that echoes them; None where no call can carry one
@@ -129,7 +135,8 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
                  ("version", bool(self._old_keys)),
                  ("input schema", True), ("input model", self.input_model is not None), (f"run {run}", True),
                  ("output schema", True), ("scrub secrets", self._output_scrub is not None),
-                 ("empty rule", self._empty_rule is not None), ("notices", self._open_names is not None),
+                 ("empty rule", self._empty_rule is not None), ("result rules", self._result_rules is not None),
+                 ("notices", self._open_names is not None), ("deprecation notice", self._deprecation_notice is not None),
                  ("budget", self._limit is not None), ("observers", self._on_call is not None)]
         return tuple(name for name, taken in steps if taken)
 

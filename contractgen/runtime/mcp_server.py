@@ -127,7 +127,7 @@ def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
     if contract.timeout.long_running:
         meta[META_LONG_RUNNING] = True
     if contract.deprecation is not None:
-        meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v is not None}
+        meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v not in (None, ())}
     icons = [types.Icon.model_validate(_plain(icon)) for icon in contract.icons] or None
     # a long-running tool may also be called as an MCP task (answered directly without ``task``)
     execution = types.ToolExecution(task_support="optional") if contract.timeout.long_running else None

@@ -39,6 +39,8 @@ class AccountStage(ArgumentsStage):
 
     def _finish(self, envelope: dict[str, Any], session: str, start: float,
                 observed: bool = True, counted: Any = COUNT_HERE) -> Envelope:
+        if self._deprecation_notice is not None:  # every call's envelope passes here, with its session
+            self._deprecation_notice(envelope, session)
         limit = self._limit
         failures: int | None = None
         exhausted = False

@@ -14,7 +14,7 @@ from .deadlines import (
     cancelled_here,
     settle_here,
 )
-from .envelope import error_envelope, new_ref, ok_envelope
+from .envelope import cap_text, error_envelope, new_ref, ok_envelope
 from .interrupts import owner_stop
 from .jsonvalue import (
     CLEAN_BUDGET,
@@ -72,7 +72,8 @@ class SettleStage(FailuresStage):
             return self._from_exception(exc)
         try:
             # clean JSON (one pass in C) is read right by the fast validator: its yes settles it
-            if self._empty_rule is None and clean_json(result, CLEAN_BUDGET, False, MISSING) is not MISSING \
+            if self._empty_rule is None and self._result_rules is None \
+                    and clean_json(result, CLEAN_BUDGET, False, MISSING) is not MISSING \
                     and self._output_is_valid(result):
                 try:
                     output = result if self._output_scrub is None else self._unechoed(result)
@@ -199,6 +200,9 @@ class SettleStage(FailuresStage):
                             for v in check.violations(output if plain is MISSING else plain)[:10]]
                 return self._invalid_output(problems, None)
             output = plain
+        broken = self._result_rules(output) if self._result_rules is not None else None
+        if broken:  # judged as the tool wrote it: before the call's secrets are taken out
+            return self._invalid_output(broken, None, broken[0])
         if self._output_scrub is not None:
             try:
                 output = self._unechoed(output)
@@ -221,7 +225,8 @@ class SettleStage(FailuresStage):
         except Exception:  # noqa: BLE001 - arguments that raise when read: nothing found in them
             return output
 
-    def _invalid_output(self, problems: list[str], exc: BaseException | None) -> dict[str, Any]:
+    def _invalid_output(self, problems: list[str], exc: BaseException | None,
+                        broken_rule: str | None = None) -> dict[str, Any]:
         _stage("output", "failed")
         ref = new_ref()
         scrub = self._secrets()
@@ -230,8 +235,9 @@ class SettleStage(FailuresStage):
                      exc_info=loggable(exc, scrub) if exc is not None else None)
         code = self.invalid_output_code
         message, retryable, action = self._retry_policy(
-            code, f"{self.name} produced an invalid result (it does not match its output schema; "
-            f"reference {ref}); this is not caused by your arguments."
+            code, f"{self.name} produced an invalid result ("
+            + (cap_text(broken_rule, 160) if broken_rule else "it does not match its output schema")
+            + f"; reference {ref}); this is not caused by your arguments."
             + (" Do not retry; tell the user the tool failed." if CODES[code].action != "retry_later"
                else " Wait a moment and call again unchanged."), None, None)
         return error_envelope(self.contract, code, message, retryable=retryable, action=action, ref=ref)

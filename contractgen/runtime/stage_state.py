@@ -91,6 +91,8 @@ class ToolState:
     _output_is_valid: Callable[[Any], bool]
     _old_keys: frozenset[str]
     _empty_rule: EmptyResult | None
+    _result_rules: Callable[[Any], list[str]] | None
+    _deprecation_notice: Callable[[dict[str, Any], str], None] | None
     _open_names: frozenset[str] | None
     _declared: frozenset[str]
     _output_scrub: Callable[[Any, Any], Any] | None

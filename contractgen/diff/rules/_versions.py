@@ -39,4 +39,9 @@ def content_key(tool: ToolVersion) -> str:
     from ..witness import thaw
 
     contract = tool.contract
+    if contract.deprecation is not None and contract.deprecation.migration:
+        # steps read from the replacement's manifest (manifest/deprecation_steps.py): not this one's
+        contract = dataclasses.replace(
+            contract, deprecation=dataclasses.replace(contract.deprecation, migration=())
+        )
     return json.dumps(thaw(dataclasses.asdict(contract)), sort_keys=True, default=str)

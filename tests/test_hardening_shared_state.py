@@ -269,3 +269,47 @@ def test_a_worker_forked_after_the_state_was_made_still_reaches_redis(
     child.start()
     child.join(30)
     assert answers.get(timeout=5) == 1
+
+
+@pytest.mark.parametrize("how", ["call", "acall"])
+def test_a_bare_redis_budget_without_hooks_is_kept_inside_the_deadline(stalled: tuple[str, Any], how: str) -> None:
+    """``guard(..., state=RedisBudgetStore(url))`` with no CallHooks: the budget's operations get the
+    call's window too (they waited each its own socket timeout before)."""
+    from contractgen.runtime.stores.redis import RedisBudgetStore
+
+    url, stop = stalled
+    plain = Contract(**{**contract("allow").__dict__, "dependency": None})
+    tool = guard(plain, fails if how == "call" else afails, state=RedisBudgetStore(url))
+    assert tool({}, session="warm")["error"]["budget"]["consecutive_failures"] == 1
+    stop()
+    for _ in range(2):
+        envelope, took = timed(lambda: tool({}, session="s") if how == "call"
+                               else asyncio.run(tool.acall({}, session="s")))
+        assert took < DEADLINE + SLACK, (took, envelope)
+        assert envelope["error"]["code"] == "UNAVAILABLE"
+
+
+@pytest.mark.parametrize("how", ["call", "acall"])
+def test_admission_and_the_call_share_one_deadline(stalled: tuple[str, Any], how: str) -> None:
+    """The breaker's admission on a stalled store takes its margin; the implementation then gets what
+    is left of the deadline, not all of it again: the caller waits the deadline plus one margin."""
+    url, stop = stalled
+    state = RedisState(url)
+
+    def slow(_: Any) -> Any:
+        time.sleep(DEADLINE * 0.95)
+        return {"charged": True}
+
+    async def aslow(_: Any) -> Any:
+        await asyncio.sleep(DEADLINE * 0.95)
+        return {"charged": True}
+
+    (tool,) = share_state([guard(contract("allow"), slow if how == "call" else aslow)], state)
+    assert tool({}, session="warm")["status"] == "ok"
+    stop()
+    envelope, took = timed(lambda: tool({}, session="s") if how == "call"
+                           else asyncio.run(tool.acall({}, session="s")))
+    # the admission's margin (STORE_SHARE of the deadline) was taken from the implementation's time:
+    # 0.95 s of work no longer fits, and the caller waits the deadline plus one margin, plus noise
+    assert envelope["status"] == "error" and envelope["error"]["code"] == "TIMEOUT", envelope
+    assert took < DEADLINE + 0.1 + 0.3, (took, envelope)

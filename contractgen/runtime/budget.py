@@ -97,6 +97,16 @@ def admitting() -> Iterator[None]:
         _WINDOW.reset(token)
 
 
+def deadline_left(deadline: float | None) -> float | None:
+    """What is left of a call's ``deadline`` once its window's admission (the breaker, read from a
+    shared store) has taken its share: the implementation gets the rest, so admission, the call and
+    what follows it stay within the deadline plus one margin. ``deadline`` itself outside a window."""
+    current = _WINDOW.get()
+    if deadline is None or current is None or current[0].until is None:
+        return deadline
+    return max(min(deadline, current[0].until - time.monotonic()), 0.0)
+
+
 def store_time_left() -> tuple[StoreWindow | None, float | None]:
     """The call's window and the seconds a store operation may take now (None: its own timeout).
     Raises StateUnavailable when an earlier operation of the call found the store unreachable, or

@@ -24,7 +24,10 @@ from typing import Any, Generic, cast
 from .argument_errors import ShapedErrors
 from .budget import (
     BudgetStore,
+    InMemoryBudgetStore,
+    MappingBudgetStore,
     as_budget_store,
+    store_window,
 )
 from .calls import _CALL, _CALL_LOG_LEVEL, _NEVER_SWALLOWED, _call_log_enabled
 from .capacity import Capacity
@@ -83,6 +86,8 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         self.output_model = output_model
         self.errors: tuple[type[ToolError], ...] = tuple(errors)
         self.budget: BudgetStore = as_budget_store(state)
+        #: a budget kept outside the process (Redis): its operations get a window in the deadline
+        self._shared_store = not isinstance(self.budget, (InMemoryBudgetStore, MappingBudgetStore))
         self._on_call = on_call
         self.mapper = mapper
         #: network and timeout failures (builtin, httpx, requests, urllib3, aiohttp) are transient
@@ -193,6 +198,9 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
                 return self._finish(self._hooks_failed(exc, arguments), session, 0.0, False)
         observed = self._on_call is not None or _call_log_enabled(_CALL_LOG_LEVEL)
         start = time.perf_counter() if observed else 0.0
+        if self._shared_store:  # its operations live inside the call's deadline, as under CallHooks
+            with store_window(self._timeout):
+                return self._finish(self.run_checked(arguments, contract_version), session, start, observed)
         return self._finish(self.run_checked(arguments, contract_version), session, start, observed)
 
     async def acall(self, arguments: Arguments, contract_version: str | None = None,
@@ -207,6 +215,10 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
                 return self._finish(self._hooks_failed(exc, arguments), session, 0.0, False)
         observed = self.on_call is not None or call_logger.isEnabledFor(_CALL_LOG_LEVEL)
         start = time.perf_counter() if observed else 0.0
+        if self._shared_store:
+            with store_window(self._timeout):
+                envelope = await self.arun_checked(arguments, contract_version)
+                return await self.afinish(envelope, session, start, observed)
         envelope = await self.arun_checked(arguments, contract_version)
         return await self.afinish(envelope, session, start, observed)
 

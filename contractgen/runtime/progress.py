@@ -62,7 +62,7 @@ def report_progress(progress: float, total: float | None = None, message: str | 
     return True
 
 
-#: the listener of this context, or None (the guard's fast path steps aside while one is set)
+#: the listener of this context, or None
 listening = _LISTENER.get
 
 

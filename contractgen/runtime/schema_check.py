@@ -835,7 +835,7 @@ class SchemaCheck:
         """The raw errors of a flat schema from ``evaluate()`` (``evaluated``: its errors, when the
         caller has them): the same tuples ``iter_errors()`` gives, with the details that need it (a
         missing or unknown name) left for ``_explain`` to read off the value
-        (tests/test_guard_fast_path.py proves the explanations equal)."""
+        (tests/test_guard_paths.py proves the explanations equal)."""
         listed_here: set[tuple[str, int]] = set()
         located = self._located
         for error in self._rs.evaluate(value).errors() if evaluated is None else evaluated:

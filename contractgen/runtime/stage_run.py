@@ -10,6 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
 from typing import Any
 
+from .budget import deadline_left
 from .capacity import Slot
 from .deadlines import (
     DEADLINE_PASSED,
@@ -64,7 +65,8 @@ class RunStage(SettleStage):
         if self._inline:
             return self._run_validated(value)
         try:
-            if self._timeout is None and not loop_running():
+            timeout = deadline_left(self._timeout)
+            if timeout is None and not loop_running():
                 result = run_here(self.implementation(value))
             else:
                 submitted = self._submit(self._run_in_worker, value)
@@ -72,7 +74,7 @@ class RunStage(SettleStage):
                     return submitted
                 future, slot = submitted
                 try:
-                    exc = future.exception(timeout=self._timeout)
+                    exc = future.exception(timeout=timeout)
                 except FutureTimeout:  # only our wait timed out (the tool's own is in `exc`)
                     return self._timed_out(future, slot)
                 if exc is not None:
@@ -124,7 +126,7 @@ class RunStage(SettleStage):
         """The envelope of the implementation called on ``value`` by an async caller: awaited on its
         loop (a coroutine that never waits needs no timer), or on a worker thread for sync code and
         for async code that held the loop."""
-        deadline = self._timeout
+        deadline = deadline_left(self._timeout)
         began = time.monotonic()
         try:
             if self._is_async and not self.blocks_event_loop:

@@ -221,7 +221,7 @@ class SettleStage(FailuresStage):
         try:
             return self._output_scrub(arguments, output)
         except SecretsWithheld:
-            raise  # the result is refused (_withheld_output); the fast path's ValueError hands it on
+            raise  # the result is refused (_withheld_output)
         except Exception:  # noqa: BLE001 - arguments that raise when read: nothing found in them
             return output
 

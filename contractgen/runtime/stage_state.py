@@ -67,6 +67,7 @@ class ToolState:
     output_model: Any
     errors: tuple[type[ToolError], ...]
     budget: BudgetStore
+    _shared_store: bool
     mapper: Callable[[BaseException], ToolError | None] | None
     transport_errors: bool
     invalid_output_code: str

@@ -68,7 +68,7 @@ def test_async_calls_and_the_inline_path_tell_each_session_once() -> None:
         dataclasses.replace(book_meeting_v1.CONTRACT, timeout=Timeout(seconds=None)),
         lambda args: dict(BOOKED),
     )
-    assert inline._fast is None  # the fast path answers without a session: it steps aside
+    assert "deprecation notice" in inline.plan
     assert ["deprecation" in inline(CALL, session="s") for _ in range(2)] == [True, False]
 
 

@@ -127,14 +127,14 @@ def test_an_empty_result_breaks_no_rule() -> None:
     assert envelope["status"] == "ok" and envelope["empty"] is True
 
 
-def test_the_fast_path_steps_aside_for_a_tool_with_rules() -> None:
+def test_only_a_tool_with_rules_has_the_result_rules_stage() -> None:
     rules = guard(_no_deadline(), lambda args: {"chunks": []})
-    assert rules._fast is None
+    assert "result rules" in rules.plan
     plain = guard(
         __import__("dataclasses").replace(_no_deadline(), result_rules=(), empty_result=None),
         lambda args: {"chunks": []},
     )
-    assert plain._fast is not None
+    assert "result rules" not in plain.plan
 
 
 def test_a_contract_without_rules_compiles_to_none() -> None:

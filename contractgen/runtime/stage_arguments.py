@@ -173,7 +173,8 @@ class ArgumentsStage(RunStage):
         """``_prepare`` for an async caller: big arguments (and a heavy schema's bad call) are checked
         and explained on a worker thread, never stalling the event loop."""
         try:
-            big = larger_than(arguments, BIG_VALUE) or (
+            # (the call's own copy: clean JSON of at most BIG_VALUE members, one pass in C, is small)
+            big = (clean_json(arguments, BIG_VALUE, False, MISSING) is MISSING and larger_than(arguments, BIG_VALUE)) or (
                 # a heavy schema's explanation costs up to ~100 ms even for small arguments: only a
                 # bad call pays it, and it pays on a worker thread
                 self._compiled.input.member_cap < ITEM_CAP and not self._compiled.input.is_valid(arguments))

@@ -71,16 +71,6 @@ class SettleStage(FailuresStage):
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
             return self._from_exception(exc)
         try:
-            # clean JSON (one pass in C) is read right by the fast validator: its yes settles it
-            if self._empty_rule is None and self._result_rules is None \
-                    and clean_json(result, CLEAN_BUDGET, False, MISSING) is not MISSING \
-                    and self._output_is_valid(result):
-                try:
-                    output = result if self._output_scrub is None else self._unechoed(result)
-                except SecretsWithheld as withheld:
-                    return self._withheld_output(str(withheld))
-                return {"status": "ok", "tool": self.name, "version": self.version, "output": output,
-                        "empty": False}
             return self._complete(result)
         except _NEVER_SWALLOWED:
             raise
@@ -132,6 +122,9 @@ class SettleStage(FailuresStage):
             return self._tools_failure(exc)
 
     def _completed(self, result: Any) -> dict[str, Any]:
+        # clean JSON (one pass in C, bounded) is read right by the fast validator: its yes settles it
+        if clean_json(result, CLEAN_BUDGET, False, MISSING) is not MISSING and self._output_is_valid(result):
+            return self._accepted(result)
         output = result
         # asked of the class: an instance's own __getattr__ (or __class__) is the tool's code, which
         # may raise or hang, and a model's model_dump is its class's
@@ -200,6 +193,11 @@ class SettleStage(FailuresStage):
                             for v in check.violations(output if plain is MISSING else plain)[:10]]
                 return self._invalid_output(problems, None)
             output = plain
+        return self._accepted(output)
+
+    def _accepted(self, output: Any) -> dict[str, Any]:
+        """The ok envelope for an output the schema accepted: its result rules, then the call's
+        secrets taken out of it, then the empty rule."""
         broken = self._result_rules(output) if self._result_rules is not None else None
         if broken:  # judged as the tool wrote it: before the call's secrets are taken out
             return self._invalid_output(broken, None, broken[0])

@@ -99,13 +99,17 @@ _SCALAR = st.sampled_from(
 _TRAVELLER = st.dictionaries(
     st.sampled_from(["name", "passport", "loyalty", "extra"]), _SCALAR, max_size=4
 )
+#: arrays and objects sent where a scalar belongs (a model's ["EUR"] for "EUR"), one naming a secret
+_ASTRAY = st.lists(_SCALAR, max_size=2) | st.dictionaries(
+    st.sampled_from(["code", "password", "x"]), _SCALAR, max_size=2
+)
 _STOP = st.dictionaries(st.sampled_from(["code", "nights", "x"]), _SCALAR, max_size=3)
 _MEMBER = {
-    "origin": _SCALAR,
+    "origin": _SCALAR | _ASTRAY,
     "depart_on": _SCALAR,
-    "passengers": _SCALAR,
-    "cabin": _SCALAR,
-    "traveller": _TRAVELLER | _SCALAR,
+    "passengers": _SCALAR | _ASTRAY,
+    "cabin": _SCALAR | _ASTRAY,
+    "traveller": _TRAVELLER | _SCALAR | st.lists(_SCALAR, max_size=2),
     # up to 20 stops or tags: past the fair share of the detail budget, the full path cuts them
     "stops": st.lists(_STOP, max_size=6)
     | st.lists(st.just({"code": "AMS"}), min_size=15, max_size=20),
@@ -168,6 +172,29 @@ def test_a_new_wrong_value_beside_nested_members_is_answered_from_its_echoes() -
             ("/passengers", 10 + i)
         ]
     assert explained == [3]
+
+
+def test_an_array_where_a_text_belongs_is_answered_from_its_echoes() -> None:
+    """A model's ["EUR"] for "EUR", new every call: once the shape is learnt, answered from its echo
+    (the array as the full path echoes it) without explaining it."""
+    warm = guard(_contract(PLAIN), _ok)
+    explained = _counting_explanations(warm)
+    for i in range(12):
+        arguments = {**GOOD, "origin": [f"wrong {i}"]}
+        answer = warm(arguments)
+        assert answer == _fresh(arguments, PLAIN)
+        assert answer["error"]["attempted"] == [f"wrong {i}"]
+    assert explained == [3]
+
+
+def test_an_object_where_a_text_belongs_hides_a_secret_name_inside() -> None:
+    """Its echo is redacted afresh on every call, by whichever path answers it."""
+    warm = guard(_contract(PLAIN), _ok)
+    for i in range(8):
+        arguments = {**GOOD, "origin": {"code": f"c{i}", "password": f"pw{i}"}}
+        answer = warm(arguments)
+        assert answer == _fresh(arguments, PLAIN)
+        assert answer["error"]["attempted"] == {"code": f"c{i}", "password": "[redacted]"}
 
 
 def test_a_repeated_nested_mistake_is_not_explained_again() -> None:

@@ -43,6 +43,7 @@ from .redaction import (
     REDACTED,
     cap_value,
     echo_at,
+    echo_unmarked,
     redact,
     sensitive_at,
     sensitive_name,
@@ -471,13 +472,27 @@ class SchemaCheck:
 
     def _filled(self, shown: Violation, sent: Any, node: Any) -> Violation:
         """``shown`` (a template) echoing ``sent``, as ``_from_template`` words it."""
-        attempted, guess = self._echo(sent, node)
+        attempted, guess = self._echo(sent, node, shown.field)
         return Violation(shown.field, shown.constraint, shown.message, expected=shown.expected,
                          attempted=attempted, did_you_mean=guess)
 
-    def _echo(self, sent: Any, node: Any) -> tuple[Any, str | None]:
-        """(what a templated violation echoes of ``sent``, its enum's did-you-mean when ``node`` is one)."""
+    def _echo(self, sent: Any, node: Any, field: str) -> tuple[Any, str | None]:
+        """(what a templated violation at ``field`` echoes of ``sent``, its enum's did-you-mean when
+        ``node`` is one). A recipe fills in a container only where no secret can be inside
+        (``_learn_recipe``): it is echoed as ``_explain_once`` echoes it, names like secrets hidden."""
+        if type(sent) is list or type(sent) is dict:
+            return self._echo_container(sent, field), None
         return cap_value(sent), None if node is None or not isinstance(sent, str) else self._enum_guess(node, sent)
+
+    def _echo_container(self, sent: Any, field: str) -> Any:
+        """``echo`` of an array or object sent at ``field``, as ``_explain_once`` echoes it: hidden at a
+        sensitive position; where no mark reaches inside either (both kept per field), only what
+        secret-looking names hold is hidden, with no schema walked per call."""
+        if self.is_sensitive(field):
+            return REDACTED
+        if self.holds_secrets(field):
+            return self.echo(sent, pointer_parts(field))
+        return echo_unmarked(sent)
 
     def _enum_guess(self, node: Any, sent: str) -> str | None:
         """The text of ``node``'s enum that ``sent`` most likely meant, by the cheap tiers of did-you-mean
@@ -641,7 +656,7 @@ class SchemaCheck:
                     if type(sent) is str and len(sent) <= ATTEMPTED_CAP:  # (_echo's answer: a short text is its own echo)
                         echoes.append((sent, None if node is None else self._enum_guess(node, sent)))
                     else:
-                        echoes.append(self._echo(sent, node))
+                        echoes.append(self._echo(sent, node, shown.field))
         finally:
             if budget is not None:
                 close_budget(budget)
@@ -668,6 +683,8 @@ class SchemaCheck:
             if template is None:
                 return  # explained afresh (a long enum...): no recipe for these places
             shown, sensitive = template
+            if sensitive and type(value[path[0]]) in (list, dict):
+                return  # what of it is shown depends on what it holds: explained afresh
             if not sensitive and self.masked(shown) is shown:  # else nothing of the value is shown
                 fills.setdefault((shown.field, shown.constraint, shown.message),
                                  (index, shown, node if keyword == "enum" else None))
@@ -956,6 +973,9 @@ class SchemaCheck:
                 self._templates[place] = (made[0][0], self.is_sensitive(field) or self.holds_secrets(field))
             return made
         shown, sensitive = template
+        if type(sent) is list or type(sent) is dict:  # echoed redacted where it is not hidden whole
+            return [Violation(shown.field, keyword, shown.message, expected=shown.expected,
+                              attempted=self._echo_container(sent, shown.field))], 0
         if sensitive:  # nothing of the value is echoed: the template is the whole answer
             return [shown], 0
         guess = None
@@ -1535,6 +1555,10 @@ def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, detai
             return None
     elif kind is dict and keyword in _KEY_NAMING and len(sent) <= _KEPT_TEXT:
         shown = tuple(sent)
+    elif (kind is list or kind is dict) and keyword in _TEMPLATED:  # (an array where a text belongs)
+        shown = _nested_key(sent, [_KEPT_MEMBERS], _KEPT_DEPTH)
+        if shown is None:
+            return None
     else:
         return None
     frozen: Any = ()

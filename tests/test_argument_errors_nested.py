@@ -262,3 +262,23 @@ def test_value_key_of_nested_values() -> None:
     assert value_key({"a": [10**240]}) is None
     assert value_key({"a": {1: "x"}}) is None
     assert value_key({"a": (1,)}) is None  # not plain JSON: the full path reads it
+
+
+def test_an_echoed_array_changed_by_the_caller_changes_no_later_answer() -> None:
+    """What a caller gets is its own: changing the array echoed back (in a call with a memo key, and
+    in one without: a text past 256 characters beside it) changes nothing answered later."""
+    warm = guard(_contract(PLAIN), _ok)
+    # the last: no memo key, and a secret sent twice, so the envelope is built scrubbed for the call
+    secret_twice = {
+        "origin": "hunter22hunter22",
+        "password": "hunter22hunter22",
+        "depart_on": "z" * 300,
+    }
+    for extra in ({}, {"origin": "x" * 300}, secret_twice):
+        arguments = {**GOOD, **extra, "cabin": ["first"]}
+        for _ in range(4):
+            answer = warm(arguments)
+            assert answer == _fresh(arguments, PLAIN)
+            for holder in (answer["error"], *answer["error"]["violations"]):
+                if isinstance(holder.get("attempted"), list):
+                    holder["attempted"].append("changed")

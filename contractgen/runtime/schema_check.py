@@ -811,7 +811,7 @@ class SchemaCheck:
                      cut: Any) -> tuple[list[Violation], int]:
         """The explanation of ``value`` from its ranked raw errors (``cut``: the paths shortened)."""
         keys = [_explanation_key(value, *item) for item in raw]
-        whole = tuple(keys) if raw and not cut and None not in keys else None
+        whole = tuple(keys) if raw and not cut and None not in keys and not any(map(_echoes_container, keys)) else None
         if whole is not None:  # the same mistakes as an earlier call: the same explanation
             kept = self._explained.get(whole)
             if kept is not None:
@@ -946,7 +946,8 @@ class SchemaCheck:
         kept = self._explained.get(key)
         if kept is None:
             kept = self._from_template(value, keyword, path, node, details)
-            self._keep(key, kept)
+            if not _echoes_container(key):
+                self._keep(key, kept)
         violations, skipped = kept
         return violations[:room], skipped + max(len(violations) - room, 0)
 
@@ -1569,6 +1570,13 @@ def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, detai
         except (TypeError, AttributeError):
             return None
     return keyword, tuple(path), id(node), kind, shown, frozen
+
+
+def _echoes_container(key: tuple[Any, ...]) -> bool:
+    """Whether the violation kept under ``key`` (an ``_explanation_key``) echoes an array or object:
+    it is not kept by error, so that no two calls share that echo (a caller may change what it gets;
+    a whole call's explanation is kept under its ``value_key``, and the guard copies what it hands out)."""
+    return key[0] in _TEMPLATED and (key[3] is list or key[3] is dict)
 
 
 def value_key(value: Any) -> tuple[Any, ...] | None:

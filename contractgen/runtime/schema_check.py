@@ -811,7 +811,8 @@ class SchemaCheck:
                      cut: Any) -> tuple[list[Violation], int]:
         """The explanation of ``value`` from its ranked raw errors (``cut``: the paths shortened)."""
         keys = [_explanation_key(value, *item) for item in raw]
-        whole = tuple(keys) if raw and not cut and None not in keys and not any(map(_echoes_container, keys)) else None
+        whole = tuple(keys) if raw and not cut and None not in keys \
+            and not any(_echoes_container(key) for key in keys if key is not None) else None
         if whole is not None:  # the same mistakes as an earlier call: the same explanation
             kept = self._explained.get(whole)
             if kept is not None:
@@ -1612,8 +1613,8 @@ def value_key(value: Any) -> tuple[Any, ...] | None:
     return ("value", *parts)
 
 
-def _shape(value: dict[str, Any] | list[Any]) -> Any:
-    """The sizes of ``value``'s containers, nested as they are (a scalar member is 0)."""
+def _shape(value: Any) -> Any:
+    """The sizes of ``value``'s containers (a dict or list), nested as they are (a scalar member is 0)."""
     members = value.values() if type(value) is dict else value
     if _SCALAR_KEYS.issuperset(map(type, members)):
         return len(value)

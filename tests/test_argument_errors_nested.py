@@ -197,19 +197,26 @@ def test_an_object_where_a_text_belongs_hides_a_secret_name_inside() -> None:
         assert answer["error"]["attempted"] == {"code": f"c{i}", "password": "[redacted]"}
 
 
+def _counting(check: SchemaCheck, method: str) -> list[int]:
+    """A one-item list counting the calls of ``check``'s ``method`` from now on."""
+    count = [0]
+    original = getattr(check, method)
+
+    def counting(*args: Any) -> Any:
+        count[0] += 1
+        return original(*args)
+
+    setattr(check, method, counting)
+    return count
+
+
 def test_a_repeated_nested_mistake_is_not_explained_again() -> None:
     """The same wrong nested call again (inside the nested object: no recipe reaches it) is answered
     from what its first explanation kept."""
     warm = guard(_contract(), _ok)
-    check = warm._compiled.input
-    listed = [0]
-    original = check._raw_errors
-
-    def counting(*args: Any) -> Any:
-        listed[0] += 1
-        return original(*args)
-
-    check._raw_errors = counting  # the validator asked for the errors of a value
+    listed = _counting(
+        warm._compiled.input, "_raw_errors"
+    )  # the validator asked for a value's errors
     arguments = {**GOOD, "traveller": {"name": "", "loyalty": "ab"}}
     first = warm(arguments)
     assert [v["field"] for v in first["error"]["violations"]] == [
@@ -288,15 +295,7 @@ def test_a_retried_call_is_read_once() -> None:
     """The same wrong call again is not validated again to find its signature (kept per memo key),
     and is answered as a fresh guard answers it."""
     warm = guard(_contract(PLAIN), _ok)
-    check = warm._compiled.input
-    read = [0]
-    original = check._read_mistake
-
-    def counting(*args: Any) -> Any:
-        read[0] += 1
-        return original(*args)
-
-    check._read_mistake = counting
+    read = _counting(warm._compiled.input, "_read_mistake")
     calls = [{**GOOD, "passengers": 10 + i, "tags": ["a"]} for i in range(4)]
     for arguments in calls * 3:
         assert warm(arguments) == _fresh(arguments, PLAIN)

@@ -121,6 +121,9 @@ _NOT_APPLYING = {
 }
 _DETAILED = frozenset({"required", "additionalProperties", "unevaluatedProperties", "anyOf", "oneOf"})
 _MEMO_LIMIT = 4096
+#: signatures kept for retries (``SchemaCheck.mistake``): a model retries at once, and each kept one
+#: holds the validator's errors, which the garbage collector then reads again and again
+_RETRIES_KEPT = 64
 #: Raw errors enumerated per value at most, and violations explained in detail at most.
 COUNT_CAP = 1000
 EXPLAIN_CAP = 50
@@ -523,7 +526,7 @@ class SchemaCheck:
             return None
         found = self._mistakes.get(key, MISSING)
         if found is MISSING:
-            if len(self._mistakes) >= _MEMO_LIMIT:
+            if len(self._mistakes) >= _RETRIES_KEPT:
                 self._mistakes.clear()
             found = self._mistakes[key] = self._read_mistake(value)
         return found  # type: ignore[no-any-return]

@@ -289,14 +289,3 @@ def test_an_echoed_array_changed_by_the_caller_changes_no_later_answer() -> None
             for holder in (answer["error"], *answer["error"]["violations"]):
                 if isinstance(holder.get("attempted"), list):
                     holder["attempted"].append("changed")
-
-
-def test_a_retried_call_is_read_once() -> None:
-    """The same wrong call again is not validated again to find its signature (kept per memo key),
-    and is answered as a fresh guard answers it."""
-    warm = guard(_contract(PLAIN), _ok)
-    read = _counting(warm._compiled.input, "_read_mistake")
-    calls = [{**GOOD, "passengers": 10 + i, "tags": ["a"]} for i in range(4)]
-    for arguments in calls * 3:
-        assert warm(arguments) == _fresh(arguments, PLAIN)
-    assert read == [4]

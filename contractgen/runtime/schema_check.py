@@ -121,9 +121,6 @@ _NOT_APPLYING = {
 }
 _DETAILED = frozenset({"required", "additionalProperties", "unevaluatedProperties", "anyOf", "oneOf"})
 _MEMO_LIMIT = 4096
-#: signatures kept for retries (``SchemaCheck.mistake``): a model retries at once, and each kept one
-#: holds the validator's errors, which the garbage collector then reads again and again
-_RETRIES_KEPT = 64
 #: Raw errors enumerated per value at most, and violations explained in detail at most.
 COUNT_CAP = 1000
 EXPLAIN_CAP = 50
@@ -249,7 +246,6 @@ class SchemaCheck:
         #: per signature of a flat call's mistake (``Mistake``): the recipe that explained it, with
         #: the name each filled-in violation echoes (see ``echoes``)
         self._plans: dict[tuple[Any, ...], Plan] = {}
-        self._mistakes: dict[tuple[Any, ...], Mistake | None] = {}  # per value_key (``mistake``)
         #: top-level names of an open object schema (unknown keys pass it), for near-miss notices;
         #: None when the root is closed or declares nothing
         self.open_names: frozenset[str] | None = _open_root_names(self.schema) if subject is ARGUMENTS else None
@@ -520,19 +516,8 @@ class SchemaCheck:
     def mistake(self, value: dict[str, Any], key: tuple[Any, ...]) -> Mistake | None:
         """For a flat call not explained before (``key``, its ``value_key``, is not None): evaluate()'s
         errors and the signature of its mistake (its names, each member's JSON type, and where each
-        error sits in the schema and in the call). None where ``explain`` reads the call otherwise.
-        Kept per memo key: a model's retry of the same wrong call is not read again."""
-        if not self._flat or key in self._explained:
-            return None
-        found = self._mistakes.get(key, MISSING)
-        if found is MISSING:
-            if len(self._mistakes) >= _RETRIES_KEPT:
-                self._mistakes.clear()
-            found = self._mistakes[key] = self._read_mistake(value)
-        return found  # type: ignore[no-any-return]
-
-    def _read_mistake(self, value: dict[str, Any]) -> Mistake | None:
-        if not self._cuts_nothing(value):
+        error sits in the schema and in the call). None where ``explain`` reads the call otherwise."""
+        if not self._flat or key in self._explained or not self._cuts_nothing(value):
             return None
         kinds: tuple[Any, ...] = tuple(map(type, value.values()))
         if float in kinds:  # 1.0 is an integer, 1.5 a number: what a message says the call sent
@@ -634,7 +619,6 @@ class SchemaCheck:
         if signature not in self._plans:
             if signature[2:3] == (_BY_MEMBER,) and not self._members_agree(signature[3], raw):
                 self._member_rules = None  # read off evaluate() from now on
-                self._mistakes.clear()
                 return
             if len(self._plans) >= _MEMO_LIMIT:
                 self._plans.clear()

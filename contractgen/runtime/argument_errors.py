@@ -34,7 +34,7 @@ from .envelope import (
     error_envelope,
     error_size,
 )
-from .jsonvalue import JSON_SCALARS, MISSING
+from .jsonvalue import MISSING
 from .pointer import cap_pointer
 from .user_supplied import ask_user_message, missing_user_supplied
 from .wording import SUMMARY_HEAD, Violation, first_lines, summary_line, summary_tail
@@ -71,12 +71,12 @@ def argument_error(contract: Contract, violations: Sequence[Violation], omitted:
 def _shape(violations: Sequence[Violation], omitted: int,
            anew: Sequence[bool] = ()) -> tuple[Any, ...] | None:
     """What the envelope depends on besides the echoed values (and, for the violations ``anew`` marks,
-    their field, message, expectation and guess); None when a value is not a scalar."""
+    their field, message, expectation and guess). An echoed array or object is put in as it comes:
+    ``SchemaCheck.echoes`` makes it afresh per call (a redacted copy), and a kept explanation's own
+    is copied by the guard before the envelope leaves it."""
     parts: list[Any] = [omitted]
     for index, v in enumerate(violations):
         attempted = v.attempted
-        if attempted is not MISSING and type(attempted) not in JSON_SCALARS:
-            return None  # a container would be shared with the kept explanation
         if index < len(anew) and anew[index]:
             parts.append(_anew_part(v))
         else:

@@ -144,6 +144,26 @@ def echo_at(value: Any, parts: Iterable[str], root: Any, resources: Mapping[str,
     return cap_value(redact_at(value, parts, root, resources), limit)
 
 
+def echo_unmarked(value: Any, limit: int = ATTEMPTED_CAP) -> Any:
+    """``echo_at`` for an array or object at a position no mark reaches, at it or inside it
+    (``sensitive_at`` and ``marked_below`` say no: the caller knows it per position): only what a
+    secret-looking name holds is hidden, with no schema walked."""
+    if _json_longer_than(value, limit):
+        return cap_value(value, limit, known_long=True)
+    return cap_value(_names_hidden(value, 0), limit)
+
+
+def _names_hidden(value: Any, depth: int) -> Any:
+    """A copy of ``value`` as ``_redact`` makes it where no schema marks anything."""
+    if depth > 20:
+        return "…"
+    if isinstance(value, Mapping):
+        return {k: REDACTED if sensitive_name(k) else _names_hidden(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_names_hidden(v, depth + 1) for v in value]
+    return value
+
+
 def _json_longer_than(value: Any, limit: int) -> bool:
     """Whether the compact JSON of ``value`` is surely longer than ``limit`` characters (counting
     stops there, so a huge value costs no more than a small one)."""

@@ -15,6 +15,7 @@ import functools
 import itertools
 import json
 import math
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -42,6 +43,7 @@ from .redaction import (
     REDACTED,
     cap_value,
     echo_at,
+    echo_unmarked,
     redact,
     sensitive_at,
     sensitive_name,
@@ -238,6 +240,8 @@ class SchemaCheck:
         #: or None where the templates do not reproduce the full explanation
         self._recipes: dict[tuple[Any, ...], tuple[tuple[int, Violation, Any], ...] | None] = {}
         self._places_seen: set[tuple[Any, ...]] = set()  # learnt from the second call of its places
+        #: per shape of a nested call with a ``value_key`` (``_shape``): whether the full path cuts nothing of it
+        self._uncut_shapes: dict[Any, bool] = {}
         #: per signature of a flat call's mistake (``Mistake``): the recipe that explained it, with
         #: the name each filled-in violation echoes (see ``echoes``)
         self._plans: dict[tuple[Any, ...], Plan] = {}
@@ -405,7 +409,7 @@ class SchemaCheck:
         """The raw errors of a flat call, ranked as ``_explain_value`` ranks them; None where the full
         path would read the call otherwise (cut to ``member_cap``, or an integer too long to read).
         ``evaluated``: ``evaluate()``'s errors of the call, when the caller has them (``mistake``)."""
-        if len(value) > self.member_cap:
+        if not self._cuts_nothing(value):
             return None
         for member in value.values():
             if type(member) is int and not INT_FLOOR < member < INT_CEILING:
@@ -416,6 +420,22 @@ class SchemaCheck:
             return None
         raw.sort(key=lambda item: RANK.get(item[0], 4))
         return raw
+
+    def _cuts_nothing(self, value: dict[str, Any]) -> bool:
+        """Whether the full path reads all of a call that has a ``value_key`` (``_explain_value`` cuts
+        nothing of it): each of its scalars weighs 1 (``scalar_weight``), so only sizes can be cut."""
+        if len(value) > self.member_cap:
+            return False
+        if _SCALAR_KEYS.issuperset(map(type, value.values())):
+            return True
+        shape = _shape(value)  # what shortened() reads of such a call: the sizes of its containers
+        verdict = self._uncut_shapes.get(shape)
+        if verdict is None:
+            if len(self._uncut_shapes) >= _MEMO_LIMIT:
+                self._uncut_shapes.clear()
+            verdict = self._uncut_shapes[shape] = not shortened(
+                value, self.member_cap, DETAIL_MEMBERS * self.member_cap, weigh=True)[1]
+        return verdict
 
     def _recipe(self, value: dict[str, Any], raw: list[tuple[str, list[Any], Any, Any]]) -> tuple[tuple[int, Violation, Any], ...] | None:
         places = self._places(value, raw)
@@ -439,13 +459,27 @@ class SchemaCheck:
 
     def _filled(self, shown: Violation, sent: Any, node: Any) -> Violation:
         """``shown`` (a template) echoing ``sent``, as ``_from_template`` words it."""
-        attempted, guess = self._echo(sent, node)
+        attempted, guess = self._echo(sent, node, shown.field)
         return Violation(shown.field, shown.constraint, shown.message, expected=shown.expected,
                          attempted=attempted, did_you_mean=guess)
 
-    def _echo(self, sent: Any, node: Any) -> tuple[Any, str | None]:
-        """(what a templated violation echoes of ``sent``, its enum's did-you-mean when ``node`` is one)."""
+    def _echo(self, sent: Any, node: Any, field: str) -> tuple[Any, str | None]:
+        """(what a templated violation at ``field`` echoes of ``sent``, its enum's did-you-mean when
+        ``node`` is one). A recipe fills in a container only where no secret can be inside
+        (``_learn_recipe``): it is echoed as ``_explain_once`` echoes it, names like secrets hidden."""
+        if type(sent) is list or type(sent) is dict:
+            return self._echo_container(sent, field), None
         return cap_value(sent), None if node is None or not isinstance(sent, str) else self._enum_guess(node, sent)
+
+    def _echo_container(self, sent: Any, field: str) -> Any:
+        """``echo`` of an array or object sent at ``field``, as ``_explain_once`` echoes it: hidden at a
+        sensitive position; where no mark reaches inside either (both kept per field), only what
+        secret-looking names hold is hidden, with no schema walked per call."""
+        if self.is_sensitive(field):
+            return REDACTED
+        if self.holds_secrets(field):
+            return self.echo(sent, pointer_parts(field))
+        return echo_unmarked(sent)
 
     def _enum_guess(self, node: Any, sent: str) -> str | None:
         """The text of ``node``'s enum that ``sent`` most likely meant, by the cheap tiers of did-you-mean
@@ -470,7 +504,7 @@ class SchemaCheck:
         """For a flat call not explained before (``key``, its ``value_key``, is not None): evaluate()'s
         errors and the signature of its mistake (its names, each member's JSON type, and where each
         error sits in the schema and in the call). None where ``explain`` reads the call otherwise."""
-        if not self._flat or key in self._explained or len(value) > self.member_cap:
+        if not self._flat or key in self._explained or not self._cuts_nothing(value):
             return None
         kinds: tuple[Any, ...] = tuple(map(type, value.values()))
         if float in kinds:  # 1.0 is an integer, 1.5 a number: what a message says the call sent
@@ -609,7 +643,7 @@ class SchemaCheck:
                     if type(sent) is str and len(sent) <= ATTEMPTED_CAP:  # (_echo's answer: a short text is its own echo)
                         echoes.append((sent, None if node is None else self._enum_guess(node, sent)))
                     else:
-                        echoes.append(self._echo(sent, node))
+                        echoes.append(self._echo(sent, node, shown.field))
         finally:
             if budget is not None:
                 close_budget(budget)
@@ -636,6 +670,8 @@ class SchemaCheck:
             if template is None:
                 return  # explained afresh (a long enum...): no recipe for these places
             shown, sensitive = template
+            if sensitive and type(value[path[0]]) in (list, dict):
+                return  # what of it is shown depends on what it holds: explained afresh
             if not sensitive and self.masked(shown) is shown:  # else nothing of the value is shown
                 fills.setdefault((shown.field, shown.constraint, shown.message),
                                  (index, shown, node if keyword == "enum" else None))
@@ -762,7 +798,8 @@ class SchemaCheck:
                      cut: Any) -> tuple[list[Violation], int]:
         """The explanation of ``value`` from its ranked raw errors (``cut``: the paths shortened)."""
         keys = [_explanation_key(value, *item) for item in raw]
-        whole = tuple(keys) if raw and not cut and None not in keys else None
+        whole = tuple(keys) if raw and not cut and None not in keys \
+            and not any(_echoes_container(key) for key in keys if key is not None) else None
         if whole is not None:  # the same mistakes as an earlier call: the same explanation
             kept = self._explained.get(whole)
             if kept is not None:
@@ -897,7 +934,8 @@ class SchemaCheck:
         kept = self._explained.get(key)
         if kept is None:
             kept = self._from_template(value, keyword, path, node, details)
-            self._keep(key, kept)
+            if not _echoes_container(key):
+                self._keep(key, kept)
         violations, skipped = kept
         return violations[:room], skipped + max(len(violations) - room, 0)
 
@@ -924,6 +962,9 @@ class SchemaCheck:
                 self._templates[place] = (made[0][0], self.is_sensitive(field) or self.holds_secrets(field))
             return made
         shown, sensitive = template
+        if type(sent) is list or type(sent) is dict:  # echoed redacted where it is not hidden whole
+            return [Violation(shown.field, keyword, shown.message, expected=shown.expected,
+                              attempted=self._echo_container(sent, shown.field))], 0
         if sensitive:  # nothing of the value is echoed: the template is the whole answer
             return [shown], 0
         guess = None
@@ -1509,6 +1550,10 @@ def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, detai
             return None
     elif kind is dict and keyword in _KEY_NAMING and len(sent) <= _KEPT_TEXT:
         shown = tuple(sent)
+    elif (kind is list or kind is dict) and keyword in _TEMPLATED:  # (an array where a text belongs)
+        shown = _nested_key(sent, [_KEPT_MEMBERS], _KEPT_DEPTH)
+        if shown is None:
+            return None
     else:
         return None
     frozen: Any = ()
@@ -1521,20 +1566,34 @@ def _explanation_key(value: Any, keyword: str, path: list[Any], node: Any, detai
     return keyword, tuple(path), id(node), kind, shown, frozen
 
 
+def _echoes_container(key: tuple[Any, ...]) -> bool:
+    """Whether the violation kept under ``key`` (an ``_explanation_key``) echoes an array or object:
+    it is not kept by error, so that no two calls share that echo (a caller may change what it gets;
+    a whole call's explanation is kept under its ``value_key``, and the guard copies what it hands out)."""
+    return key[0] in _TEMPLATED and (key[3] is list or key[3] is dict)
+
+
 def value_key(value: Any) -> tuple[Any, ...] | None:
     """``value`` as a memo key of its whole explanation: an object of at most ``_KEPT_MEMBERS`` members
     with string names, each a scalar (strings of at most ``_KEPT_TEXT`` characters, integers of at most
-    240 digits); None otherwise.
+    240 digits) or a small array or object of such scalars (``_nested_key``); None otherwise.
     Each member carries its type (``1``, ``1.0`` and ``True`` are equal keys otherwise) and a float
     its exact bits (``-0.0 == 0.0``), as explanations echo what was sent; so does the order of the
     names, in which unknown ones are listed."""
     if type(value) is not dict or len(value) > _KEPT_MEMBERS:
         return None
     parts = []
+    room = [_KEPT_MEMBERS]  # members of nested arrays and objects, over the whole call
     for name, member in value.items():
         kind = type(member)
-        if type(name) is not str or len(name) > _KEPT_TEXT or kind not in _SCALAR_KEYS:
+        if type(name) is not str or len(name) > _KEPT_TEXT:
             return None
+        if kind not in _SCALAR_KEYS:
+            nested = _nested_key(member, room, _KEPT_DEPTH)
+            if nested is None:
+                return None
+            parts.append((name, kind, nested))
+            continue
         if kind is str:
             if len(member) > _KEPT_TEXT:
                 return None
@@ -1545,6 +1604,64 @@ def value_key(value: Any) -> tuple[Any, ...] | None:
             member = member.hex()
         parts.append((name, kind, member))
     return ("value", *parts)
+
+
+def _shape(value: Any) -> Any:
+    """The sizes of ``value``'s containers (a dict or list), nested as they are (a scalar member is 0)."""
+    members = value.values() if type(value) is dict else value
+    if _SCALAR_KEYS.issuperset(map(type, members)):
+        return len(value)
+    return len(value), tuple([0 if type(m) in _SCALAR_KEYS else _shape(m) for m in members])
+
+
+#: Nesting a memo key follows at most (the arguments of a realistic tool nest two or three deep).
+_KEPT_DEPTH = 6
+
+
+def _nested_key(value: Any, room: list[int], depth: int) -> tuple[Any, ...] | None:
+    """A nested array or object of ``value_key``'s scalars as a key (each member with its type, an
+    object's names in their order), spending ``room[0]`` (members left for the whole call); None past
+    it, past ``depth`` levels, or for anything else. A nested bad call repeated (a model's usual
+    retry) is then answered from what was kept for it, as a flat one is."""
+    kind = type(value)
+    if depth <= 0 or (kind is not list and kind is not dict):
+        return None
+    room[0] -= len(value)
+    if room[0] < 0:
+        return None
+    names: tuple[str, ...] | None = None
+    members: Any = value
+    if kind is dict:
+        names = tuple(value)
+        if not _STR_ONLY.issuperset(map(type, names)) or max(map(len, names), default=0) > _KEPT_TEXT:
+            return None
+        members = value.values()
+    kinds = tuple(map(type, members))
+    if _LIGHT_KINDS.issuperset(kinds) and max(map(sys.getsizeof, members), default=0) <= _LIGHT_BYTES:
+        return kind, names, kinds, tuple(members)  # short texts and integers, read in C
+    shown: list[Any] = []
+    for member, member_kind in zip(members, kinds):
+        if member_kind is str:
+            if len(member) > _KEPT_TEXT:
+                return None
+        elif member_kind is int:
+            if not -_KEPT_INT < member < _KEPT_INT:
+                return None
+        elif member_kind is float:
+            member = member.hex()
+        elif member_kind not in _SCALAR_KEYS:
+            member = _nested_key(member, room, depth - 1)
+            if member is None:
+                return None
+        shown.append(member)
+    return kind, names, kinds, tuple(shown)
+
+
+#: Scalars a nested key holds as they are, when small (a float holds its bits: ``-0.0 == 0.0``); an
+#: integer of at most 128 bytes is shorter than ``_KEPT_INT``, a text of at most 128 than ``_KEPT_TEXT``
+_LIGHT_KINDS = frozenset({str, int, bool, type(None)})
+_LIGHT_BYTES = 128
+_STR_ONLY = frozenset({str})
 
 
 #: items looked at for two equal ones in one explanation (hashing each once)

@@ -10,6 +10,7 @@ from ..runtime.contract import (
     Annotations,
     Backoff,
     Breaker,
+    Confirmation,
     Contract,
     Dependency,
     Deprecation,
@@ -17,6 +18,7 @@ from ..runtime.contract import (
     ErrorSpec,
     Example,
     Migration,
+    Precondition,
     RetryPolicy,
     Timeout,
 )
@@ -104,7 +106,16 @@ def lower_manifest(data: Mapping[str, Any]) -> Contract:
         state_unreachable=data.get("state_unreachable", "allow"),
         icons=tuple(data.get("icons", ())),
         meta=data.get("meta"),
+        preconditions=tuple(Precondition(p["when"], p["code"], p["message"]) for p in data.get("preconditions", ())),
+        confirmation=_confirmation(data.get("confirmation")),
     )
+
+
+def _confirmation(data: Mapping[str, Any] | None) -> Confirmation | None:
+    if data is None:
+        return None
+    when = data["when"]
+    return Confirmation(summary=data["summary"], when=None if when == "always" else when)
 
 
 def _dependency(data: Mapping[str, Any] | None) -> Dependency | None:

@@ -37,6 +37,7 @@ from .budget import (
 )
 from .capacity import Capacity, Slot
 from .codes import CODES, retry_withheld
+from .confirmation import compile_gate
 from .contract import Contract
 from .deadlines import (
     DEADLINE_PASSED,
@@ -289,6 +290,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         self._output_text_read = self._compiled.output_reading_text is not None
         self._old_keys = self._compiled.versions.old_key_set
         self._empty_rule = contract.empty_result
+        #: preconditions and confirmation (confirmation.py), None when the contract declares neither
+        self._gate = compile_gate(contract, resources)
         self._depth_first = self._compiled.input_recursive
         self._output_plain = self._compiled.output_plain
         self._open_names = self._compiled.input.open_names
@@ -381,7 +384,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
             except BaseException as exc:  # noqa: BLE001 - a failing hook (telemetry, breaker) is INTERNAL
                 return self._finish(self._hooks_failed(exc, arguments), session, 0.0, False)
         observed = self._on_call is not None or _call_log_enabled(_CALL_LOG_LEVEL)
-        if not observed and contract_version is None and type(arguments) is dict and self._inline:
+        if not observed and contract_version is None and type(arguments) is dict and self._inline \
+                and self._gate is None:
             inline = self._inline_call(arguments)
             if inline is not None:
                 return self._finish(inline, session, 0.0, False)
@@ -479,7 +483,7 @@ class GuardedTool(Generic[InT, OutT, WireT]):
         if self._hooks is not None or self._on_call is not None or input_numbers is None:
             return None
         if not self._inline or self._old_keys or self._depth_first or self._open_names is not None \
-                or self._empty_rule is not None or counts is None:
+                or self._empty_rule is not None or counts is None or self._gate is not None:
             return None
         input_is_valid, output_is_valid = self._input_is_valid, self._output_is_valid
         build, implementation, output_plain = self._build_input, self.implementation, self._output_plain
@@ -674,6 +678,8 @@ class GuardedTool(Generic[InT, OutT, WireT]):
                 return self._internal(exc, "input model"), None
             return self._invalid_arguments(violations), None
         _stage("input", "passed")
+        if self._gate is not None:  # refused, or held for a human's confirmation, before the tool runs
+            return self._gate(arguments), value
         return None, value
 
     def _call_sync(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
@@ -1440,7 +1446,7 @@ async def _off_loop(fn: Callable[..., _T], *args: Any) -> _T:
     """``fn(*args)``, the guard's own bounded work, on a worker thread of the guard's pool. Not on
     asyncio's default executor: tools that park threads there (``asyncio.to_thread`` calls that
     never return) exhausted it, and healthy tools' big calls then waited forever."""
-    return await asyncio.wrap_future(POOL.submit(fn, *args, reserved=True))
+    return await asyncio.wrap_future(POOL.submit(contextvars.copy_context().run, fn, *args, reserved=True))
 
 
 class _Settled:

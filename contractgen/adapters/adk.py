@@ -39,7 +39,8 @@ from contractgen.runtime import Contract, GuardedTool
 from contractgen.runtime.observe import loggable
 from contractgen.runtime.wrap import contract_from_definition, wrap_tool
 
-from ._guarded import call_guarded, caller_label, plain_schema, tool_failure, with_state_budget
+from ._confirm import asks, call_answered, gate_of
+from ._guarded import caller_label, plain_schema, tool_failure, with_state_budget
 
 __all__ = ["ContractPlugin", "GuardedAdkTool", "GuardedForeignAdkTool"]
 
@@ -55,6 +56,7 @@ class GuardedAdkTool(BaseTool):
         super().__init__(name=tool.name, description=tool.description,
                          is_long_running=tool.contract.timeout.long_running)
         self.guarded = with_state_budget(tool)
+        self._gate = gate_of(tool)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GuardedAdkTool:
         # an LlmRequest holds its tools; a deep copy of it (callbacks, test doubles) shares them,
@@ -66,15 +68,25 @@ class GuardedAdkTool(BaseTool):
                                          parameters_json_schema=plain_schema(self.guarded.input_schema))
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        return await _call(self.guarded, args, tool_context)
+        if self._gate is None or not asks(self._gate, args):
+            return await _call(self.guarded, args, tool_context)
+        # ADK's tool confirmation: this call asks and the run pauses for the host; ADK runs the call
+        # again once the host answered, with the answer in ``tool_confirmation``
+        answer = tool_context.tool_confirmation
+        if answer is None:
+            tool_context.request_confirmation(hint=self._gate.summary(args))
+            tool_context.actions.skip_summarization = True
+        return await _call(self.guarded, args, tool_context, None if answer is None else bool(answer.confirmed))
 
 
-async def _call(guarded: GuardedTool[Any, Any], args: Any, tool_context: ToolContext) -> dict[str, Any]:
-    """The envelope of one ADK call: budget in the session state, ADK's user, agent and session as caller."""
+async def _call(guarded: GuardedTool[Any, Any], args: Any, tool_context: ToolContext,
+                approved: bool | None = None) -> dict[str, Any]:
+    """The envelope of one ADK call: budget in the session state, ADK's user, agent and session as
+    caller; ``approved``: the host's answer to ADK's tool confirmation, when it gave one."""
     session = tool_context.session.id if tool_context.session is not None else "default"
     caller = caller_label(user=tool_context.user_id, agent=tool_context.agent_name, session=session)
-    return dict(await call_guarded(guarded, args, session=session, state=tool_context.state,
-                                   call_id=tool_context.function_call_id, caller=caller))
+    return dict(await call_answered(guarded, args, approved, session=session, state=tool_context.state,
+                                    call_id=tool_context.function_call_id, caller=caller))
 
 
 #: the ``tool_context`` of the ADK call in progress, for the foreign tool the guard calls

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import hashlib
 import json
 import re
@@ -87,6 +88,22 @@ class Gate:
     refusals: tuple[tuple[Callable[[Any], bool], str, str], ...]  # (holds, code, message)
     needs_confirmation: Callable[[Any], bool] | None
     resources: Any = None
+
+    def asks(self, arguments: Any) -> bool:
+        """Whether the guard would hold this call for a human's confirmation: the arguments are
+        valid, no precondition refuses them and the rule's ``when`` holds. The adapters ask the
+        framework's own approval step exactly then (a call judged wrongly here is still held)."""
+        if self.needs_confirmation is None:
+            return False
+        try:
+            valid = self._input_valid(arguments)
+        except Exception:  # noqa: BLE001 - a schema the reference validator cannot read: the guard decides
+            return False
+        return valid and self.refusal(arguments) is None and self.needs_confirmation(arguments)
+
+    @functools.cached_property
+    def _input_valid(self) -> Callable[[Any], bool]:
+        return _condition(self.contract.input_schema)
 
     def refusal(self, arguments: Any) -> dict[str, Any] | None:
         for holds, code, message in self.refusals:

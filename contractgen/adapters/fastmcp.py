@@ -53,7 +53,8 @@ from contractgen.runtime.observe import loggable
 from contractgen.runtime.progress import progress_listener
 from contractgen.runtime.versions import VersionCheck
 
-from ._guarded import call_guarded, caller_label, session_from, tool_failure
+from ._confirm import asks, call_answered, gate_of
+from ._guarded import caller_label, session_from, tool_failure
 
 __all__ = ["HEADER_SESSION", "ContractBackstop", "GuardedFastMCPTool", "add_guarded_tools",
            "envelope_schema", "fastmcp_tool"]
@@ -70,17 +71,21 @@ class GuardedFastMCPTool(Tool):
     guarded: Any = Field(default=None, exclude=True)
     #: ``structuredContent`` of a success is the whole envelope (the output schema says so)
     structured_envelope: bool = Field(default=False, exclude=True)
+    #: the contract's confirmation rule (runtime/confirmation.py), None without one
+    gate: Any = Field(default=None, exclude=True)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         tool: GuardedTool[Any, Any] = self.guarded
         call = _this_request(tool)
+        approved = await _elicited(call.context, self.gate.summary(arguments)) \
+            if asks(self.gate, arguments) else None
         # the MCP server's sender: FastMCP's context offers the same session and request id
         sender = (_ProgressSender(call.context, call.progress, tool, arguments)
                   if call.progress is not None else None)
         with progress_listener(sender.report if sender is not None else None):
-            envelope = await call_guarded(tool, arguments, session=call.session,
-                                          contract_version=call.version, call_id=call.call_id,
-                                          caller=call.caller)
+            envelope = await call_answered(tool, arguments, approved, session=call.session,
+                                           contract_version=call.version, call_id=call.call_id,
+                                           caller=call.caller)
         if sender is not None:
             await sender.flush()  # every notification goes out before the result
         return _tool_result(envelope, whole=self.structured_envelope)
@@ -100,7 +105,26 @@ def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "outpu
     return GuardedFastMCPTool(name=definition.name, version=tool.version, title=definition.title,
                               description=definition.description, parameters=definition.input_schema,
                               output_schema=output_schema, annotations=definition.annotations,
-                              meta=definition.meta, guarded=tool, structured_envelope=whole)
+                              meta=definition.meta, guarded=tool, structured_envelope=whole,
+                              gate=gate_of(tool))
+
+
+async def _elicited(ctx: Any, summary: str) -> bool | None:
+    """The user's answer through MCP elicitation: accepted with yes is True, declined (or accepted
+    with no) is False. None, so the call answers CONFIRMATION_REQUIRED, where nobody can be asked:
+    no request context, a client that declared no elicitation capability, a stateless connection
+    (no server-to-client requests), or a user who cancelled the form."""
+    try:
+        capabilities = ctx.session.client_capabilities if ctx is not None else None
+        if capabilities is None or capabilities.elicitation is None:
+            return None
+        answer = await ctx.elicit(f"Confirm: {summary}?", response_type=bool, response_title="Confirm")
+    except Exception as exc:  # noqa: BLE001 - the call is held, not failed
+        logger.info("elicitation unavailable for a confirmation (%s); the call is held", type(exc).__name__)
+        return None
+    if answer.action == "accept":
+        return answer.data is True
+    return False if answer.action == "decline" else None
 
 
 def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:

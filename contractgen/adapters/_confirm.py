@@ -10,7 +10,7 @@ from contractgen.runtime import GuardedTool
 from contractgen.runtime.confirmation import Gate, compile_gate, confirmed
 from contractgen.runtime.envelope_types import Envelope
 
-from ._guarded import call_guarded
+from ._guarded import call_guarded, call_guarded_sync
 
 
 def gate_of(tool: GuardedTool[Any, Any]) -> Gate | None:
@@ -33,3 +33,12 @@ async def call_answered(
         return await call_guarded(tool, arguments, **call)
     with confirmed(tool, arguments, approved=approved):
         return await call_guarded(tool, arguments, **call)
+
+
+def call_answered_sync(tool: GuardedTool[Any, Any], arguments: Any, approved: bool | None,
+                       **call: Any) -> Envelope:
+    """``call_answered`` for frameworks that call tools synchronously."""
+    if approved is None:
+        return call_guarded_sync(tool, arguments, **call)
+    with confirmed(tool, arguments, approved=approved):
+        return call_guarded_sync(tool, arguments, **call)

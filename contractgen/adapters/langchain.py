@@ -9,6 +9,13 @@ plain arguments, the envelope dict. The budget session is ``config["configurable
 named in ``metadata["lc_agent_name"]`` and that session. The tool never raises into LangChain
 (``invoke`` would). LangChain's callbacks (``on_tool_start``: tracers, LangSmith) see the arguments
 redacted.
+
+A call the contract holds for a human's confirmation: langchain-core has no human-in-the-loop step
+of its own, so in a plain tool loop the call answers CONFIRMATION_REQUIRED and the host, having asked
+the user, calls again inside ``confirmed(tool, arguments)``. Run by LangGraph (a ``ToolNode`` in a
+graph with a checkpointer), the tool pauses the graph with LangGraph's ``interrupt`` (the value says
+what to confirm); resumed with ``Command(resume=True)`` (or ``{"confirmed": true}``) it runs, with
+any other answer it answers CONFIRMATION_DENIED.
 """
 
 from __future__ import annotations
@@ -31,9 +38,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from contractgen.runtime import GuardedTool
 from contractgen.runtime.scrub import shown_arguments
 
+from ._confirm import asks, call_answered, call_answered_sync, gate_of
 from ._guarded import (
-    call_guarded,
-    call_guarded_sync,
     caller_label,
     envelope_text,
     plain_schema,
@@ -50,6 +56,8 @@ class GuardedLangChainTool(BaseTool):
     """A LangChain tool whose every call goes through a contractgen guard."""
 
     guarded: Any = Field(default=None, exclude=True)
+    #: the contract's confirmation rule (runtime/confirmation.py), None without one
+    gate: Any = Field(default=None, exclude=True)
 
     def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
         return super().run(_NotAnObject.around(tool_input), *args, **kwargs)
@@ -67,15 +75,31 @@ class GuardedLangChainTool(BaseTool):
 
     def _run(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
              **_: Any) -> Any:
-        envelope = call_guarded_sync(self.guarded, arguments, session=_session(config), call_id=call_id,
-                                     caller=_caller(config))
+        envelope = call_answered_sync(self.guarded, arguments, self._graph_answer(arguments),
+                                      session=_session(config), call_id=call_id, caller=_caller(config))
         return _answer(envelope, call_id)
 
     async def _arun(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
                     **_: Any) -> Any:
-        envelope = await call_guarded(self.guarded, arguments, session=_session(config), call_id=call_id,
-                                      caller=_caller(config))
+        envelope = await call_answered(self.guarded, arguments, self._graph_answer(arguments),
+                                       session=_session(config), call_id=call_id, caller=_caller(config))
         return _answer(envelope, call_id)
+
+    def _graph_answer(self, arguments: Any) -> bool | None:
+        """The human's answer through LangGraph's ``interrupt`` when a graph runs this call and the
+        guard would hold it; None otherwise (the guard then answers CONFIRMATION_REQUIRED)."""
+        if not asks(self.gate, arguments):
+            return None
+        try:
+            from langgraph.types import interrupt
+        except ImportError:
+            return None
+        try:
+            answer = interrupt({"contractgen": "confirmation", "tool": self.name,
+                                "summary": self.gate.summary(arguments)})
+        except (KeyError, RuntimeError):  # not run by a LangGraph graph: no run state to pause
+            return None
+        return answer is True or (isinstance(answer, Mapping) and answer.get("confirmed") is True)
 
     def _filter_injected_args(self, tool_input: dict[str, Any]) -> dict[str, Any]:
         """What LangChain hands the callbacks (``on_tool_start``: tracers, LangSmith) of the call's
@@ -117,7 +141,7 @@ class _NotAnObject(dict):  # type: ignore[type-arg]
 def langchain_tool(tool: GuardedTool[Any, Any]) -> GuardedLangChainTool:
     """The LangChain tool for a guarded tool."""
     return GuardedLangChainTool(name=tool.name, description=tool.description,
-                                args_schema=plain_schema(tool.input_schema), guarded=tool)
+                                args_schema=plain_schema(tool.input_schema), guarded=tool, gate=gate_of(tool))
 
 
 def _session(config: RunnableConfig | None) -> str:

@@ -83,8 +83,9 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
         _guarded(
             report, "empty_result", lambda: check_empty_result(report, data, schemas["output"])
         )
-    if clean("preconditions", "confirmation") and schemas["input"] is not None:
-        _guarded(report, "confirmation", lambda: check_gates(report, data, schemas["input"]))
+    gated_input = schemas["input"]
+    if clean("preconditions", "confirmation") and gated_input is not None:
+        _guarded(report, "confirmation", lambda: check_gates(report, data, gated_input))
     return report.diagnostics
 
 

@@ -24,8 +24,13 @@ from .envelope import cap_text, error_envelope
 
 
 class _Named(Protocol):
-    name: str
-    version: str
+    """A guarded tool or its contract: what a confirmation is bound to."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
 
 
 #: the answers the host holds for the calls made in this context: call key -> approved
@@ -178,19 +183,12 @@ def _always(arguments: Any) -> bool:
 
 
 def _condition(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
-    """Whether a call matches ``schema``; a pattern the validator cannot judge counts as a match, so
-    an undecided call is refused or asks for confirmation rather than running unchecked."""
-    from .reference_validator import PatternUndecided, validator
+    """Whether a call matches ``schema``, judged as the guard judges the arguments (the same compiled
+    checker, formats asserted). It runs after the arguments passed the input schema, so no integer
+    too long for the fast backend reaches it."""
+    from .schema_check import SchemaCheck
 
-    check = validator(dict(schema))
-
-    def holds(arguments: Any) -> bool:
-        try:
-            return bool(check.is_valid(arguments))
-        except PatternUndecided:
-            return True
-
-    return holds
+    return SchemaCheck(schema, formats=True).is_valid
 
 
 __all__ = ["Gate", "call_key", "compile_gate", "confirmed"]

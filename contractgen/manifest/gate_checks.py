@@ -15,6 +15,7 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from ..diagnostics import Level
+from ..diff.budget import start_diff
 from ..diff.containment import Verdict, contains
 from ..runtime.pointer import escape_token
 from .describe import did_you_mean, show
@@ -24,6 +25,8 @@ from .schema_keywords import check_keywords
 from .schema_walk import lookup_argument, subschemas
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+#: seconds the prover may spend on one manifest's conditions (each proof also has its own limit)
+PROOF_SECONDS = 10.0
 _COMBINATORS = frozenset({"anyOf", "allOf", "oneOf"})
 
 
@@ -130,6 +133,7 @@ def _check_reach(
     confirmation: bool,
 ) -> None:
     """A condition no valid call meets, or every valid call meets, as far as the prover decides."""
+    start_diff(PROOF_SECONDS)  # this check's own budget, not what a diff run in this process left over
     if contains(False, {"allOf": [input_schema, when]}).verdict is Verdict.COVERS:
         report.error(
             base,

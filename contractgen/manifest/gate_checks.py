@@ -18,6 +18,7 @@ from ..diagnostics import Level
 from ..diff.budget import start_diff
 from ..diff.containment import Verdict, contains
 from ..runtime.pointer import escape_token
+from ..runtime.schema_walk import is_marked
 from .describe import did_you_mean, show
 from .report import Reporter
 from .satisfiable import check_satisfiable, inverted
@@ -44,13 +45,22 @@ def check_gates(report: Reporter, data: dict[str, Any], input_schema: dict[str, 
         )
     for match in _PLACEHOLDER.finditer(confirmation["summary"]):
         name = match.group(1)
-        if not lookup_argument(input_schema, "/" + escape_token(name)).found:
+        found = lookup_argument(input_schema, "/" + escape_token(name))
+        if not found.found:
             report.error(
                 "/confirmation/summary",
                 f"expected each {{name}} in the summary to name an input property (got {{{name}}})",
                 "summary-unknown-argument",
                 hint=did_you_mean(name, _input_names(input_schema))
                 or f"input properties: {', '.join(sorted(_input_names(input_schema)))}",
+            )
+        elif is_marked(found.schema):
+            report.warning(
+                "/confirmation/summary",
+                f"the summary shows {{{name}}}, which the input marks sensitive: the user is shown "
+                "a redaction marker there, never the value",
+                "summary-shows-secret",
+                hint=f"leave {{{name}}} out, or name what it is for instead of its value",
             )
 
 
@@ -133,7 +143,9 @@ def _check_reach(
     confirmation: bool,
 ) -> None:
     """A condition no valid call meets, or every valid call meets, as far as the prover decides."""
-    start_diff(PROOF_SECONDS)  # this check's own budget, not what a diff run in this process left over
+    start_diff(
+        PROOF_SECONDS
+    )  # this check's own budget, not what a diff run in this process left over
     if contains(False, {"allOf": [input_schema, when]}).verdict is Verdict.COVERS:
         report.error(
             base,

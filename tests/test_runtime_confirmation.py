@@ -215,3 +215,17 @@ def test_only_tools_with_a_rule_leave_the_fast_path() -> None:
     tool = guard(rules, lambda args: {"ok": True})
     assert tool._fast is None
     assert tool({"x": 1})["error"]["code"] == "PERMISSION_DENIED" and tool({})["status"] == "ok"
+
+
+def test_a_big_call_checked_off_the_event_loop_still_sees_the_hosts_answer() -> None:
+    """Arguments past BIG_VALUE are checked on a worker thread: the answer travels with the context."""
+    ran: list[Any] = []
+    tool = guard(OPEN, lambda args: ran.append(args) or {})
+    call = {"environment": "production", "notes": ["x" * 10] * 3000}
+
+    async def confirmed_call() -> Any:
+        with confirmed(tool, call):
+            return await tool.acall(call)
+
+    assert asyncio.run(tool.acall(call))["error"]["code"] == "CONFIRMATION_REQUIRED"
+    assert asyncio.run(confirmed_call())["status"] == "ok" and len(ran) == 1

@@ -1446,7 +1446,7 @@ async def _off_loop(fn: Callable[..., _T], *args: Any) -> _T:
     """``fn(*args)``, the guard's own bounded work, on a worker thread of the guard's pool. Not on
     asyncio's default executor: tools that park threads there (``asyncio.to_thread`` calls that
     never return) exhausted it, and healthy tools' big calls then waited forever."""
-    return await asyncio.wrap_future(POOL.submit(contextvars.copy_context().run, fn, *args, reserved=True))
+    return await asyncio.wrap_future(POOL.submit(fn, *args, reserved=True))
 
 
 class _Settled:

@@ -90,6 +90,15 @@ def _check_when(
     names = _input_names(input_schema)
     required_in_input = set(input_schema.get("required") or ())
     for pointer, sub in subschemas(when):
+        for keyword in ("$ref", "$dynamicRef"):
+            if keyword in sub:
+                report.error(
+                    f"{base}{pointer}/{escape_token(keyword)}",
+                    f"expected a self-contained condition (got `{keyword}`: a condition is judged on "
+                    "its own, so it cannot reach the input's $defs)",
+                    "condition-has-ref",
+                    hint="write the condition out in place",
+                )
         check_keywords(report, base + pointer, sub)
         check_satisfiable(report, base + pointer, sub)
         if not _argument_level(pointer):

@@ -147,6 +147,19 @@ annotations:
 examples:
   - summary: Look up one record
     arguments: {{id: rec_123}}
+
+# preconditions: calls the guard refuses before the tool runs; `when` is a JSON Schema over the
+# arguments (a call it accepts is refused with this code and message).
+# preconditions:
+#   - when: {{properties: {{id: {{const: rec_000}}}}, required: [id]}}
+#     code: PERMISSION_DENIED
+#     message: Record rec_000 is reserved. Do not retry; tell the user.
+
+# confirmation: calls that wait for a human's confirmation, given through the host, never by the
+# model; `when` is a JSON Schema over the arguments, or `always`; `{{name}}` in the summary is that argument.
+# confirmation:
+#   when: always
+#   summary: Look up record {{id}}
 """
 
 

@@ -3,8 +3,8 @@
     python examples/mcp_server.py          # serves over stdio; point an MCP client at this command
 
 It serves the generated tools from ``generated/`` (run ``contractgen build`` first after changing
-``contracts/``): book_meeting 2.0.0, search_documents, retrieve_chunks, refund_payment and
-get_exchange_rate.
+``contracts/``): book_meeting 2.0.0, search_documents, retrieve_chunks, refund_payment, refund_order
+and get_exchange_rate. A refund_order above 500 answers CONFIRMATION_REQUIRED: this server asks nobody.
 A call shaped like book_meeting 1.x (``date`` instead of ``start_date``), or one that declares
 ``_meta["contractgen/version"] = "1.2.0"``, gets VERSION_MISMATCH with the migration steps. Nothing leaves the process: calendars, documents, payments and rates are dicts.
 
@@ -34,6 +34,7 @@ from generated import (
     AGENT_INSTRUCTIONS,
     book_meeting_v2,
     get_exchange_rate_v1,
+    refund_order_v1,
     refund_payment_v1,
     retrieve_chunks_v1,
     search_documents_v1,
@@ -147,6 +148,24 @@ def refund_payment(args: refund_payment_v1.RefundPaymentV1Input) -> dict[str, An
             "currency": currency}
 
 
+# --- refund_order: held for the user's confirmation above 500 (contracts/refund_order) ---------------
+
+ORDERS = {"ord_7QpX2m": ("USD", 120.0), "ord_Lk93aZ": ("USD", 1500.0)}
+ORDER_REFUNDS: dict[str, float] = {}
+
+
+@refund_order_v1.refund_order.implement
+def refund_order(args: refund_order_v1.RefundOrderV1Input) -> dict[str, Any]:
+    order = ORDERS.get(args.order_id)
+    if order is None:
+        raise refund_order_v1.OrderNotFound()
+    if ORDER_REFUNDS.get(args.order_id, 0.0) + args.amount > order[1]:
+        raise refund_order_v1.RefundExceedsOrder()
+    ORDER_REFUNDS[args.order_id] = ORDER_REFUNDS.get(args.order_id, 0.0) + args.amount
+    return {"refund_id": f"re_{args.order_id[4:]}_{len(ORDER_REFUNDS)}", "amount": args.amount,
+            "currency": args.currency}
+
+
 # --- get_exchange_rate: the remote dependency ------------------------------------------------------
 
 class ProviderDown(ConnectionError):
@@ -179,7 +198,7 @@ async def get_exchange_rate(args: get_exchange_rate_v1.GetExchangeRateV1Input) -
 
 
 TOOLS: tuple[GuardedTool[Any, Any], ...] = (book_meeting, search_documents, retrieve_chunks, refund_payment,
-                                             get_exchange_rate)
+                                             refund_order, get_exchange_rate)
 
 
 def main() -> None:

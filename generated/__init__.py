@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         book_meeting_v1,
         book_meeting_v2,
         get_exchange_rate_v1,
+        refund_order_v1,
         refund_payment_v1,
         retrieve_chunks_v1,
         search_documents_v1,
@@ -37,6 +38,7 @@ __all__ = [
     "book_meeting_v1",
     "book_meeting_v2",
     "get_exchange_rate_v1",
+    "refund_order_v1",
     "refund_payment_v1",
     "retrieve_chunks_v1",
     "search_documents_v1",
@@ -49,6 +51,7 @@ MODULES: tuple[str, ...] = (
     "book_meeting_v1",
     "book_meeting_v2",
     "get_exchange_rate_v1",
+    "refund_order_v1",
     "refund_payment_v1",
     "retrieve_chunks_v1",
     "search_documents_v1",
@@ -58,6 +61,7 @@ MODULES: tuple[str, ...] = (
 LATEST: dict[str, str] = {
     "book_meeting": "book_meeting_v2",
     "get_exchange_rate": "get_exchange_rate_v1",
+    "refund_order": "refund_order_v1",
     "refund_payment": "refund_payment_v1",
     "retrieve_chunks": "retrieve_chunks_v1",
     "search_documents": "search_documents_v1",
@@ -69,6 +73,7 @@ STUBS: Mapping[str, ToolStub[Any, Any]] = LazyAttributes(
         "book_meeting_v1": "book_meeting",
         "book_meeting_v2": "book_meeting",
         "get_exchange_rate_v1": "get_exchange_rate",
+        "refund_order_v1": "refund_order",
         "refund_payment_v1": "refund_payment",
         "retrieve_chunks_v1": "retrieve_chunks",
         "search_documents_v1": "search_documents",
@@ -82,6 +87,7 @@ CONTRACTS: Mapping[str, Contract] = LazyAttributes(
 _LATEST_MODULES = (
     "book_meeting_v2",
     "get_exchange_rate_v1",
+    "refund_order_v1",
     "refund_payment_v1",
     "retrieve_chunks_v1",
     "search_documents_v1",
@@ -107,6 +113,7 @@ AGENT_INSTRUCTIONS = (
     "- stop_and_tell_user: Do not call the tool again for this request; tell the user what happened.\n"
     "- escalate: Do not retry; ask the user (or an operator) to resolve the blocker first.\n"
     "- ask_user: Ask the user for the missing value; never invent or guess it. Then call again with it.\n"
+    "- confirm_with_user: Ask the user to confirm exactly what the message says will happen; the host records their answer. Call again unchanged only once they agreed.\n"
     "Any tool may also return these codes:\n"
     "- INVALID_ARGUMENT: the arguments break the tool's input schema; field and expected say where and what -> fix_arguments\n"
     "- VERSION_MISMATCH: the call is shaped like another version of the tool; migration says how to update it -> fix_arguments\n"

@@ -42,9 +42,10 @@ def test_registry_lists_every_tool_and_exports() -> None:
     import generated
 
     assert generated.MODULES == ("book_meeting_v1", "book_meeting_v2", "get_exchange_rate_v1",
-                                 "refund_payment_v1", "retrieve_chunks_v1", "search_documents_v1")
+                                 "refund_order_v1", "refund_payment_v1", "retrieve_chunks_v1", "search_documents_v1")
     assert generated.LATEST == {"book_meeting": "book_meeting_v2", "get_exchange_rate": "get_exchange_rate_v1",
-                                "refund_payment": "refund_payment_v1", "retrieve_chunks": "retrieve_chunks_v1",
+                                "refund_order": "refund_order_v1", "refund_payment": "refund_payment_v1",
+                                "retrieve_chunks": "retrieve_chunks_v1",
                                 "search_documents": "search_documents_v1"}
     assert set(generated.STUBS) == set(generated.MODULES) == set(generated.CONTRACTS)
     assert [t["name"] for t in generated.MCP_TOOLS] == sorted(generated.LATEST)
@@ -52,7 +53,7 @@ def test_registry_lists_every_tool_and_exports() -> None:
         module = getattr(generated, module_name)
         assert generated.CONTRACTS[module_name] is module.CONTRACT
         assert module.CONTRACT.version.split(".")[0] == module_name.rsplit("_v", 1)[1]
-    for action in ("fix_arguments", "retry_later", "stop_and_tell_user", "escalate"):
+    for action in ("fix_arguments", "retry_later", "stop_and_tell_user", "escalate", "confirm_with_user"):
         assert f"- {action}: " in generated.AGENT_INSTRUCTIONS
 
 

@@ -60,8 +60,8 @@ def test_tools_are_listed_with_the_contracts_schemas_and_descriptions() -> None:
         seen.update({tool.name: tool for tool in listed.tools})
 
     run_against_example(scenario)
-    assert sorted(seen) == sorted(expected) == ["book_meeting", "get_exchange_rate", "refund_payment",
-                                                 "retrieve_chunks", "search_documents"]
+    assert sorted(seen) == sorted(expected) == ["book_meeting", "get_exchange_rate", "refund_order",
+                                                 "refund_payment", "retrieve_chunks", "search_documents"]
     for name, tool in seen.items():
         wanted = expected[name]
         assert tool.description == wanted["description"]
@@ -341,3 +341,21 @@ def test_budget_is_scoped_to_the_http_session(tmp_path: Any) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_refund_needing_confirmation_is_held_by_a_server_that_asks_nobody() -> None:
+    """The low-level server has no elicitation: over the official SDK client a refund above 500
+    answers CONFIRMATION_REQUIRED with what to confirm, and a refund of 50 runs."""
+    answers: list[dict[str, Any]] = []
+
+    async def scenario(session: ClientSession) -> None:
+        for amount in (900, 50):
+            result = await session.call_tool("refund_order", {"order_id": "ord_Lk93aZ", "amount": amount,
+                                                              "currency": "USD"})
+            answers.append(envelope_of(result))
+
+    run_against_example(scenario)
+    held, ran = answers
+    assert (held["error"]["code"], held["error"]["action"]) == ("CONFIRMATION_REQUIRED", "confirm_with_user")
+    assert held["error"]["confirmation"] == {"summary": "Refund 900 USD to order ord_Lk93aZ"}
+    assert ran["status"] == "ok" and ran["output"]["amount"] == 50

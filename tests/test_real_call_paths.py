@@ -382,9 +382,10 @@ def test_the_generated_package_imports_a_tool_module_when_first_used() -> None:
     assert steps[0] == []
     assert steps[1] == ["generated.get_exchange_rate_v1"]
     assert steps[2] == ["generated.get_exchange_rate_v1", "generated.refund_payment_v1"]
-    assert steps[3] == ["generated.book_meeting_v2", "generated.get_exchange_rate_v1",
+    assert steps[3] == ["generated.book_meeting_v2", "generated.get_exchange_rate_v1", "generated.refund_order_v1",
                         "generated.refund_payment_v1", "generated.retrieve_chunks_v1",
                         "generated.search_documents_v1"]  # the newest majors
-    assert names == ["book_meeting", "get_exchange_rate", "refund_payment", "retrieve_chunks", "search_documents"]
-    assert stubs == ["book_meeting_v1", "book_meeting_v2", "get_exchange_rate_v1", "refund_payment_v1",
-                     "retrieve_chunks_v1", "search_documents_v1"] and contracts == 6
+    assert names == ["book_meeting", "get_exchange_rate", "refund_order", "refund_payment", "retrieve_chunks",
+                     "search_documents"]
+    assert stubs == ["book_meeting_v1", "book_meeting_v2", "get_exchange_rate_v1", "refund_order_v1",
+                     "refund_payment_v1", "retrieve_chunks_v1", "search_documents_v1"] and contracts == 7

@@ -134,7 +134,7 @@ def test_runtime_install_with_mcp_serves_generated_tools_over_stdio(runtime_env:
             seen["search"] = await session.call_tool("search_documents", {"query": "travel policy"})
 
     anyio.run(main)
-    assert seen["tools"] == ["book_meeting", "get_exchange_rate", "refund_payment", "retrieve_chunks",
+    assert seen["tools"] == ["book_meeting", "get_exchange_rate", "refund_order", "refund_payment", "retrieve_chunks",
                              "search_documents"]
     first, second = (json.loads(c.content[0].text) for c in seen["calls"])
     assert first["error"]["action"] == "retry_later" and second["error"]["action"] == "stop_and_tell_user"

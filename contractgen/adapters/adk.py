@@ -40,8 +40,9 @@ from contractgen.runtime import Contract, GuardedTool
 from contractgen.runtime.observe import loggable
 from contractgen.runtime.wrap import contract_from_definition, wrap_tool
 
+from ._confirm import asks, call_answered, gate_of
 from ._escalation import Escalated, Escalation, escalated, escalation_of
-from ._guarded import call_guarded, caller_label, plain_schema, tool_failure, with_state_budget
+from ._guarded import caller_label, plain_schema, tool_failure, with_state_budget
 
 __all__ = ["ContractPlugin", "Escalated", "Escalation", "GuardedAdkTool", "GuardedForeignAdkTool"]
 
@@ -60,6 +61,7 @@ class GuardedAdkTool(BaseTool):
                          is_long_running=tool.contract.timeout.long_running)
         self.guarded = with_state_budget(tool)
         self.escalation = escalation_of(escalate, on_escalate)
+        self._gate = gate_of(tool)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GuardedAdkTool:
         # an LlmRequest holds its tools; a deep copy of it (callbacks, test doubles) shares them,
@@ -71,18 +73,28 @@ class GuardedAdkTool(BaseTool):
                                          parameters_json_schema=plain_schema(self.guarded.input_schema))
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        return await _call(self.guarded, args, tool_context, self.escalation)
+        if self._gate is None or not asks(self._gate, args):
+            return await _call(self.guarded, args, tool_context, escalation=self.escalation)
+        # ADK's tool confirmation: this call asks and the run pauses for the host; ADK runs the call
+        # again once the host answered, with the answer in ``tool_confirmation``
+        answer = tool_context.tool_confirmation
+        if answer is None:
+            tool_context.request_confirmation(hint=self._gate.summary(args))
+            tool_context.actions.skip_summarization = True
+        return await _call(self.guarded, args, tool_context, None if answer is None else bool(answer.confirmed),
+                           escalation=self.escalation)
 
 
 async def _call(guarded: GuardedTool[Any, Any], args: Any, tool_context: ToolContext,
-                escalation: Escalation | None = None) -> dict[str, Any]:
+                approved: bool | None = None, escalation: Escalation | None = None) -> dict[str, Any]:
     """The envelope of one ADK call: budget in the session state, ADK's user, agent and session as
-    caller. An error the tool escalates sets ADK's ``escalate`` action (a LoopAgent or ParallelAgent
-    around the agent stops) and, with ``transfer_to``, hands the conversation to that agent."""
+    caller; ``approved``: the host's answer to ADK's tool confirmation, when it gave one. An error
+    the tool escalates sets ADK's ``escalate`` action (a LoopAgent or ParallelAgent around the agent
+    stops) and, with ``transfer_to``, hands the conversation to that agent."""
     session = tool_context.session.id if tool_context.session is not None else "default"
     caller = caller_label(user=tool_context.user_id, agent=tool_context.agent_name, session=session)
-    envelope = dict(await call_guarded(guarded, args, session=session, state=tool_context.state,
-                                       call_id=tool_context.function_call_id, caller=caller))
+    envelope = dict(await call_answered(guarded, args, approved, session=session, state=tool_context.state,
+                                        call_id=tool_context.function_call_id, caller=caller))
     raised = escalated(escalation, guarded, envelope, session)
     if raised is None or escalation is None:
         return envelope

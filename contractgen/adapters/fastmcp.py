@@ -60,8 +60,9 @@ from contractgen.runtime.observe import loggable
 from contractgen.runtime.progress import progress_listener
 from contractgen.runtime.versions import VersionCheck
 
+from ._confirm import asks, call_answered, gate_of
 from ._escalation import Escalated, Escalation, escalated, escalation_of
-from ._guarded import call_guarded, caller_label, session_from, tool_failure
+from ._guarded import caller_label, session_from, tool_failure
 
 __all__ = ["HEADER_SESSION", "ContractBackstop", "GuardedFastMCPTool", "add_guarded_tools",
            "envelope_schema", "fastmcp_tool"]
@@ -82,16 +83,20 @@ class GuardedFastMCPTool(Tool):
     version_output_schema: dict[str, Any] | None = Field(default=None, exclude=True)
     #: which escalate errors tell a human (MCP has no escalation of its own to trigger)
     escalation: Any = Field(default=None, exclude=True)
+    #: the contract's confirmation rule (runtime/confirmation.py), None without one
+    gate: Any = Field(default=None, exclude=True)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         tool: GuardedTool[Any, Any] = self.guarded
         call = _this_request(tool)
+        approved = await _elicited(call.context, self.gate.summary(arguments)) \
+            if asks(self.gate, arguments) else None
         # the MCP server's sender: FastMCP's context offers the same session and request id
         sender = _progress_sender(call.context, call.progress, tool, arguments)
         with progress_listener(sender.report if sender is not None else None):
-            envelope = await call_guarded(tool, arguments, session=call.session,
-                                          contract_version=call.version, call_id=call.call_id,
-                                          caller=call.caller)
+            envelope = await call_answered(tool, arguments, approved, session=call.session,
+                                           contract_version=call.version, call_id=call.call_id,
+                                           caller=call.caller)
         if sender is not None:
             await sender.flush()  # every notification goes out before the result
         raised = escalated(self.escalation, tool, envelope, call.session)
@@ -118,7 +123,26 @@ def fastmcp_tool(tool: GuardedTool[Any, Any], *, structured: Structured = "outpu
                               output_schema=output_schema, annotations=definition.annotations,
                               execution=definition.execution, meta=definition.meta, guarded=tool,
                               structured_envelope=whole, version_output_schema=output_schema,
-                              escalation=escalation_of(escalate, on_escalate))
+                              escalation=escalation_of(escalate, on_escalate), gate=gate_of(tool))
+
+
+
+async def _elicited(ctx: Any, summary: str) -> bool | None:
+    """The user's answer through MCP elicitation: accepted with yes is True, declined (or accepted
+    with no) is False. None, so the call answers CONFIRMATION_REQUIRED, where nobody can be asked:
+    no request context, a client that declared no elicitation capability, a stateless connection
+    (no server-to-client requests), or a user who cancelled the form."""
+    try:
+        capabilities = ctx.session.client_capabilities if ctx is not None else None
+        if capabilities is None or capabilities.elicitation is None:
+            return None
+        answer = await ctx.elicit(f"Confirm: {summary}?", response_type=bool, response_title="Confirm")
+    except Exception as exc:  # noqa: BLE001 - the call is held, not failed
+        logger.info("elicitation unavailable for a confirmation (%s); the call is held", type(exc).__name__)
+        return None
+    if answer.action == "accept":
+        return answer.data is True
+    return False if answer.action == "decline" else None
 
 
 def envelope_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:

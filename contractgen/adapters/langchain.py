@@ -10,6 +10,13 @@ named in ``metadata["lc_agent_name"]`` and that session. The tool never raises i
 (``invoke`` would). LangChain's callbacks (``on_tool_start``: tracers, LangSmith) see the arguments
 redacted. A backstop for tools nobody wrapped: LangGraph's ``ToolNode`` tool-call hook
 (``contract_tool_call``); langchain-core alone has no hook that can answer for an exception.
+
+A call the contract holds for a human's confirmation: langchain-core has no human-in-the-loop step
+of its own, so in a plain tool loop the call answers CONFIRMATION_REQUIRED and the host, having asked
+the user, calls again inside ``confirmed(tool, arguments)``. Run by LangGraph (a ``ToolNode`` in a
+graph with a checkpointer), the tool pauses the graph with LangGraph's ``interrupt`` (the value says
+what to confirm); resumed with ``Command(resume=True)`` (or ``{"confirmed": true}``) it runs, with
+any other answer it answers CONFIRMATION_DENIED.
 """
 
 from __future__ import annotations
@@ -33,10 +40,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from contractgen.runtime import GuardedTool
 from contractgen.runtime.scrub import shown_arguments
 
+from ._confirm import asks, call_answered, call_answered_sync, gate_of
 from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import (
-    call_guarded,
-    call_guarded_sync,
     caller_label,
     envelope_text,
     plain_schema,
@@ -57,6 +63,8 @@ class GuardedLangChainTool(BaseTool):
     guarded: Any = Field(default=None, exclude=True)
     #: which escalate errors tell a human (LangChain has no escalation of its own to trigger)
     escalation: Any = Field(default=None, exclude=True)
+    #: the contract's confirmation rule (runtime/confirmation.py), None without one
+    gate: Any = Field(default=None, exclude=True)
 
     def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
         return super().run(_NotAnObject.around(tool_input), *args, **kwargs)
@@ -75,16 +83,32 @@ class GuardedLangChainTool(BaseTool):
     def _run(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
              **_: Any) -> Any:
         session = _session(config)
-        envelope = call_guarded_sync(self.guarded, arguments, session=session, call_id=call_id,
-                                     caller=_caller(config))
+        envelope = call_answered_sync(self.guarded, arguments, self._graph_answer(arguments),
+                                      session=session, call_id=call_id, caller=_caller(config))
         return _answer(escalated(self.escalation, self.guarded, envelope, session) or envelope, call_id)
 
     async def _arun(self, arguments: Any, call_id: str | None, *, config: RunnableConfig,
                     **_: Any) -> Any:
         session = _session(config)
-        envelope = await call_guarded(self.guarded, arguments, session=session, call_id=call_id,
-                                      caller=_caller(config))
+        envelope = await call_answered(self.guarded, arguments, self._graph_answer(arguments),
+                                       session=session, call_id=call_id, caller=_caller(config))
         return _answer(escalated(self.escalation, self.guarded, envelope, session) or envelope, call_id)
+
+    def _graph_answer(self, arguments: Any) -> bool | None:
+        """The human's answer through LangGraph's ``interrupt`` when a graph runs this call and the
+        guard would hold it; None otherwise (the guard then answers CONFIRMATION_REQUIRED)."""
+        if not asks(self.gate, arguments):
+            return None
+        try:
+            from langgraph.types import interrupt
+        except ImportError:
+            return None
+        try:
+            answer = interrupt({"contractgen": "confirmation", "tool": self.name,
+                                "summary": self.gate.summary(arguments)})
+        except (KeyError, RuntimeError):  # not run by a LangGraph graph: no run state to pause
+            return None
+        return answer is True or (isinstance(answer, Mapping) and answer.get("confirmed") is True)
 
     def _filter_injected_args(self, tool_input: dict[str, Any]) -> dict[str, Any]:
         """What LangChain hands the callbacks (``on_tool_start``: tracers, LangSmith) of the call's
@@ -130,7 +154,7 @@ def langchain_tool(tool: GuardedTool[Any, Any], *,
     an error whose action is escalate tells a human (LangChain has no escalation to trigger)."""
     return GuardedLangChainTool(name=tool.name, description=tool.description,
                                 args_schema=plain_schema(tool.input_schema), guarded=tool,
-                                escalation=escalation_of(escalate, on_escalate))
+                                escalation=escalation_of(escalate, on_escalate), gate=gate_of(tool))
 
 
 def _session(config: RunnableConfig | None) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
@@ -23,6 +24,7 @@ from ..runtime.install_hint import install_hint
 try:
     from agents import FunctionTool, FunctionToolResult, ToolsToFinalOutputResult
     from agents.exceptions import UserError
+    from agents.run_config import ToolErrorFormatterArgs
     from agents.strict_schema import ensure_strict_json_schema
     from agents.tool_context import ToolContext
     from agents.tracing import get_current_span
@@ -34,9 +36,9 @@ from contractgen.runtime import GuardedTool
 from contractgen.runtime.observe import loggable
 from contractgen.runtime.scrub import arguments_shown
 
+from ._confirm import asks, call_answered, gate_of
 from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import (
-    call_guarded,
     caller_label,
     envelope_text,
     invalid_json_arguments,
@@ -46,8 +48,8 @@ from ._guarded import (
     with_state_budget,
 )
 
-__all__ = ["Escalated", "Escalation", "contract_failure", "function_tool", "run_session", "stop_on_escalation",
-           "strict_allowed"]
+__all__ = ["Escalated", "Escalation", "confirmation_denied", "contract_failure", "function_tool", "run_session",
+           "stop_on_escalation", "strict_allowed"]
 
 SessionOf = Callable[[ToolContext[Any]], str]
 
@@ -75,6 +77,16 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
                          "hint: leave strict=None, which uses strict mode only where it changes nothing")
     use_strict = allowed if strict is None else strict
     session_of = session or run_session
+    gate = gate_of(guarded)
+
+    async def needs_approval(ctx: Any, params: dict[str, Any], call_id: str) -> bool:
+        """The SDK's approval step for exactly the calls the guard would hold for a human."""
+        if not asks(gate, params):
+            return False
+        _ASKED[call_id] = (guarded, params, _session_of(session_of, ctx, guarded.name))
+        while len(_ASKED) > _ASKED_CAP:
+            _ASKED.popitem(last=False)
+        return True
 
     async def invoke(ctx: ToolContext[Any], raw_arguments: str) -> str:
         try:
@@ -89,13 +101,32 @@ def function_tool(tool: GuardedTool[Any, Any], *, strict: bool | None = None,
         agent = getattr(getattr(ctx, "agent", None), "name", None)
         caller = caller_label(user=session_from(context, "user_id"), agent=agent,
                               session=None if session == "default" else session.split(":", 1)[-1])
-        envelope = await call_guarded(guarded, arguments, session=session, state=state,
-                                      call_id=ctx.tool_call_id, caller=caller)
+        # the SDK runs a call that needed approval only once the host approved it (RunState.approve)
+        approved = ctx.is_tool_approved(guarded.name, ctx.tool_call_id) if asks(gate, arguments) else None
+        envelope = await call_answered(guarded, arguments, approved, session=session, state=state,
+                                       call_id=ctx.tool_call_id, caller=caller)
         return envelope_text(escalated(escalation, guarded, envelope, session) or envelope)
 
     invoke.escalation = escalation  # type: ignore[attr-defined] # read by stop_on_escalation
     return FunctionTool(name=guarded.name, description=guarded.description, params_json_schema=schema,
-                        on_invoke_tool=invoke, strict_json_schema=use_strict)
+                        on_invoke_tool=invoke, strict_json_schema=use_strict,
+                        needs_approval=needs_approval if gate is not None else False)
+
+
+#: the calls this process asked the SDK to approve, by call id: (tool, arguments, budget session)
+_ASKED: OrderedDict[str, tuple[GuardedTool[Any, Any], dict[str, Any], str]] = OrderedDict()
+_ASKED_CAP = 4096
+
+
+async def confirmation_denied(args: ToolErrorFormatterArgs[Any]) -> str | None:
+    """``RunConfig(tool_error_formatter=confirmation_denied)``: a call the host rejected
+    (``RunState.reject``) reaches the model as the guard's CONFIRMATION_DENIED envelope instead of
+    the SDK's plain text; other errors keep the SDK's message (None)."""
+    asked = _ASKED.pop(args.call_id, None) if args.kind == "approval_rejected" else None
+    if asked is None:
+        return None
+    tool, arguments, session = asked
+    return envelope_text(await call_answered(tool, arguments, False, session=session, call_id=args.call_id))
 
 
 def stop_on_escalation(context: Any, results: list[FunctionToolResult]) -> ToolsToFinalOutputResult:

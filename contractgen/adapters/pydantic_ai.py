@@ -21,7 +21,7 @@ from typing import Any
 from ..runtime.install_hint import install_hint
 
 try:
-    from pydantic_ai import RunContext, Tool
+    from pydantic_ai import RunContext, Tool, ToolDenied
     from pydantic_ai.exceptions import (
         ApprovalRequired,
         CallDeferred,
@@ -30,34 +30,42 @@ try:
         SkipToolValidation,
         ToolFailed,
     )
+    from pydantic_ai.messages import ToolCallPart
     from pydantic_ai.toolsets import WrapperToolset
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("contractgen.adapters.pydantic_ai needs pydantic-ai: "
                       f"{install_hint('pydantic-ai')}") from exc
 
 from contractgen.runtime import GuardedTool
+from contractgen.runtime.confirmation import confirmed
 
+from ._confirm import asks, call_answered, gate_of
 from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import (
-    call_guarded,
+    call_guarded_sync,
     caller_label,
+    envelope_text,
     invalid_json_arguments,
     plain_schema,
     session_from,
     tool_failure,
 )
 
-__all__ = ["ContractBackstop", "Escalated", "Escalation", "pydantic_ai_tool"]
+__all__ = ["ContractBackstop", "Escalated", "Escalation", "confirmation_denied", "pydantic_ai_tool"]
 
 
 def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2,
                      escalate: bool | Iterable[str] | Escalation | None = None,
                      on_escalate: Callable[[Escalated], Any] | None = None) -> Tool[Any]:
-    """The pydantic-ai ``Tool`` for a guarded tool. ``escalate`` (True, or the codes) with
-    ``on_escalate``: an error whose action is escalate tells a human and defers the call
-    (``CallDeferred``): the run ends with ``DeferredToolRequests`` (the agent's ``output_type`` must
-    allow it), whose ``metadata[call_id]["envelope"]`` is the envelope, for the person to resolve."""
+    """The pydantic-ai ``Tool`` for a guarded tool. A call the contract holds for a human's
+    confirmation is deferred (``ApprovalRequired``: the run ends with ``DeferredToolRequests``, the
+    agent needs ``output_type=[..., DeferredToolRequests]``) until the host approves it.
+    ``escalate`` (True, or the codes) with ``on_escalate``: an error whose action is escalate tells a
+    human and defers the call (``CallDeferred``): the run ends with ``DeferredToolRequests`` (the
+    agent's ``output_type`` must allow it), whose ``metadata[call_id]["envelope"]`` is the envelope,
+    for the person to resolve."""
     escalation = escalation_of(escalate, on_escalate)
+    gate = gate_of(tool)
 
     async def call(ctx: RunContext[Any], /, **arguments: Any) -> dict[str, Any]:
         if arguments.get(_NOT_AN_OBJECT) is _NOT_AN_OBJECT:
@@ -65,8 +73,13 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2,
         conversation = str(ctx.conversation_id or "default")[:200]
         agent = getattr(getattr(ctx, "agent", None), "name", None)
         caller = caller_label(user=session_from(ctx.deps, "user_id"), agent=agent, session=conversation)
-        envelope = await call_guarded(tool, arguments, session="conversation:" + conversation,
-                                      call_id=ctx.tool_call_id, caller=caller)
+        approved = None
+        if asks(gate, arguments):
+            if not ctx.tool_call_approved:  # pydantic-ai's deferred approval: the host answers
+                raise ApprovalRequired(metadata={"summary": gate.summary(arguments) if gate else ""})
+            approved = True
+        envelope = await call_answered(tool, arguments, approved, session="conversation:" + conversation,
+                                       call_id=ctx.tool_call_id, caller=caller)
         raised = escalated(escalation, tool, envelope, "conversation:" + conversation)
         if raised is not None:
             raise CallDeferred(metadata={"envelope": raised})
@@ -77,6 +90,15 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2,
     made.max_retries = max_retries
     made.function_schema.validator = _ParsedOnly()  # type: ignore[assignment]
     return made
+
+
+def confirmation_denied(tool: GuardedTool[Any, Any], call: ToolCallPart) -> ToolDenied:
+    """The host's "no" for a deferred call, as the model reads it: the guard's CONFIRMATION_DENIED
+    envelope (``DeferredToolResults(approvals={call.tool_call_id: confirmation_denied(tool, call)})``)."""
+    arguments = call.args_as_dict()
+    with confirmed(tool, arguments, approved=False):
+        envelope = call_guarded_sync(tool, arguments, session="default", call_id=call.tool_call_id)
+    return ToolDenied(envelope_text(envelope))
 
 
 #: the key and value standing for arguments that are not one JSON object (no model can send the value)

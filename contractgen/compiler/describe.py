@@ -20,6 +20,7 @@ from ..runtime.codes import ACTIONS, CODES, retry_withheld
 from ..runtime.contract import Contract, ErrorSpec
 from ..runtime.jsonvalue import MISSING
 from ..runtime.pointer import resolve_pointer
+from .condition_words import condition_words
 
 _MAX_ENUM = 8
 #: Codes any tool may return for the same reasons; the snippet explains them once.
@@ -51,6 +52,11 @@ def describe_tool(contract: Contract, *, parameters: bool = False) -> str:
     deprecation = _deprecation(contract)
     if deprecation:
         lines.append(deprecation)
+    if contract.confirmation is not None:
+        when = contract.confirmation.when
+        calls = "every call" if when is None else f"a call where {condition_words(when)}"
+        lines.append(f"Confirmation: {_one_line(calls)} needs the user's confirmation, which the host asks for; "
+                     "until given, the tool answers CONFIRMATION_REQUIRED -> confirm_with_user")
     errors = _errors(contract)
     if errors:
         lines += ["Errors:", *errors]
@@ -247,6 +253,10 @@ def _errors(contract: Contract) -> list[str]:
         where = f" [{_one_line(spec.field)}]" if spec.field else ""
         action = effective_action(contract, spec.code, spec.action, spec.retryable)
         lines.append(f"- {spec.code}{where}: {agreeing_message(spec.message, action, spec.code)} -> {action}")
+    for rule in contract.preconditions:  # refused by the guard before the tool runs
+        action = CODES[rule.code].action
+        lines.append(f"- {rule.code} (when {_one_line(condition_words(rule.when))}): "
+                     f"{agreeing_message(rule.message, action, rule.code)} -> {action}")
     if contract.migrations:
         lines.append("- VERSION_MISMATCH: the arguments match an older version of this tool; apply the "
                      f"migration in the error -> {CODES['VERSION_MISMATCH'].action}")

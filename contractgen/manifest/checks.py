@@ -14,6 +14,7 @@ from ..diagnostics import Diagnostic
 from .contract_checks import check_empty_result, check_examples, check_retry_and_timeout
 from .describe import json_type
 from .error_checks import check_errors, check_messages
+from .gate_checks import check_gates
 from .lifecycle_checks import check_layout, check_lifecycle
 from .meta import check_meta
 from .number_checks import check_finite_numbers
@@ -91,6 +92,9 @@ def check_file(item: ParsedFile) -> list[Diagnostic]:
         _guarded(
             report, "result rules", lambda: check_result_rules(report, data, schemas["output"])
         )
+    gated_input = schemas["input"]
+    if clean("preconditions", "confirmation") and gated_input is not None:
+        _guarded(report, "confirmation", lambda: check_gates(report, data, gated_input))
     return report.diagnostics
 
 

@@ -10,6 +10,7 @@ from ..runtime.contract import (
     Annotations,
     Backoff,
     Breaker,
+    Confirmation,
     Contract,
     Dependency,
     Deprecation,
@@ -17,6 +18,7 @@ from ..runtime.contract import (
     ErrorSpec,
     Example,
     Migration,
+    Precondition,
     RetryPolicy,
     Timeout,
 )
@@ -107,7 +109,16 @@ def lower_manifest(data: Mapping[str, Any]) -> Contract:
         icons=tuple(data.get("icons", ())),
         meta=data.get("meta"),
         result_rules=lower_result_rules(data.get("result_rules")),
+        preconditions=tuple(Precondition(p["when"], p["code"], p["message"]) for p in data.get("preconditions", ())),
+        confirmation=_confirmation(data.get("confirmation")),
     )
+
+
+def _confirmation(data: Mapping[str, Any] | None) -> Confirmation | None:
+    if data is None:
+        return None
+    when = data["when"]
+    return Confirmation(summary=data["summary"], when=None if when == "always" else when)
 
 
 def _dependency(data: Mapping[str, Any] | None) -> Dependency | None:

@@ -19,6 +19,8 @@ ACTIONS: Mapping[str, str] = MappingProxyType(
         "stop_and_tell_user": "Do not call the tool again for this request; tell the user what happened.",
         "escalate": "Do not retry; ask the user (or an operator) to resolve the blocker first.",
         "ask_user": "Ask the user for the missing value; never invent or guess it. Then call again with it.",
+        "confirm_with_user": ("Ask the user to confirm exactly what the message says will happen; the host "
+                              "records their answer. Call again unchanged only once they agreed."),
     }
 )
 
@@ -66,9 +68,13 @@ _TABLE = (
                  "The call did not finish within its deadline."),
     CodeDefaults("INTERNAL", "internal", False, "stop_and_tell_user",
                  "An unexpected failure inside the tool."),
+    CodeDefaults("CONFIRMATION_REQUIRED", "permission", False, "confirm_with_user",
+                 "The call needs the user's confirmation, given through the host, before it runs."),
+    CodeDefaults("CONFIRMATION_DENIED", "permission", False, "stop_and_tell_user",
+                 "The user declined to confirm the call; it did not run."),
 )
 
-#: Code name -> defaults, in the order above (validation first, internal last).
+#: Code name -> defaults, in the order above (validation first, internal, then the human step).
 CODES: Mapping[str, CodeDefaults] = MappingProxyType({entry.code: entry for entry in _TABLE})
 
 #: Codes whose default action is to retry later; these count against the failure budget.

@@ -176,6 +176,28 @@ class FreshnessRule:
 
 
 @dataclass(frozen=True)
+class Confirmation:
+    """When a call needs a human's confirmation before it runs, and what the human is asked.
+
+    ``when`` is a JSON Schema over the arguments (a call it accepts needs confirmation), or None for
+    every call. ``summary`` names arguments as ``{name}``; the guard fills them in (secrets scrubbed).
+    """
+
+    summary: str
+    when: Mapping[str, JSON] | None = None
+
+
+@dataclass(frozen=True)
+class Precondition:
+    """A business rule checked before the implementation runs: a call ``when`` accepts is refused
+    with ``code`` and ``message``."""
+
+    when: Mapping[str, JSON]
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Example:
     summary: str
     arguments: Mapping[str, JSON]
@@ -211,6 +233,10 @@ class Contract:
     meta: Mapping[str, JSON] | None = None
     #: checked on every accepted result before it is returned (``runtime/result_rules.py``)
     result_rules: tuple[IntegrityRule | FreshnessRule, ...] = ()
+    #: calls refused before the implementation runs, checked in order (confirmation.py)
+    preconditions: tuple[Precondition, ...] = ()
+    #: calls that run only once the host holds a human's confirmation (confirmation.py)
+    confirmation: Confirmation | None = None
 
     @property
     def major(self) -> int:

@@ -30,7 +30,7 @@ _SHORT_TEXT_KEYS = frozenset({"expected_version", "received_version", "constrain
 REQUIRED_ERROR_KEYS = ("code", "category", "message", "action", "retryable")
 OPTIONAL_ERROR_KEYS = ("retry_after", "field", "constraint", "expected", "attempted", "violations",
                        "violations_omitted", "partial_results", "ref", "expected_version",
-                       "received_version", "migration", "budget", "upstream")
+                       "received_version", "migration", "budget", "upstream", "confirmation")
 
 
 def new_ref() -> str:

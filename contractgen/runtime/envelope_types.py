@@ -33,8 +33,9 @@ WireT = DefaultTypeVar("WireT", default=Any)
 Arguments = Mapping[str, Any]
 
 Code = Literal["INVALID_ARGUMENT", "VERSION_MISMATCH", "NOT_FOUND", "CONFLICT", "FAILED_PRECONDITION",
-               "PERMISSION_DENIED", "RATE_LIMITED", "UNAVAILABLE", "TIMEOUT", "INTERNAL"]
-Action = Literal["fix_arguments", "retry_later", "stop_and_tell_user", "escalate"]
+               "PERMISSION_DENIED", "RATE_LIMITED", "UNAVAILABLE", "TIMEOUT", "INTERNAL",
+               "CONFIRMATION_REQUIRED", "CONFIRMATION_DENIED"]
+Action = Literal["fix_arguments", "retry_later", "stop_and_tell_user", "escalate", "confirm_with_user"]
 Category = Literal["validation", "business", "permission", "transient", "internal"]
 
 #: A sync implementation of a tool: takes the input model and returns the output model (checked
@@ -70,6 +71,7 @@ class ErrorBody(TypedDict):
     migration: NotRequired[list[Any]]
     budget: NotRequired[dict[str, Any]]
     upstream: NotRequired[dict[str, Any]]
+    confirmation: NotRequired[dict[str, Any]]  # {"summary": what the user is asked to confirm}
 
 
 class Notice(TypedDict):

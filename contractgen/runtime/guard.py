@@ -32,6 +32,7 @@ from .budget import (
 from .calls import _CALL, _CALL_LOG_LEVEL, _NEVER_SWALLOWED, _call_log_enabled
 from .capacity import Capacity
 from .codes import CODES
+from .confirmation import compile_gate
 from .contract import Contract
 from .deprecation_notice import compile_deprecation_notice
 from .envelope_types import (
@@ -114,6 +115,8 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         self._output_is_valid = self._compiled.output.bare_is_valid
         self._old_keys = self._compiled.versions.old_key_set
         self._empty_rule = contract.empty_result
+        #: preconditions and confirmation (confirmation.py), None when the contract declares neither
+        self._gate = compile_gate(contract, resources)
         #: the result rules' problems for an accepted output; None when the contract has none
         self._result_rules = compile_result_rules(contract)
         #: tells each session once that this version is deprecated; None when it is not
@@ -138,7 +141,8 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         run = "awaited" if self._is_async else "inline" if self._inline else "worker under deadline"
         steps = [("hooks", self._hooks is not None), ("private copy", True),
                  ("version", bool(self._old_keys)),
-                 ("input schema", True), ("input model", self.input_model is not None), (f"run {run}", True),
+                 ("input schema", True), ("input model", self.input_model is not None),
+                 ("preconditions and confirmation", self._gate is not None), (f"run {run}", True),
                  ("output schema", True), ("scrub secrets", self._output_scrub is not None),
                  ("empty rule", self._empty_rule is not None), ("result rules", self._result_rules is not None),
                  ("notices", self._open_names is not None), ("deprecation notice", self._deprecation_notice is not None),

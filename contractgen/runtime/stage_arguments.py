@@ -167,6 +167,8 @@ class ArgumentsStage(RunStage):
                 return self._internal(exc, "input model"), None
             return self._invalid_arguments(violations), None
         _stage("input", "passed")
+        if self._gate is not None:  # refused, or held for a human's confirmation, before the tool runs
+            return self._gate(arguments), value
         return None, value
 
     async def _aprepare(self, arguments: Any, problem: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:

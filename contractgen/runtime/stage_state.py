@@ -17,6 +17,7 @@ from typing import Any
 from .argument_errors import ShapedErrors
 from .budget import BudgetStore
 from .capacity import Capacity
+from .confirmation import Gate
 from .contract import Contract, EmptyResult
 from .errors import ToolError
 from .observe import CallRecord
@@ -92,6 +93,7 @@ class ToolState:
     _output_is_valid: Callable[[Any], bool]
     _old_keys: frozenset[str]
     _empty_rule: EmptyResult | None
+    _gate: Gate | None
     _result_rules: Callable[[Any], list[str]] | None
     _deprecation_notice: Callable[[dict[str, Any], str], None] | None
     _open_names: frozenset[str] | None

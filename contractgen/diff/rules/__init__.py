@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from . import (
     annotations_weakened,
+    confirmation_rule_loosened,
+    confirmation_rule_removed,
     contract_term_changed,
     dependency_breaker_changed,
     error_action_changed,
@@ -84,6 +86,7 @@ MODULES = (
     output_enum_value_added, output_schema_widened, output_keyword_changed,
     error_code_added, error_removed, error_code_changed, error_retryable_changed, error_action_changed,
     error_retry_after_dropped, retry_failure_budget_changed, retry_retryable_codes_changed, timeout_decreased, dependency_breaker_changed,
-    annotations_weakened, contract_term_changed, result_rule_removed, result_rule_loosened,
+    annotations_weakened, confirmation_rule_removed, confirmation_rule_loosened, contract_term_changed,
+    result_rule_removed, result_rule_loosened,
     version_decreased, version_unchanged, major_bump_required, migration_missing,
 )

@@ -73,6 +73,7 @@ AGENT_INSTRUCTIONS = (
     "- stop_and_tell_user: Do not call the tool again for this request; tell the user what happened.\n"
     "- escalate: Do not retry; ask the user (or an operator) to resolve the blocker first.\n"
     "- ask_user: Ask the user for the missing value; never invent or guess it. Then call again with it.\n"
+    "- confirm_with_user: Ask the user to confirm exactly what the message says will happen; the host records their answer. Call again unchanged only once they agreed.\n"
     "Any tool may also return these codes:\n"
     "- INVALID_ARGUMENT: the arguments break the tool's input schema; field and expected say where and what -> fix_arguments\n"
     "- VERSION_MISMATCH: the call is shaped like another version of the tool; migration says how to update it -> fix_arguments\n"

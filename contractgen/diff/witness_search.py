@@ -113,9 +113,19 @@ def _limits(keyword: str, *schemas: Any) -> list[Any]:
     return found
 
 
-def _scalars(inner: Any, outer: Any) -> Iterator[Any]:
-    from .ruletools import numbers_near
+def numbers_near(*limits: float | None) -> list[float]:
+    """Integers and halves around each limit: where a moved bound lets a value through on one side only."""
+    out: list[float] = []
+    for limit in limits:
+        if limit is None:
+            continue
+        for delta in (0, -1, 1, -0.5, 0.5, -2, 2, -10, 10):
+            value = limit + delta
+            out.append(int(value) if float(value).is_integer() else value)
+    return out
 
+
+def _scalars(inner: Any, outer: Any) -> Iterator[Any]:
     bounds = [v for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
               for v in _limits(k, inner, outer)]
     yield from numbers_near(*bounds)

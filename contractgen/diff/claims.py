@@ -21,7 +21,8 @@ from .ruletools import json_type
 from .witness import thaw
 
 #: rule ID -> its claim: "absent" (the property is missing from its object), "present" (it is there),
-#: "null" (the value is null), "enum" (a value the accepting side lists and the refusing side does not),
+#: "null" (the value is null), "enum" (a value the refusing side does not list, and the accepting side
+#: does where it lists any),
 #: "type" (a value whose JSON type only the accepting side allows), "refused" (a value the accepting
 #: side takes at the finding's position and the refusing side refuses there)
 CLAIMS = {
@@ -62,7 +63,7 @@ WORDS = {
     "absent": "the property absent",
     "present": "the property present",
     "null": "null",
-    "enum": "an enum value only one side lists",
+    "enum": "a value only one side's enum admits",
     "type": "a type only one side allows",
     "refused": "a value this position refuses",
 }
@@ -109,7 +110,9 @@ class Claim:
         if self.kind == "null":
             return value is None
         if self.kind == "enum":
-            return _in(value, _listed(self.accepting)) and not _in(value, _listed(self.refusing))
+            # an accepting side that lists nothing (an enum introduced) takes any value
+            accepted = _listed(self.accepting)
+            return (not accepted or _in(value, accepted)) and not _in(value, _listed(self.refusing))
         if self.kind == "type":
             kind = json_type(value)
             return covers_type(types_of(self.accepting), kind) and not covers_type(

@@ -11,7 +11,7 @@ from .generate import NOTHING, candidates, generate
 from .model import Mutation
 from .normalize import JSON_TYPES, types_of
 from .structure import SchemaPair
-from .witness_search import search
+from .witness import search
 
 
 def show(value: Any) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
 from ..ruletools import upper_bound, upper_is_tighter, upper_text
 from ..structure import SchemaPair
-from ..witness_search import numbers_near
+from ..witness import numbers_near
 
 ID = "input-maximum-lowered"
 LEVEL = Level.BREAKING

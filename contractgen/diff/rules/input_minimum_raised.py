@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
 from ..ruletools import lower_bound, lower_is_tighter, lower_text
 from ..structure import SchemaPair
-from ..witness_search import numbers_near
+from ..witness import numbers_near
 
 ID = "input-minimum-raised"
 LEVEL = Level.BREAKING

@@ -5,7 +5,10 @@ First the end-to-end CLI wall time (`diff old new` and `diff --against`) for 100
 measured in the same run); then, with --detail, the steps for --tools/--changed: the diff's time next
 to the time to load the same trees (parse + check + lower). Nothing here asserts a time.
 
-    python bench/diff_scale.py [--repeat 2] [--detail --tools 1000 --changed 0.05]
+    python bench/diff_scale.py [--repeat 2] [--baseline DIR] [--detail --tools 1000 --changed 0.05]
+
+--baseline DIR runs every diff of the first table on the contractgen found in DIR too (for instance
+`git archive BASE contractgen | tar -x -C DIR`), alternated with this checkout's run by run.
 """
 
 from __future__ import annotations
@@ -117,28 +120,60 @@ def against_repo(root: Path) -> Path:
     return repo
 
 
-def cli(*argv: str, where: Path) -> float:
+def cli(*argv: str, where: Path, code: str | None = None) -> float:
+    """Wall time of one `python -m contractgen` run; ``code`` is a checkout to import contractgen from."""
+    env = {**os.environ, "PYTHONPATH": code} if code else None
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "contractgen", *argv], cwd=where, capture_output=True, check=False)
+    subprocess.run([sys.executable, "-m", "contractgen", *argv], cwd=where, capture_output=True, check=False, env=env)
     return time.perf_counter() - started
 
 
-def cli_matrix(repeat: int) -> None:
-    """CLI wall for 100 / 1,000 tools, 5% and one tool changed: two folders and --against."""
+def cli_matrix(repeat: int, baseline: str | None = None) -> None:
+    """CLI wall for 100 / 1,000 tools, 5% and one tool changed: two folders and --against. With a
+    baseline checkout, each diff also runs on its code, alternated with this one's run by run, so
+    both columns share the machine's load."""
+    folders_argv = ("diff", "old", "new", "--format", "json", "--today", "2026-11-30")
+    against_argv = ("diff", "--against", "main", "contracts", "--format", "json", "--today", "2026-11-30")
     print(f"CLI end to end, best of {repeat} runs (x check = against `check old` of the same tree)")
-    print(f"{'tools':>6} {'changed':>8} {'diff old new':>13} {'--against':>10} {'check old':>10} {'x check':>8}")
+    header = f"{'tools':>6} {'changed':>8} {'diff old new':>13} {'--against':>10} {'check old':>10} {'x check':>8}"
+    print(header + (f" {'baseline old new':>17} {'baseline --against':>19}" if baseline else ""))
     for tools in (100, 1000):
         for changed in (0.05, 1):
             with tempfile.TemporaryDirectory() as scratch:
                 root = Path(scratch)
                 count = write_trees(root, tools, changed)
                 repo = against_repo(root)
-                folders = min(cli("diff", "old", "new", "--format", "json", "--today", "2026-11-30", where=root)
-                              for _ in range(repeat))
-                against = min(cli("diff", "--against", "main", "contracts", "--format", "json", "--today",
-                                  "2026-11-30", where=repo) for _ in range(repeat))
+                runs: dict[str, list[float]] = {"folders": [], "against": [], "base folders": [], "base against": []}
+                for _ in range(repeat):
+                    if baseline:
+                        runs["base folders"].append(cli(*folders_argv, where=root, code=baseline))
+                        runs["base against"].append(cli(*against_argv, where=repo, code=baseline))
+                    runs["folders"].append(cli(*folders_argv, where=root))
+                    runs["against"].append(cli(*against_argv, where=repo))
                 check = min(cli("check", "old", where=root) for _ in range(repeat))
-            print(f"{tools:>6} {count:>8} {folders:>13.3f} {against:>10.3f} {check:>10.3f} {folders / check:>8.2f}")
+            folders, against = min(runs["folders"]), min(runs["against"])
+            row = f"{tools:>6} {count:>8} {folders:>13.3f} {against:>10.3f} {check:>10.3f} {folders / check:>8.2f}"
+            if baseline:
+                row += f" {min(runs['base folders']):>17.3f} {min(runs['base against']):>19.3f}"
+            print(row, flush=True)
+
+
+def fixed_costs(repeat: int) -> None:
+    """What every CLI run pays before reading a manifest, in the same run: the interpreter, importing
+    the command line, and typer's parameter coercion (it imports pydantic on the first option)."""
+    def best_of(code: str) -> float:
+        times = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    bare = best_of("pass")
+    cli_import = best_of("import contractgen.cli")
+    coercion = best_of("import contractgen.cli, pydantic")
+    print(f"fixed costs: interpreter {bare:.3f} s, + import contractgen.cli {cli_import - bare:.3f} s, "
+          f"+ pydantic (typer coerces options with it) {coercion - cli_import:.3f} s")
 
 
 def main() -> int:
@@ -147,8 +182,10 @@ def main() -> int:
     parser.add_argument("--changed", type=float, default=0.05)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--detail", action="store_true", help="also time each step for --tools/--changed")
+    parser.add_argument("--baseline", help="a checkout (e.g. from git archive) whose diff runs alternated with this one")
     args = parser.parse_args()
-    cli_matrix(args.repeat)
+    cli_matrix(args.repeat, args.baseline)
+    fixed_costs(args.repeat)
     if not args.detail:
         return 0
     print()

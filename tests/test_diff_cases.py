@@ -24,7 +24,7 @@ from diff_support import (
 
 from contractgen.diff import RULES_BY_ID
 from contractgen.manifest import load_contracts
-from contractgen.runtime import reference_validator
+from contractgen.runtime import Contract, reference_validator
 
 CASES = case_dirs()
 STRICT_CASES = strict_case_dirs()
@@ -82,12 +82,16 @@ def test_no_change_cases_find_nothing(case: Path) -> None:
 
 
 def _schemas(folder: Path, tool: str, version: str, direction: str) -> dict:
+    contract = _contract(folder, tool, version)
+    return dict(contract.input_schema if direction == "input" else contract.output_schema)
+
+
+def _contract(folder: Path, tool: str, version: str) -> Contract:
     result = load_contracts([folder])
     assert result.ok, result.diagnostics
     for candidate in result.contracts.tools:
         if candidate.name == tool and candidate.version == version:
-            contract = candidate.contract
-            return dict(contract.input_schema if direction == "input" else contract.output_schema)
+            return candidate.contract
     raise AssertionError(f"{tool} {version} not in {folder}")
 
 
@@ -174,44 +178,127 @@ def test_labelled_verdicts_hold(case: Path) -> None:
             assert ("breaking" if breaking else "safe") == labels[direction][reading], (reading, direction)
 
 
-#: what each rule's witness must show at its pointer (contractgen/diff/claims.py says the same, and
-#: this reads it independently from the finding's pointer)
-WITNESS_CLAIMS = {"output-property-removed": "absent", "output-optional-property-removed": "absent",
-                  "output-property-became-optional": "absent", "input-property-became-required": "absent",
-                  "input-property-added-required": "absent", "output-nullability-added": "null",
-                  "input-nullability-removed": "null"}
+#: what each rule's witness must show at its pointer (contractgen/diff/claims.py says the same; this
+#: reads it independently, from the finding's pointer and the case's own schemas, with jsonschema)
+WITNESS_CLAIMS = {
+    **dict.fromkeys(("output-property-removed", "output-property-became-optional", "input-property-became-required",
+                     "input-property-added-required"), "absent"),
+    **dict.fromkeys(("input-property-removed", "input-property-added-optional", "output-property-added"), "present"),
+    **dict.fromkeys(("output-nullability-added", "input-nullability-removed"), "null"),
+    **dict.fromkeys(("input-enum-value-removed", "input-const-changed", "output-enum-value-added"), "enum"),
+    **dict.fromkeys(("input-type-narrowed", "output-type-widened"), "type"),
+    **dict.fromkeys(("input-minimum-raised", "input-maximum-lowered", "input-min-length-raised",
+                     "input-max-length-lowered", "input-min-items-raised", "input-max-items-lowered",
+                     "input-unique-items-added", "input-pattern-added", "input-pattern-changed", "input-format-added",
+                     "input-format-changed", "input-additional-properties-closed", "input-branch-removed",
+                     "input-schema-narrowed", "output-optional-property-removed", "output-schema-widened"), "refused"),
+}
 
 
-def _at(witness: object, pointer: str) -> tuple[bool, object]:
-    """(found, value) at a pointer made of /properties/<name> steps (found False when a step is missing);
-    None for a pointer through anything else."""
+def _at(witness: object, pointer: str) -> tuple[bool, object] | None:
+    """(found, value) at a pointer made of /properties/<name> steps and branches of anyOf/oneOf/allOf
+    (which apply to the same value); found False when a step is missing; None for a pointer through
+    anything else."""
     parts = pointer.split("/")[2:]
-    if len(parts) % 2 or any(parts[i] != "properties" for i in range(0, len(parts), 2)):
-        return None  # type: ignore[return-value]
+    names = []
+    while parts:
+        if len(parts) >= 2 and parts[0] in ("anyOf", "oneOf", "allOf") and parts[1].isdigit():
+            parts = parts[2:]
+        elif len(parts) >= 2 and parts[0] == "properties":
+            names.append(parts[1].replace("~1", "/").replace("~0", "~"))
+            parts = parts[2:]
+        else:
+            return None
     value = witness
-    for name in parts[1::2]:
-        name = name.replace("~1", "/").replace("~0", "~")
+    for name in names:
         if not isinstance(value, dict) or name not in value:
             return False, None
         value = value[name]
     return True, value
 
 
+def _subschema(root: dict, pointer: str) -> object:
+    """The schema at ``pointer`` (#/input/...) in ``root``, following local $refs on the way; None
+    where the position does not exist on this side."""
+    node: object = root
+    for part in pointer.split("/")[2:]:
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/"):
+            node = _subschema(root, "#/x" + node["$ref"][1:])
+        if not isinstance(node, dict) or part.replace("~1", "/").replace("~0", "~") not in node:
+            return None
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def _listed(schema: object) -> list:
+    if not isinstance(schema, dict):
+        return []
+    return [schema["const"]] if "const" in schema else list(schema.get("enum", []))
+
+
+def _claim_holds(claim: str, found: bool, value: object, roots: tuple[dict, dict], pointers: tuple[str, str]) -> bool:
+    """Whether the value at the finding's pointer shows ``claim``; ``roots`` and ``pointers`` are the
+    (accepting, refusing) sides' (an input witness is an old call: a renamed parameter has its old name)."""
+    if claim in ("absent", "present"):
+        return found == (claim == "present")
+    if not found:
+        return False
+    if claim == "null":
+        return value is None
+    accepting, refusing = (_subschema(root, pointer) for root, pointer in zip(roots, pointers))
+    if claim == "enum":
+        def listed_in(schema: object) -> bool:
+            return any(type(v) is type(value) and v == value for v in _listed(schema))
+        return (not _listed(accepting) or listed_in(accepting)) and not listed_in(refusing)
+
+    def valid(root: dict, schema: object, only_type: bool = False) -> bool:
+        if schema is None:
+            return False
+        if only_type:
+            schema = {"type": schema["type"]} if isinstance(schema, dict) and "type" in schema else True
+        return bool(reference_validator.validator(root).evolve(schema=schema).is_valid(value))
+
+    if claim == "type":
+        return valid(roots[0], accepting, True) and not valid(roots[1], refusing, True)
+    # a position gone from the accepting side leaves the value to the rest of its object (the witness
+    # is checked against the whole schema on each side by the test above)
+    return (accepting is None or valid(roots[0], accepting)) and (refusing is None or not valid(roots[1], refusing))
+
+
 def test_every_witness_shows_its_own_claim_or_says_it_does_not() -> None:
-    """Per rule, in both readings: the property absent for became-optional/removed/newly required, null
-    for nullability; a witness that only tells the schemas apart carries a note saying so."""
-    checked = 0
+    """Per rule, in both readings, over every case directory: the property absent for became-optional/
+    removed/newly required, present where a closed input no longer takes it, null for nullability, the
+    gained or lost enum value, a type only one side allows, otherwise a value the narrowed position
+    itself refuses. A witness that only tells the schemas apart carries a note saying so, and one that
+    shows its claim carries none."""
+    shown: dict[str, int] = {}
     for name, report in _all_reports():
+        case = CASES_BY_NAME[name.split(" ")[0]]
         for finding in report["findings"]:
             claim = WITNESS_CLAIMS.get(finding["rule"])
             if claim is None or not finding["has_witness"]:
                 continue
-            located = _at(finding["witness"], finding["pointer"])
+            direction = RULES_BY_ID[finding["rule"]].direction.value
+            instance = finding["pointer"]
+            if direction == "input" and claim not in ("absent", "present"):  # a value claim: an input witness
+                # is an old call, where a renamed parameter has its old name
+                renamed = {f"/input/properties/{new}": f"/input/properties/{old}" for migration in
+                           _contract(case / "new", finding["tool"], finding["new_version"]).migrations
+                           for old, new in migration.renamed}
+                instance = renamed.get(instance, instance)
+            located = _at(finding["witness"], instance)
             if located is None:
-                continue
-            found, value = located
-            shown = not found if claim == "absent" else found and value is None
-            assert shown or (finding["witness_note"] or "").startswith("this witness tells the schemas apart"), \
-                (name, finding["rule"], finding["pointer"], finding["witness"])
-            checked += shown
-    assert checked >= 10, checked
+                continue  # an instance path this test cannot read from the pointer (items, branches)
+            old = _schemas(case / "old", finding["tool"], finding["old_version"], direction)
+            new = _schemas(case / "new", finding["tool"], finding["new_version"], direction)
+            roots = (old, new) if direction == "input" else (new, old)
+            pointers = (instance, finding["pointer"]) if direction == "input" else (instance, instance)
+            holds = _claim_holds(claim, *located, roots, pointers)
+            noted = (finding["witness_note"] or "").startswith("this witness tells the schemas apart")
+            assert holds != noted, (name, finding["rule"], finding["pointer"], finding["witness"], noted)
+            shown[finding["rule"]] = shown.get(finding["rule"], 0) + holds
+    # every rule that prints a witness has its claim shown somewhere in the cases
+    witness_rules = {r.id for r in RULES_BY_ID.values() if r.witness}
+    assert set(WITNESS_CLAIMS) == witness_rules
+    missing = sorted(rule for rule in witness_rules if not shown.get(rule))
+    assert missing == [], (missing, shown)

@@ -114,7 +114,8 @@ def test_refactors_of_real_schemas_are_not_breaking(direction: Direction, strict
             failures.append(describe(name, applied, old, new, breaking))
 
     tried, failures = explore(judge)
-    assert len(set(tried)) == len(REFACTORS), sorted(set(REFACTORS) - set(tried))
+    if CORPUS.is_dir():  # the repo's own contracts alone give some refactors no place to apply (true_schemas)
+        assert len(set(tried)) == len(REFACTORS), sorted(set(REFACTORS) - set(tried))
     assert not failures, f"{len(failures)} refactors reported breaking:\n" + "\n".join(failures[:5])
 
 

@@ -114,3 +114,31 @@ def test_a_folder_is_left_out_only_when_every_file_is_the_same_on_both_sides() -
     old = {"t/1.yaml": same, "u/1.yaml": same.replace(b"t", b"u"), "v/1.yaml": b"name: v\n"}
     new = {"t/1.yaml": same, "u/1.yaml": same.replace(b"t", b"u"), "u/2.yaml": b"name: u\n", "v/1.yaml": None}
     assert unchanged_folders(old, new) == {"t": {"t"}}
+
+
+def test_manifest_discovery_lists_what_a_recursive_glob_lists(tmp_path: Path) -> None:
+    """Both trees are listed with one os.walk (manifest/load.py): the same entries, in the same order, as
+    the filter over ``sorted(rglob("*"))`` it replaced: hidden names and folders left out, links kept
+    (a link to a folder too: it is reported as not a file), folders behind links not entered."""
+    from contractgen.manifest.load import MANIFEST_SUFFIXES, discover_manifests
+
+    root = tmp_path / "tree"
+    for folder in ("a/b", ".hidden/x", "c.yaml", "d", "e", "z/.q"):
+        (root / folder).mkdir(parents=True)
+    for name in ("a/1.yaml", "a/b/2.yml", "a/b/.h.yaml", ".hidden/x/3.yaml", "c.yaml/4.json", "d/5.txt",
+                 "e/6.JSON", "a-b.yaml", "a/7.json", "z/.q/8.yaml"):
+        (root / name).write_text("name: x\n", "utf-8")
+    (root / "e/linkdir.yaml").symlink_to("../a")
+    (root / "e/linkdir").symlink_to("../a")
+    (root / "e/broken.yaml").symlink_to("nowhere")
+    (root / "e/file.yaml").symlink_to("../a/1.yaml")
+    os.mkfifo(root / "e/pipe.yaml")
+    globbed = [p for p in sorted(root.rglob("*")) if p.suffix in MANIFEST_SUFFIXES
+               and (p.is_symlink() or not p.is_dir()) and not any(part.startswith(".") for part in p.relative_to(root).parts)]
+    assert [p.relative_to(root).as_posix() for p in globbed] == [
+        "a/1.yaml", "a/7.json", "a/b/2.yml", "a-b.yaml", "c.yaml/4.json", "e/broken.yaml", "e/file.yaml",
+        "e/linkdir.yaml", "e/pipe.yaml"]
+    found, problems = discover_manifests([root])
+    assert found == [p for p in globbed if p.is_file()]
+    assert sorted(d.file for d in problems) == sorted(str(p) for p in globbed if not p.is_file())
+    assert all(d.code == "not-a-file" for d in problems)

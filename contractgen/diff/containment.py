@@ -17,7 +17,7 @@ from .budget import OverBudget, proof_step
 from .format_inclusion import includes, unconfirmed_gap
 from .generate import NOTHING, accepts, rejects
 from .rewrite import equivalent, structurally_covers
-from .witness_search import search
+from .witness import search
 
 #: jsonschema-rs must read ``format`` the way the witness check does (python jsonschema's FORMAT_CHECKER
 #: asserts the formats it knows): the diff treats formats as assertions, as the input-format rules say.

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..ir import ToolVersion
 from ..runtime.pointer import unescape_token
 from .budget import start_diff
-from .claims import CLAIMS, claim_mutation, shows
+from .claims import Claim, claim_for
 from .containment import Verdict, contains
 from .generate import rejects
 from .ignores import DiffSettings, IgnoreEntry
@@ -207,14 +207,14 @@ def _proved(finding: Finding, hit: Hit, schema_pair: SchemaPair, finder: Witness
     if schema_pair.old_name is not None:  # renamed: show an old value its new name refuses, not any old call
         new_schema = plain(schema_pair.new)
         mutations = tuple(m for m in mutations if m.action == "set" and rejects(new_schema, m.value))
-    claim_steps = _claim_steps(finding, hit, schema_pair, steps)
-    own = claim_mutation(finding.rule, claim_steps)
+    claim = _claim(finding, hit, schema_pair, steps)
+    own = claim.mutation() if claim is not None else None
     if own is not None:  # the witness search looks for the finding's own claim first
         mutations = (own, *mutations)
     result = finder.find(mutations, hit.probe_path if hit.probe_path is not None else steps)
     if result.found:
-        note = None if shows(finding.rule, claim_steps, result.value) else \
-            f"this witness tells the schemas apart but does not show the claim ({CLAIMS[finding.rule]} at " \
+        note = None if claim is None or claim.shown_by(result.value) else \
+            f"this witness tells the schemas apart but does not show the claim ({claim.words()} at " \
             f"#{finding.pointer}): none that does was found"
         return dataclasses.replace(finding, witness=result.value, has_witness=True, witness_note=note)
     if RULES_BY_ID[finding.rule].backstop:
@@ -224,16 +224,22 @@ def _proved(finding: Finding, hit: Hit, schema_pair: SchemaPair, finder: Witness
     return dataclasses.replace(finding, level=Level.DANGEROUS, witness_note=f"could not prove: {why}")
 
 
-def _claim_steps(finding: Finding, hit: Hit, schema_pair: SchemaPair, steps: tuple[Step, ...]) -> tuple[Step, ...]:
-    """The instance path of the value a finding speaks of: the pair's own, or one property further when
+def _claim(finding: Finding, hit: Hit, schema_pair: SchemaPair, steps: tuple[Step, ...]) -> Claim | None:
+    """The finding's claim at the value it speaks of: the pair's own, or one property further when
     the hit points at a property of the pair's object."""
     prefix = f"{schema_pair.pointer}/properties/"
-    if hit.pointer is not None and hit.pointer.startswith(prefix) and schema_pair.new is not None:
+    if hit.pointer is not None and hit.pointer.startswith(prefix) and schema_pair.new is not None \
+            and "/" not in hit.pointer[len(prefix):]:
         name = unescape_token(hit.pointer[len(prefix):])
-        if "/" not in hit.pointer[len(prefix):]:
-            old_properties = schema_pair.old.get("properties") if isinstance(schema_pair.old, dict) else None
-            return schema_pair.child_steps(name, old_properties.get(name) if isinstance(old_properties, dict) else None)
-    return schema_pair.steps if schema_pair.steps else steps
+        old, new = (_property(node, name) for node in (schema_pair.old, schema_pair.new))
+        return claim_for(finding.rule, schema_pair.direction, schema_pair.child_steps(name, old), old, new)
+    return claim_for(finding.rule, schema_pair.direction, schema_pair.steps if schema_pair.steps else steps,
+                     schema_pair.old, schema_pair.new)
+
+
+def _property(node: object, name: str) -> object:
+    properties = node.get("properties") if isinstance(node, dict) else None
+    return properties.get(name) if isinstance(properties, dict) else None
 
 
 _ROOT_RULES = {Direction.INPUT: ("input-schema-narrowed", "input-keyword-changed"),

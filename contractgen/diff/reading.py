@@ -28,9 +28,11 @@ ADJUSTMENTS: tuple[tuple[str, str, str], ...] = (
                "(rule input-property-removed-open)"),
      "the old call still validates but the argument is silently ignored: the call does the wrong thing"),
     ("output", ("a property added to an output object is safe, unless the old object already mentioned that "
-                "name (a pattern, a map, a requirement or a declaration in a branch, a condition or a dependency)"),
+                "name (a pattern, a map, a requirement or a declaration in a branch, a condition or a dependency); "
+                "an output's if is read as written"),
      ("consumers ignore fields they do not read; one that refuses unknown fields (an old closed schema "
-      "applied strictly) is what --strict reads")),
+      "applied strictly) is what --strict reads; a condition decides which guarantees a result keeps, "
+      "and ignoring a field does not restore them")),
     ("output", ("a property the new output no longer declares is read as no longer sent, unless the new "
                 "object still mentions that name anywhere: requires it, declares it in a oneOf/anyOf/allOf/"
                 "if/then/else branch or a dependency, or describes it with a pattern or a map"),
@@ -92,7 +94,7 @@ def _adjust(old: Any, new: Any, direction: Direction, depth: int,
         if isinstance(old_at, list) and isinstance(new_at, list) and len(old_at) == len(new_at):
             pairs_at = [_adjust(a, b, direction, depth + 1, (old_scope, new_scope)) for a, b in zip(old_at, new_at)]
             old_out[key], new_out[key] = [p[0] for p in pairs_at], [p[1] for p in pairs_at]
-    for key in ("then", "else"):
+    for key in _CONDITIONAL[direction]:
         if isinstance(old.get(key), dict) and isinstance(new.get(key), dict):
             old_out[key], new_out[key] = _adjust(old[key], new[key], direction, depth + 1, (old_scope, new_scope))
     return old_out, new_out
@@ -100,6 +102,11 @@ def _adjust(old: Any, new: Any, direction: Direction, depth: int,
 
 #: subschemas for a member or an item, each a position of its own
 _BELOW = ("items", "additionalProperties", "contains")
+#: a condition's parts adjusted in place. An input's ``if`` too: old callers never sent a name the old
+#: object did not mention, so the condition picks the same branch for every old call. Never an
+#: output's ``if``: it decides which guarantees a result keeps, and a consumer that ignores a new
+#: field still relies on the branch the old condition chose (case output-property-added--if).
+_CONDITIONAL = {Direction.INPUT: ("if", "then", "else"), Direction.OUTPUT: ("then", "else")}
 
 
 def matches_pattern_property(node: Mapping[str, Any], name: str) -> bool:

@@ -11,7 +11,7 @@ from .generate import NOTHING, candidates, generate
 from .model import Mutation
 from .normalize import JSON_TYPES, types_of
 from .structure import SchemaPair
-from .witness_search import search
+from .witness import search
 
 
 def show(value: Any) -> str:
@@ -83,18 +83,6 @@ def upper_text(bound: Bound | None) -> str:
 
 def lower_text(bound: Bound | None) -> str:
     return "no minimum" if bound is None else str(bound)
-
-
-def numbers_near(*limits: float | None) -> list[float]:
-    """Integers and halves around each limit: where a moved bound lets a value through on one side only."""
-    out: list[float] = []
-    for limit in limits:
-        if limit is None:
-            continue
-        for delta in (0, -1, 1, -0.5, 0.5, -2, 2, -10, 10):
-            value = limit + delta
-            out.append(int(value) if float(value).is_integer() else value)
-    return out
 
 
 def int_limit(node: Mapping[str, Any] | None, keyword: str) -> int | None:

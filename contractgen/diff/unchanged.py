@@ -7,9 +7,9 @@ of those tools (so pairing, renames and removals see every version of every tool
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping
-from pathlib import PurePath
 from typing import TypeVar
 
 from ..manifest.parse import ParsedFile
@@ -33,7 +33,7 @@ def unchanged_folders(old: Mapping[str, bytes | None], new: Mapping[str, bytes |
     sides: dict[str, tuple[dict[str, bytes | None], dict[str, bytes | None]]] = {}
     for index, files in enumerate((old, new)):
         for path, raw in files.items():
-            sides.setdefault(str(PurePath(path).parent), ({}, {}))[index][path] = raw
+            sides.setdefault(_folder(path), ({}, {}))[index][path] = raw
     for folder, (old_files, new_files) in sides.items():
         if old_files != new_files or None in new_files.values():
             continue
@@ -50,14 +50,18 @@ def load_changed(old: Mapping[str, bytes | None], new: Mapping[str, bytes | None
     repeated. Returns the last result and how many manifests (versions) were left out."""
     skipped = unchanged_folders(old, new)
     while True:
-        kept = [p for p in (*old, *new) if str(PurePath(p).parent) not in skipped]
-        names, result = load([p for p in old if p in kept], [p for p in new if p in kept])
+        names, result = load([p for p in old if _folder(p) not in skipped], [p for p in new if _folder(p) not in skipped])
         touched = {folder for folder, tools in skipped.items() if tools & names}
         if not touched:
-            left_out = sum(1 for p in new if str(PurePath(p).parent) in skipped)
+            left_out = sum(1 for p in new if _folder(p) in skipped)
             return result, left_out
         for folder in touched:
             del skipped[folder]
+
+
+def _folder(path: str) -> str:
+    """The folder of a manifest's relative POSIX path ("." at the top), without building a path object."""
+    return posixpath.dirname(path) or "."
 
 
 def parsed_names(parsed: list[ParsedFile]) -> set[str]:

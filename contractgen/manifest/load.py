@@ -43,17 +43,12 @@ def discover_manifests(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnost
     problems: list[Diagnostic] = []
     for path in paths:
         if path.is_dir():
-            named = [
-                p
-                for p in sorted(path.rglob("*"))
-                if p.suffix in MANIFEST_SUFFIXES
-                and (p.is_symlink() or not p.is_dir())
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            ]
+            named = _named_manifests(path)
             # a manifest's name on something that is not a file (a dangling link, a pipe) would
             # drop a tool version without a word, or block the read: an error, never skipped
-            problems.extend(_not_a_file(p) for p in named if not p.is_file())
-            inside = [p for p in named if p.is_file()]
+            regular = [p.is_file() for p in named]
+            problems.extend(_not_a_file(p) for p, is_file in zip(named, regular) if not is_file)
+            inside = [p for p, is_file in zip(named, regular) if is_file]
             if not named:  # a warning: an empty tree is valid (diff: every tool was removed)
                 problems.append(
                     Diagnostic(
@@ -89,6 +84,26 @@ def _missing_path_hint(path: Path) -> str:
         return "check the file name; a folder of manifests can be named instead"
     init = "contractgen init NAME" + ("" if path.as_posix() == "contracts" else f" --out {shlex.quote(str(path))}")
     return f"scaffold a first manifest there with `{init}`, or name the folder that holds the manifests"
+
+
+def _named_manifests(root: Path) -> list[Path]:
+    """Every entry below ``root`` with a manifest's suffix, sorted, outside hidden names and folders:
+    files, links (a link to a folder included: not a file, which the caller reports) and anything
+    else but a folder. Folders reached through a link are not entered. One ``os.walk`` reads each
+    folder once (``rglob`` and a stat per entry took 40 ms for 1,000 tools, most of a `diff` that
+    changed one)."""
+    named: list[Path] = []
+    for folder, folders, files in os.walk(root):
+        base = Path(folder)
+        named.extend(base / name for name in files if _manifest_name(name))
+        named.extend(base / name for name in folders
+                     if _manifest_name(name) and os.path.islink(os.path.join(folder, name)))
+        folders[:] = [name for name in folders if not name.startswith(".")]
+    return sorted(named)
+
+
+def _manifest_name(name: str) -> bool:
+    return not name.startswith(".") and name.endswith(MANIFEST_SUFFIXES)
 
 
 def _not_a_file(path: Path) -> Diagnostic:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..ruletools import numbers_near, upper_bound, upper_is_tighter, upper_text
+from ..ruletools import upper_bound, upper_is_tighter, upper_text
 from ..structure import SchemaPair
+from ..witness import numbers_near
 
 ID = "input-maximum-lowered"
 LEVEL = Level.BREAKING

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..model import Context, Direction, Hit, Level, Mutation, Scope
-from ..ruletools import lower_bound, lower_is_tighter, lower_text, numbers_near
+from ..ruletools import lower_bound, lower_is_tighter, lower_text
 from ..structure import SchemaPair
+from ..witness import numbers_near
 
 ID = "input-minimum-raised"
 LEVEL = Level.BREAKING

@@ -153,7 +153,7 @@ class GuardedForeignAdkTool(BaseTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         token = _TOOL_CONTEXT.set(tool_context)
         try:
-            envelope = await _call(self.guarded, args, tool_context, self.escalation)
+            envelope = await _call(self.guarded, args, tool_context, escalation=self.escalation)
         finally:
             _TOOL_CONTEXT.reset(token)
         if self.is_long_running and envelope.get("status") == "ok" and envelope.get("output") is None:

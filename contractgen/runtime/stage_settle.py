@@ -70,18 +70,17 @@ class SettleStage(FailuresStage):
             return self._stopped(exc)
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
             return self._from_exception(exc)
-        try:
-            return self._complete(result)
-        except _NEVER_SWALLOWED:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
-            return self._internal(exc, "guard")
+        return self._judged(result)
 
     def _settled_outcome(self, result: Any, raised: BaseException | None) -> dict[str, Any]:
         """``_settled`` for an outcome whose awaitables were already awaited (a result that is
         one is an invalid result, never run here)."""
         if raised is not None:
             return self._settled(None, raised)
+        return self._judged(result)
+
+    def _judged(self, result: Any) -> dict[str, Any]:
+        """``_complete``, with a defect of the guard itself answered as INTERNAL."""
         try:
             return self._complete(result)
         except _NEVER_SWALLOWED:

@@ -196,11 +196,11 @@ def test_the_summary_never_shows_a_secret_argument() -> None:
     )
 
 
-def test_only_tools_with_a_rule_leave_the_fast_path() -> None:
+def test_only_tools_with_a_rule_have_the_gate_stage() -> None:
     plain = get_exchange_rate_v1.get_exchange_rate.implement(lambda args: None)
     held, _ = refund_tool()
     assert compile_gate(plain.contract) is None and plain._gate is None
-    assert held._gate is not None and held._fast is None
+    assert held._gate is not None and "preconditions and confirmation" in held.plan
     rules = Contract(
         name="t",
         version="1.0.0",
@@ -213,7 +213,7 @@ def test_only_tools_with_a_rule_leave_the_fast_path() -> None:
         preconditions=(Precondition({"required": ["x"]}, "PERMISSION_DENIED", "No x."),),
     )
     tool = guard(rules, lambda args: {"ok": True})
-    assert tool._fast is None
+    assert "preconditions and confirmation" in tool.plan and "preconditions and confirmation" not in plain.plan
     assert tool({"x": 1})["error"]["code"] == "PERMISSION_DENIED" and tool({})["status"] == "ok"
 
 

@@ -74,7 +74,7 @@ def test_runtime_install_imports_every_generated_module(runtime_env: tuple[Path,
     import generated
 
     expected = [f"{generated.CONTRACTS[n].name} {generated.CONTRACTS[n].version}" for n in generated.MODULES]
-    assert json.loads(result.stdout) == expected and len(expected) == 6
+    assert json.loads(result.stdout) == expected and len(expected) == 7
     # the guard runs there too: a real call with a bad argument names the field
     call = ("import json; from generated import get_exchange_rate_v1 as m; "
             "tool = m.get_exchange_rate.implement(lambda a: {'base': a.base.root, 'quote': a.quote.root, "

@@ -20,7 +20,7 @@ from .stage_arguments import ArgumentsStage
 
 
 class AccountStage(ArgumentsStage):
-    """Mixed into GuardedTool: account."""
+    """The last stage of a call: its envelope counted against the session's budget, then observed."""
 
     async def afinish(self, envelope: dict[str, Any], session: str, start: float,
                       observed: bool) -> Envelope:

@@ -130,7 +130,8 @@ def _schema_node(schema: Any, loc: list[Any]) -> Any:
 
 
 class ArgumentsStage(RunStage):
-    """Mixed into GuardedTool: arguments."""
+    """The first stages of a call: its arguments copied, checked against version, schema and model,
+    and gated (preconditions, confirmation), or explained."""
 
     # -- the steps --------------------------------------------------------------------------
     def _prepare(self, arguments: Any, problem: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:

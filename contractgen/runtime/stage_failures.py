@@ -96,7 +96,8 @@ def _jsonable(value: Any) -> Any:
 
 
 class FailuresStage(ToolState):
-    """Mixed into GuardedTool: failures."""
+    """What every stage answers a failure with: the envelope of a ToolError, a mapped exception or
+    INTERNAL, under the contract's retry policy."""
 
     def _from_tool_error(self, err: ToolError) -> dict[str, Any]:
         # the author's texts and numbers, read through their base types: a str subclass's own

@@ -57,7 +57,8 @@ def _is_async(fn: Any) -> bool:
 
 
 class RunStage(SettleStage):
-    """Mixed into GuardedTool: run."""
+    """The stage that runs the implementation on the checked input: inline, on a worker thread, or
+    awaited, within the deadline."""
 
     def _run_sync(self, value: Any) -> dict[str, Any]:
         """The envelope of the implementation called on ``value`` (its checked input) by a sync caller:

@@ -52,7 +52,7 @@ async def _off_loop(fn: Callable[..., _T], *args: Any) -> _T:
 
 
 class SettleStage(FailuresStage):
-    """Mixed into GuardedTool: settle."""
+    """The stage that turns what the implementation gave into the call's envelope."""
 
     def _settled(self, result: Any, raised: BaseException | None) -> dict[str, Any]:
         """The envelope for what an inline call gave: its exception, or its result (awaited here

@@ -104,3 +104,23 @@ def test_a_spent_diff_budget_answers_unknown_at_once() -> None:
     finally:
         start_diff()
         clear_caches()
+
+
+def test_a_diff_budget_ends_with_its_run() -> None:
+    """A spent diff budget once outlived its run: a later proof in the same process (a ``check``, say)
+    answered "could not prove" at once."""
+    from datetime import date
+
+    from contractgen.diff.engine import run_diff
+    from contractgen.diff.ignores import DiffSettings
+    from contractgen.diff.model import Context
+
+    clear_caches()
+    try:
+        run_diff([], [], DiffSettings(proof_budget=0.000001), Context(today=date(2026, 1, 1)))
+        time.sleep(0.01)
+        proof = contains({"type": "string"}, {"type": "string", "maxLength": 3})
+        assert proof.verdict is Verdict.COVERS, proof
+    finally:
+        start_diff()
+        clear_caches()

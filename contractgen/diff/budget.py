@@ -41,6 +41,13 @@ def start_diff(seconds: float = TOTAL_SECONDS) -> None:
     _deadline = time.monotonic() + seconds
 
 
+def end_diff() -> None:
+    """End the diff's budget: proofs outside a diff (a ``check`` later in the same process, a test)
+    are bounded per step only, not by what an earlier diff spent."""
+    global _deadline
+    _deadline = None
+
+
 def _whole_diff_reason() -> str:
     return f"the diff's proof budget ({_total:g} s, --proof-budget) was spent before this proof"
 

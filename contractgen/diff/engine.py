@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..ir import ToolVersion
 from ..runtime.pointer import unescape_token
-from .budget import start_diff
+from .budget import end_diff, start_diff
 from .claims import Claim, claim_for
 from .containment import Verdict, contains
 from .generate import rejects
@@ -47,7 +47,16 @@ class DiffReport:
 
 def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings: DiffSettings,
              context: Context, rules: Sequence[Rule] = RULES) -> DiffReport:
+    """The diff's report; its proofs share ``settings.proof_budget``, which ends with the run."""
     start_diff(settings.proof_budget)
+    try:
+        return _run_diff(pairs, changes, settings, context, rules)
+    finally:
+        end_diff()
+
+
+def _run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings: DiffSettings,
+              context: Context, rules: Sequence[Rule]) -> DiffReport:
     configured = apply_levels(rules, settings.levels)
     kept_ids = {r.id for r in configured}
     silenced = tuple(r for r in rules if r.id not in kept_ids and r.scope is Scope.SCHEMA and not r.backstop)

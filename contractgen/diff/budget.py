@@ -48,6 +48,16 @@ def end_diff() -> None:
     _deadline = None
 
 
+@contextmanager
+def proofs_within(seconds: float) -> Iterator[None]:
+    """Every proof inside shares ``seconds`` (a diff run, a check's conditions); the budget ends with it."""
+    start_diff(seconds)
+    try:
+        yield
+    finally:
+        end_diff()
+
+
 def _whole_diff_reason() -> str:
     return f"the diff's proof budget ({_total:g} s, --proof-budget) was spent before this proof"
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..ir import ToolVersion
 from ..runtime.pointer import unescape_token
-from .budget import end_diff, start_diff
+from .budget import proofs_within
 from .claims import Claim, claim_for
 from .containment import Verdict, contains
 from .generate import rejects
@@ -48,11 +48,8 @@ class DiffReport:
 def run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings: DiffSettings,
              context: Context, rules: Sequence[Rule] = RULES) -> DiffReport:
     """The diff's report; its proofs share ``settings.proof_budget``, which ends with the run."""
-    start_diff(settings.proof_budget)
-    try:
+    with proofs_within(settings.proof_budget):
         return _run_diff(pairs, changes, settings, context, rules)
-    finally:
-        end_diff()
 
 
 def _run_diff(pairs: Sequence[ToolPair], changes: Sequence[ToolChange], settings: DiffSettings,

@@ -15,7 +15,7 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from ..diagnostics import Level
-from ..diff.budget import start_diff
+from ..diff.budget import proofs_within
 from ..diff.containment import Verdict, contains
 from ..runtime.pointer import escape_token
 from ..runtime.schema_walk import is_marked
@@ -152,38 +152,36 @@ def _check_reach(
     confirmation: bool,
 ) -> None:
     """A condition no valid call meets, or every valid call meets, as far as the prover decides."""
-    start_diff(
-        PROOF_SECONDS
-    )  # this check's own budget, not what a diff run in this process left over
-    if contains(False, {"allOf": [input_schema, when]}).verdict is Verdict.COVERS:
-        report.error(
-            base,
-            "expected a condition some valid call meets (got one no call the input schema "
-            "accepts can meet)",
-            "condition-never-holds",
-            hint=(
-                "no call would ever be confirmed; loosen `when`, or write `when: always`"
-                if confirmation
-                else "the rule refuses nothing; fix `when` or remove the precondition"
-            ),
-        )
-        return
-    if contains(when, input_schema).verdict is Verdict.COVERS:
-        if confirmation:
-            report.warning(
-                base,
-                "the condition holds for every call the input schema accepts",
-                "condition-always-holds",
-                hint="write `when: always` to say so",
-            )
-        else:
+    with proofs_within(PROOF_SECONDS):  # this check's own budget, ended with it
+        if contains(False, {"allOf": [input_schema, when]}).verdict is Verdict.COVERS:
             report.error(
                 base,
-                "expected a precondition some valid call passes (got one every call the input "
-                "schema accepts meets: the tool could never run)",
-                "condition-always-holds",
-                hint="narrow `when` to the calls to refuse",
+                "expected a condition some valid call meets (got one no call the input schema "
+                "accepts can meet)",
+                "condition-never-holds",
+                hint=(
+                    "no call would ever be confirmed; loosen `when`, or write `when: always`"
+                    if confirmation
+                    else "the rule refuses nothing; fix `when` or remove the precondition"
+                ),
             )
+            return
+        if contains(when, input_schema).verdict is Verdict.COVERS:
+            if confirmation:
+                report.warning(
+                    base,
+                    "the condition holds for every call the input schema accepts",
+                    "condition-always-holds",
+                    hint="write `when: always` to say so",
+                )
+            else:
+                report.error(
+                    base,
+                    "expected a precondition some valid call passes (got one every call the input "
+                    "schema accepts meets: the tool could never run)",
+                    "condition-always-holds",
+                    hint="narrow `when` to the calls to refuse",
+                )
 
 
 def _argument_level(pointer: str) -> bool:

@@ -46,7 +46,7 @@ from .envelope_types import (
     WireT,
 )
 from .errors import ToolError
-from .observe import CallRecord, call_logger
+from .observe import CallRecord
 from .result_rules import compile_result_rules
 from .scrub import (
     output_scrub,
@@ -210,14 +210,14 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
     async def acall(self, arguments: Arguments, contract_version: str | None = None,
                     session: str = "default", call_id: str | None = None,
                     caller: str | None = None) -> Envelope[WireT]:
-        if self.hooks is not None:
+        if self._hooks is not None:
             try:
-                return await self.hooks.acall(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
+                return await self._hooks.acall(self, arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
             except _NEVER_SWALLOWED:
                 raise
             except BaseException as exc:  # noqa: BLE001 - a failing hook (telemetry, breaker) is INTERNAL
                 return self._finish(self._hooks_failed(exc, arguments), session, 0.0, False)
-        observed = self.on_call is not None or call_logger.isEnabledFor(_CALL_LOG_LEVEL)
+        observed = self._on_call is not None or _call_log_enabled(_CALL_LOG_LEVEL)
         start = time.perf_counter() if observed else 0.0
         if self._shared_store:
             with store_window(self._timeout):

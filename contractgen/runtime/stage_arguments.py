@@ -71,7 +71,7 @@ def _private_copy(arguments: Any) -> tuple[Any, Any]:
         if members_up_to(arguments, CLEAN_BUDGET) > CLEAN_BUDGET:
             return arguments, too_many_members(CLEAN_BUDGET)
         own = exact_json(arguments)
-        if own is arguments and type(own) is dict:  # plain but not clean (a NaN): copied all the same
+        if own is arguments:  # plain but not clean (a NaN): copied all the same
             own = plain_copy(own)
         return own, _NOT_CLEAN
     except TooDeep as deep:

@@ -44,9 +44,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class BookMeetingV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     title: Annotated[
         str,
         Field(
@@ -75,9 +73,7 @@ class BookMeetingV1Input(BaseModel):
 
 
 class BookMeetingV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     meeting_id: Annotated[str, Field(description="Identifier of the booked meeting.", min_length=1)]
     starts_at: datetime
 

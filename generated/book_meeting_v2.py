@@ -47,9 +47,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class BookMeetingV2InputAttendee(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     email: Annotated[str, Field(description="Attendee e-mail address.")]
     optional: Annotated[StrictBool, Field(description="Whether attendance is optional.")] = Field(
         False, validate_default=True
@@ -57,9 +55,7 @@ class BookMeetingV2InputAttendee(BaseModel):
 
 
 class BookMeetingV2Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     meeting_id: Annotated[str, Field(description="Identifier of the booked meeting.", min_length=1)]
     starts_at: datetime
     status: Annotated[
@@ -69,9 +65,7 @@ class BookMeetingV2Output(BaseModel):
 
 
 class BookMeetingV2Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     title: Annotated[
         str,
         Field(

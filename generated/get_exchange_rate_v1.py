@@ -56,9 +56,7 @@ class GetExchangeRateV1InputCurrency(RootModel[str]):
 
 
 class GetExchangeRateV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     base: Annotated[str, Field(description="Currency converted from.")]
     quote: Annotated[str, Field(description="Currency converted to.")]
     rate: Annotated[int | float, Field(description="Units of quote per one unit of base.", gt=0.0)]
@@ -67,9 +65,7 @@ class GetExchangeRateV1Output(BaseModel):
 
 
 class GetExchangeRateV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     base: Annotated[GetExchangeRateV1InputCurrency, Field(description="Currency to convert from.")]
     quote: Annotated[GetExchangeRateV1InputCurrency, Field(description="Currency to convert to.")]
     date: Annotated[

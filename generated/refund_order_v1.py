@@ -44,9 +44,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class RefundOrderV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     order_id: Annotated[
         str,
         Field(
@@ -72,9 +70,7 @@ class RefundOrderV1Input(BaseModel):
 
 
 class RefundOrderV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     refund_id: Annotated[str, Field(description="Identifier of the refund.")]
     amount: Annotated[int | float, Field(description="Amount refunded.")]
     currency: Annotated[Literal["EUR", "USD", "GBP"], Field(description="Currency of the refund.")]

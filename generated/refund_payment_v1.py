@@ -45,7 +45,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class RefundPaymentV1Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True, defer_build=True)
     payment_id: Annotated[
         str,
         Field(
@@ -85,9 +85,7 @@ class RefundPaymentV1Input(BaseModel):
 
 
 class RefundPaymentV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     refund_id: Annotated[str, Field(description="Identifier of the refund.")]
     status: Annotated[
         Literal["pending", "succeeded"],

@@ -49,9 +49,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class RetrieveChunksV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     question: Annotated[
         str,
         Field(
@@ -67,9 +65,7 @@ class RetrieveChunksV1Input(BaseModel):
 
 
 class RetrieveChunksV1OutputChunk(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     source_id: Annotated[str, Field(description="Identifier of the document the passage is from.")]
     content: Annotated[str, Field(description="The passage text.", max_length=4000)]
     content_hash: Annotated[str, Field(description="SHA-256 of the passage text (UTF-8), in hex.")]
@@ -82,9 +78,7 @@ class RetrieveChunksV1OutputChunk(BaseModel):
 
 
 class RetrieveChunksV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     chunks: Annotated[
         list[RetrieveChunksV1OutputChunk],
         Field(description="Passages, best first. Empty when nothing matches."),

@@ -51,9 +51,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class SearchDocumentsV1InputFilters(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     owner: Annotated[str | None, Field(description="Only documents owned by this person.")] = None
     modified_after: Annotated[
         date_aliased | None,
@@ -66,9 +64,7 @@ class SearchDocumentsV1InputFilters(BaseModel):
 
 
 class SearchDocumentsV1OutputHit(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     document_id: Annotated[str, Field(description="Identifier of the document.")]
     title: Annotated[str, Field(description="Document title.")]
     snippet: Annotated[
@@ -79,9 +75,7 @@ class SearchDocumentsV1OutputHit(BaseModel):
 
 
 class SearchDocumentsV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     query: Annotated[
         str,
         Field(
@@ -104,9 +98,7 @@ class SearchDocumentsV1Input(BaseModel):
 
 
 class SearchDocumentsV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     results: Annotated[
         list[SearchDocumentsV1OutputHit],
         Field(description="Matches, best first. Empty when nothing matches."),

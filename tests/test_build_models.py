@@ -121,3 +121,31 @@ def test_a_renamed_typed_dict_keeps_keys_that_spell_its_old_name() -> None:
     code = 'X = TypedDict(\n    "X",\n    {\n        "X": NotRequired["X"],\n        "class": X,\n    },\n)\n'
     assert _rename(code, {"X": "XJson"}) == (
         'XJson = TypedDict(\n    "XJson",\n    {\n        "X": NotRequired["XJson"],\n        "class": XJson,\n    },\n)\n')
+
+
+def test_generated_models_build_their_validators_on_first_use_not_on_import() -> None:
+    """A server importing many tools pays at import only for classes, not validators
+    (``codegen/model_config.py``, ``bench/startup.py``); the first call builds the input model's."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    probe = r"""
+import inspect, sys
+from pydantic import BaseModel
+import generated.book_meeting_v1 as module
+models = [c for _, c in inspect.getmembers(module, inspect.isclass)
+          if issubclass(c, BaseModel) and c.__module__ == module.__name__ and not c.__name__.endswith("Error")]
+assert models, "no models"
+assert all(type(c.__dict__["__pydantic_validator__"]).__name__ == "MockValSer" for c in models), models
+tool = module.book_meeting.implement(lambda args: {"meeting_id": "m-1", "starts_at": args.date.isoformat()})
+assert type(module.BookMeetingV1Input.__dict__["__pydantic_validator__"]).__name__ == "MockValSer"
+envelope = tool({"title": "Review", "date": "2026-03-02T10:00:00+00:00", "duration_minutes": 30,
+                 "attendees": ["ana@example.com"]})
+assert type(module.BookMeetingV1Input.__dict__["__pydantic_validator__"]).__name__ == "SchemaValidator"
+print(envelope["status"])
+"""
+    done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"

@@ -187,3 +187,35 @@ print("pure ok")
 def test_the_pure_python_runtime_gives_the_same_envelopes() -> None:
     run = subprocess.run([sys.executable, "-c", PURE], capture_output=True, text=True, cwd=ROOT, check=False)
     assert run.returncode == 0 and "pure ok" in run.stdout, run.stderr
+
+
+C_NAMES = jsonvalue._names_within_c
+NAME_SETS = st.frozensets(st.text(max_size=3), max_size=4)
+
+
+@pytest.mark.skipif(C_NAMES is None, reason="the C twin was not compiled in this install")
+@settings(max_examples=400, deadline=None)
+@given(VALUES, NAME_SETS, st.integers(0, 20))
+@example({"a": [1, {"b": 2}]}, frozenset({"a", "b"}), 20)
+@example({"a": [1, {"b": 2}]}, frozenset({"a"}), 20)
+@example({"a": [1, 2, 3]}, frozenset({"a"}), 3)
+@example({Text("a"): 1}, frozenset({"a"}), 20)
+def test_names_within_answers_in_c_as_in_python(value: Any, names: frozenset[str], budget: int) -> None:
+    """The output scrub's question about a call's member names (``secret_positions``) gets one answer."""
+    assert C_NAMES is not None
+    assert C_NAMES(value, names, budget) is jsonvalue._names_within_python(value, names, budget)
+
+
+@pytest.mark.parametrize("names_within", [jsonvalue._names_within_python,
+                                          *([C_NAMES] if C_NAMES is not None else [])])
+def test_names_within_reads_every_depth_and_nothing_of_the_callers_code(names_within: Any) -> None:
+    names = frozenset({"a", "b"})
+    assert names_within({"a": [{"b": None}, 1.5], "b": {"a": "x"}}, names, 100)
+    assert not names_within({"a": [{"password": "x"}]}, names, 100)  # a name deep inside counts
+    assert not names_within({"a": [1, 2, 3]}, names, 3)  # over the budget: not known
+    assert names_within({"a": [1, 2]}, names, 3)
+    assert not names_within({"a": (1,)}, names, 100)  # not exact JSON
+    assert not names_within(_nested(MAX_DEPTH + 1, {}), frozenset({"k"}), 10**6)
+    assert names_within(_nested(MAX_DEPTH - 1, 1, "d"), frozenset({"k"}), 10**6)
+    assert not names_within({Loud("a"): 1}, names, 100)  # a str subclass key: refused, never compared
+    assert not names_within(LoudDict(a=1), names, 100)

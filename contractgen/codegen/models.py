@@ -33,6 +33,7 @@ from ..runtime.pointer import pointer, pointer_parts, resolve_pointer
 from .defaults import type_defaults
 from .exact_values import values_kept_exact
 from .merges import hoist_merges, listed_values_unmerged, place_name
+from .model_config import deferred_validators
 from .openness import explicit_openness
 from .patterns import patterns_left_to_schema
 from .sensitive_fields import hide_sensitive_fields
@@ -163,7 +164,7 @@ def generate_models(requests: Iterable[ModelRequest]) -> dict[str, ModelCode]:
     aliases = _normalized_aliases({"$defs": bundle})
     code, metadata = _run_generator({"$defs": bundle}, {**GENERATE_OPTIONS, "aliases": aliases} if aliases
                                     else GENERATE_OPTIONS)
-    code = hide_sensitive_fields(escape_string_literals(code), metadata, marked_bundle, input_keys)
+    code = deferred_validators(hide_sensitive_fields(escape_string_literals(code), metadata, marked_bundle, input_keys))
     models = _split(type_defaults(code), metadata, key_owner, roots)
     wire_code, wire_metadata = _run_generator({"$defs": wire_bundle}, WIRE_OPTIONS)
     wires = _split(empty_objects_as_maps(escape_string_literals(wire_code)), wire_metadata, key_owner,

@@ -22,6 +22,7 @@ from ..runtime.redaction import sensitive_name
 from ..runtime.schema_resolve import applicable, marked_below, member_nodes
 from ..runtime.schema_walk import is_marked
 from .defaults import import_aliases, imported_name, with_import
+from .model_config import byte_offsets, config_keyword, keyword_added, resolves_to
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -51,13 +52,7 @@ def hide_sensitive_fields(code: str, metadata: Iterable[Mapping[str, Any]], bund
                                None) or imported_name(tree, aliases, "typing", "Annotated"),
              "Any": imported_name(tree, aliases, "typing", "Any"),
              "repr_args": imported_name(tree, aliases, "contractgen.runtime.redaction", "repr_args")}
-    encoded = code.encode("utf-8")
-    starts = [0]
-    for line in encoded.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-
-    def at(line: int, column: int) -> int:  # ast columns count UTF-8 bytes
-        return starts[line - 1] + column
+    encoded, at = byte_offsets(code)
 
     inserts: list[tuple[int, str]] = []
     for node in tree.body:
@@ -68,7 +63,7 @@ def hide_sensitive_fields(code: str, metadata: Iterable[Mapping[str, Any]], bund
                     and statement.target.id in hidden.get(node.name, ()):
                 inserts += _hidden_from_repr(statement.annotation, aliases, names, encoded, at)
         if node.name in holding or node in open_inputs:  # an open one's extras may be secrets too
-            inserts += _hiding_input(node, aliases, names, encoded, at)
+            inserts += config_keyword(node, "hide_input_in_errors=True", aliases, names["ConfigDict"], encoded, at)
         if node in open_inputs:
             inserts.append(_hiding_extras(node, node.name in holding, names, at))
     for offset, text in sorted(inserts, reverse=True):
@@ -127,51 +122,18 @@ def _sensitive_fields(metadata: list[Mapping[str, Any]], root: Any) -> tuple[dic
     return hidden, holding
 
 
-def _resolves_to(node: ast.expr, aliases: Mapping[str, tuple[str, str]], name: str) -> bool:
-    return isinstance(node, ast.Name) and aliases.get(node.id, ("", node.id))[1] == name
-
-
-def _keyword_added(call: ast.Call, keyword: str, encoded: bytes, at: Any) -> tuple[int, str]:
-    """Where and what to insert so that ``call`` ends with the keyword argument ``keyword``."""
-    assert call.end_lineno is not None and call.end_col_offset is not None
-    closing = at(call.end_lineno, call.end_col_offset) - 1
-    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
-    ends = [(a.end_lineno or 0, a.end_col_offset or 0) for a in arguments]
-    if not ends:
-        return closing, keyword
-    between = encoded[at(*max(ends)):closing]
-    return closing, (" " if b"," in between else ", ") + keyword
-
-
 def _hidden_from_repr(annotation: ast.expr, aliases: Mapping[str, tuple[str, str]], names: Mapping[str, str],
                       encoded: bytes, at: Any) -> list[tuple[int, str]]:
     """``repr=False`` added to the field's ``Field(...)``, or ``Annotated[<type>, Field(repr=False)]``."""
-    if isinstance(annotation, ast.Subscript) and _resolves_to(annotation.value, aliases, "Annotated") \
+    if isinstance(annotation, ast.Subscript) and resolves_to(annotation.value, aliases, "Annotated") \
             and isinstance(annotation.slice, ast.Tuple):
         calls = [e for e in annotation.slice.elts[1:]
-                 if isinstance(e, ast.Call) and _resolves_to(e.func, aliases, "Field")]
+                 if isinstance(e, ast.Call) and resolves_to(e.func, aliases, "Field")]
         if calls:
-            return [_keyword_added(calls[0], "repr=False", encoded, at)]
+            return [keyword_added(calls[0], "repr=False", encoded, at)]
     assert annotation.end_lineno is not None and annotation.end_col_offset is not None
     return [(at(annotation.lineno, annotation.col_offset), f"{names['Annotated']}["),
             (at(annotation.end_lineno, annotation.end_col_offset), f", {names['Field']}(repr=False)]")]
-
-
-def _hiding_input(node: ast.ClassDef, aliases: Mapping[str, tuple[str, str]], names: Mapping[str, str],
-                  encoded: bytes, at: Any) -> list[tuple[int, str]]:
-    """``hide_input_in_errors=True`` added to the class's ``model_config``, or a ``model_config``
-    holding it placed before its first field."""
-    for statement in node.body:
-        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(statement.value, ast.Call) \
-                and any(isinstance(t, ast.Name) and t.id == "model_config"
-                        for t in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])) \
-                and _resolves_to(statement.value.func, aliases, "ConfigDict"):
-            return [_keyword_added(statement.value, "hide_input_in_errors=True", encoded, at)]
-    body = node.body
-    first = body[1] if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(
-        getattr(body[0], "value", None), ast.Constant) else body[0]
-    indent = " " * first.col_offset
-    return [(at(first.lineno, 0), f"{indent}model_config = {names['ConfigDict']}(hide_input_in_errors=True)\n\n")]
 
 
 def _bundle_key(model: Mapping[str, Any]) -> str | None:
@@ -184,7 +146,7 @@ def _bundle_key(model: Mapping[str, Any]) -> str | None:
 def _extra_allowed(node: ast.ClassDef, aliases: Mapping[str, tuple[str, str]]) -> bool:
     """Whether the class keeps undeclared members (``model_config = ConfigDict(extra="allow")``)."""
     return any(isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)
-               and _resolves_to(statement.value.func, aliases, "ConfigDict")
+               and resolves_to(statement.value.func, aliases, "ConfigDict")
                and any(k.arg == "extra" and isinstance(k.value, ast.Constant) and k.value.value == "allow"
                        for k in statement.value.keywords)
                for statement in node.body)

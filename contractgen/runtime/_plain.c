@@ -194,11 +194,69 @@ clean_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return read;
 }
 
+/* names_within: whether value is exact JSON (as plain reads it) whose every member name, at any
+   depth, is in the frozenset names, reading at most budget members in all (counted per path). The
+   output scrub asks it of a call's arguments: when it says so, no name the call used can mark a
+   secret and the result is left as it is (secret_positions.SecretPositions). */
+
+static int
+within(PyObject *value, PyObject *names, Py_ssize_t depth, Py_ssize_t *budget)
+{
+    PyTypeObject *kind = Py_TYPE(value);
+    if (kind == &PyUnicode_Type || kind == &PyLong_Type || kind == &PyFloat_Type
+            || kind == &PyBool_Type || value == Py_None)
+        return 1;
+    if (depth >= MAX_DEPTH)
+        return 0;
+    if (kind == &PyDict_Type) {
+        Py_ssize_t position = 0;
+        PyObject *key, *member;
+        *budget -= PyDict_GET_SIZE(value);
+        if (*budget < 0)
+            return 0;
+        while (PyDict_Next(value, &position, &key, &member)) {
+            /* an exact str's hash and equality are str's own: no code of the caller's runs */
+            if (Py_TYPE(key) != &PyUnicode_Type || PySet_Contains(names, key) != 1
+                    || !within(member, names, depth + 1, budget))
+                return 0;
+        }
+        return 1;
+    }
+    if (kind == &PyList_Type) {
+        *budget -= PyList_GET_SIZE(value);
+        if (*budget < 0)
+            return 0;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
+            if (!within(PyList_GET_ITEM(value, i), names, depth + 1, budget))
+                return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static PyObject *
+names_within(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyFrozenSet_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "names_within(value, names: frozenset, budget, /)");
+        return NULL;
+    }
+    Py_ssize_t budget = PyLong_AsSsize_t(args[2]);
+    if (budget == -1 && PyErr_Occurred())
+        return NULL;
+    int found = within(args[0], args[1], 0, &budget);
+    PyErr_Clear();  /* PySet_Contains cannot fail on an exact str; nothing is left set */
+    return PyBool_FromLong(found);
+}
+
 static PyMethodDef methods[] = {
     {"plain_json", (PyCFunction)(void (*)(void))plain_json, METH_FASTCALL,
      "plain_json(value, depth=0, /): made only of exact JSON types, at most MAX_DEPTH deep"},
     {"clean_json", (PyCFunction)(void (*)(void))clean_json, METH_FASTCALL,
      "clean_json(value, budget, copy, refused, /): value (or its copy) when clean JSON, else refused"},
+    {"names_within", (PyCFunction)(void (*)(void))names_within, METH_FASTCALL,
+     "names_within(value, names, budget, /): exact JSON whose every member name is in names"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -105,7 +105,6 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         self._inline = self._timeout is None and not self._is_async
         self._limit = contract.retry.failure_budget
         self._retryable_codes = frozenset(contract.retry.retryable_codes)
-        self._build_input = _model_builder(input_model)
         self._keys: dict[str, str] = {}
         #: INVALID_ARGUMENT envelopes by the call or the explanation they were built from (see _invalid_arguments)
         self._argument_errors: dict[Any, tuple[list[Violation], int, dict[str, Any]]] = {}

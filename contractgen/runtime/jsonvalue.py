@@ -798,3 +798,33 @@ def iterator_in(value: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
             if isinstance(members, dict):
                 stack.extend((v, path + (k,)) for k, v in members.items() if type(v) not in _PLAIN_SCALARS)
     return None
+
+
+def _names_within_python(value: Any, names: frozenset[str], budget: int) -> bool:
+    todo, depths = [value], [0]
+    while todo:
+        current, depth = todo.pop(), depths.pop()
+        kind = type(current)
+        if kind in JSON_SCALARS:
+            continue
+        if depth >= MAX_DEPTH or kind is not dict and kind is not list:
+            return False
+        budget -= len(current)
+        if budget < 0:
+            return False
+        if kind is dict:
+            if any(type(name) is not str for name in current) or not names.issuperset(current):
+                return False
+            current = current.values()
+        todo.extend(current)
+        depths.extend([depth + 1] * len(current))
+    return True
+
+
+_names_within_c: Callable[..., bool] | None = \
+    getattr(_twin, "names_within", None) if _plain_json_c is not None else None
+#: ``names_within(value, names, budget)``: whether ``value`` is made of exact JSON types (str, int,
+#: float, bool, None, dict and list themselves, at most MAX_DEPTH levels) and every member name in it,
+#: at any depth, is in the frozenset ``names``, reading at most ``budget`` members (counted per path).
+#: In C where it was compiled; the Python twin answers the same (tests/test_runtime_plain.py).
+names_within: Callable[..., bool] = _names_within_c or _names_within_python

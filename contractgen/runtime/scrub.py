@@ -22,13 +22,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, quote_plus, unquote
 
-from .jsonvalue import JSON_SCALARS, MISSING, shortened, thaw
+from .jsonvalue import JSON_SCALARS, MISSING, names_within, shortened, thaw
 from .patterns import matches_any
 from .pointer import resolve_pointer
 from .quotes import GRAM, MIN_QUOTE, QuoteIndex, comparable
 from .redaction import REDACTED, echo_at, redact, sensitive_name
 from .schema_resolve import marked_member_names, marked_member_patterns, marks_anything
-from .secret_positions import SecretPositions
+from .secret_positions import MAX_NODES, SecretPositions
 from .wording import Violation, one_edit_apart
 
 #: Characters a sent value needs to be looked for: shorter ones would scrub ordinary words.
@@ -884,10 +884,14 @@ def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None,
     if not marked and not withheld and not any(sensitive_name(name) for name in declared) and _closed(schema):
         return None
     positions = SecretPositions(schema, resources)
+    #: where only a name can mark a secret, a call using plain names only (one pass in C) sent none
+    plain_names = positions.plain_names if not positions.marks and positions.readable else None
 
     def scrub(arguments: Any, output: Any) -> Any:
         if withheld:
             output = redact(output, output_schema, output_schema, resources=resources)
+        elif plain_names is not None and names_within(arguments, plain_names, MAX_NODES):
+            return output
         sent = _planned_secrets(positions, arguments)
         if sent is None:
             found = secrets_sent(arguments, schema, resources)

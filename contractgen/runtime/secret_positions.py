@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .jsonvalue import names_within
 from .redaction import REDACTED, sensitive_name
 from .schema_resolve import (
     applicable,
@@ -94,8 +95,8 @@ class SecretPositions:
     def __call__(self, arguments: Any) -> list[Any] | None:
         if not self.readable:
             return None
-        if not self.marks:
-            return self._names_only(arguments)
+        if not self.marks:  # only a name can make a secret: [] unless one looks like a secret's
+            return [] if names_within(arguments, self.plain_names, MAX_NODES) else None
         taken: list[Any] = []
         seen = 0
         todo: list[tuple[Any, _Position | None, int]] = [(arguments, self.top, 0)]
@@ -142,26 +143,3 @@ class SecretPositions:
             elif kind not in _SCALARS or seen > MAX_NODES:
                 return None
         return taken
-
-    def _names_only(self, arguments: Any) -> list[Any] | None:
-        """For a schema that marks nothing: [] unless a name anywhere looks like a secret's (the
-        names the schema declares are judged once); then the general reading."""
-        todo, seen = [arguments], 0
-        while todo:
-            value = todo.pop()
-            kind = type(value)
-            if kind is dict:
-                if not self.plain_names.issuperset(value):
-                    return None  # a name to judge
-                members: Any = value.values()
-            elif kind is list:
-                members = value
-            elif kind in _SCALARS:
-                continue
-            else:
-                return None  # a tuple, a mapping of the caller's own type: the general reading
-            seen += 1 + len(value)
-            if seen > MAX_NODES:
-                return None
-            todo.extend(member for member in members if type(member) not in _SCALARS)
-        return []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -85,10 +86,15 @@ def _private_copy(arguments: Any) -> tuple[Any, Any]:
 
 
 def _model_builder(model: Any) -> Callable[[Any], Any]:
-    """The fastest way to build ``model`` from JSON arguments (pydantic's validator directly)."""
+    """The fastest way to build ``model`` from JSON arguments (pydantic's validator directly); a
+    generated model's deferred validator is built here, on the tool's first call (``codegen/model_config.py``)."""
     if model is None:
         return lambda arguments: arguments
     validator = model.__dict__.get("__pydantic_validator__") if isinstance(model, type) else None
+    if validator is not None and type(validator).__name__ == "MockValSer":  # deferred: build it now
+        with contextlib.suppress(Exception):  # a model that cannot be built yet: model_validate says why
+            model.model_rebuild()
+        validator = model.__dict__.get("__pydantic_validator__")
     if validator is not None and type(validator).__name__ == "SchemaValidator":
         return validator.validate_python  # type: ignore[no-any-return] # model_validate minus its wrapper
     return model.model_validate  # type: ignore[no-any-return]
@@ -132,6 +138,11 @@ def _schema_node(schema: Any, loc: list[Any]) -> Any:
 class ArgumentsStage(RunStage):
     """The first stages of a call: its arguments copied, checked against version, schema and model,
     and gated (preconditions, confirmation), or explained."""
+
+    @functools.cached_property
+    def _build_input(self) -> Callable[[Any], Any]:
+        """The input model's builder, made on the first call that needs it (``_model_builder``)."""
+        return _model_builder(self.input_model)
 
     # -- the steps --------------------------------------------------------------------------
     def _prepare(self, arguments: Any, problem: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:

@@ -85,7 +85,6 @@ class ToolState:
     _inline: bool
     _limit: int | None
     _retryable_codes: frozenset[str]
-    _build_input: Callable[[Any], Any]
     _keys: dict[str, str]
     _argument_errors: dict[Any, tuple[list[Violation], int, dict[str, Any]]]
     _shaped_errors: ShapedErrors

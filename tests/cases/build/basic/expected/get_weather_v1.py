@@ -39,9 +39,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class GetWeatherV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     city: Annotated[
         str, Field(description="City name, e.g. Paris.", examples=["Paris"], min_length=1)
     ]
@@ -49,9 +47,7 @@ class GetWeatherV1Input(BaseModel):
 
 
 class GetWeatherV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     temperature: Annotated[int | float, Field(description="Temperature in the requested units.")]
     conditions: Annotated[str, Field(description='Short text such as "light rain".')]
 

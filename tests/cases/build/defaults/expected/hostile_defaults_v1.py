@@ -52,7 +52,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class HostileDefaultsV1InputOptions(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     verbose: Annotated[StrictBool | None, Field(description="The verbose argument.")] = None
     level: Annotated[int | None, Field(description="The level argument.")] = None
 
@@ -62,7 +62,7 @@ class HostileDefaultsV1InputOptions(BaseModel):
 
 
 class HostileDefaultsV1InputFilled(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     verbose: Annotated[StrictBool | None, Field(description="The verbose argument.")] = None
     tags: Annotated[list[str] | None, Field(description="The tags argument.")] = None
 
@@ -72,7 +72,7 @@ class HostileDefaultsV1InputFilled(BaseModel):
 
 
 class HostileDefaultsV1InputNestedInner(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     a: Annotated[str | None, Field(description="The a argument.")] = None
 
     def __repr_args__(self) -> Any:
@@ -81,7 +81,7 @@ class HostileDefaultsV1InputNestedInner(BaseModel):
 
 
 class HostileDefaultsV1InputNested(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     inner: Annotated[
         HostileDefaultsV1InputNestedInner,
         Field(description="The inner argument.", validate_default=True),
@@ -93,7 +93,7 @@ class HostileDefaultsV1InputNested(BaseModel):
 
 
 class HostileDefaultsV1InputUnion(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     a: int | None = None
 
     def __repr_args__(self) -> Any:
@@ -102,7 +102,7 @@ class HostileDefaultsV1InputUnion(BaseModel):
 
 
 class HostileDefaultsV1InputNullableObj(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     a: Annotated[int | None, Field(description="The a argument.")] = None
 
     def __repr_args__(self) -> Any:
@@ -111,7 +111,7 @@ class HostileDefaultsV1InputNullableObj(BaseModel):
 
 
 class HostileDefaultsV1InputMatrixItem(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     v: Annotated[int | float | None, Field(description="The v argument.")] = None
 
     def __repr_args__(self) -> Any:
@@ -120,7 +120,7 @@ class HostileDefaultsV1InputMatrixItem(BaseModel):
 
 
 class HostileDefaultsV1InputReqWithDefault(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     q: Annotated[int | None, Field(description="The q argument.")] = None
 
     def __repr_args__(self) -> Any:
@@ -129,7 +129,7 @@ class HostileDefaultsV1InputReqWithDefault(BaseModel):
 
 
 class HostileDefaultsV1InputAliased(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     class_: Annotated[int | None, Field(alias="class", description="The class argument.")] = None
     a_b: Annotated[str | None, Field(alias="a-b", description="The a-b argument.")] = None
 
@@ -139,7 +139,7 @@ class HostileDefaultsV1InputAliased(BaseModel):
 
 
 class HostileDefaultsV1InputPoint(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     x: Annotated[int, Field(description="The x argument.")]
     y: Annotated[int, Field(description="The y argument.")] = 0
 
@@ -149,23 +149,17 @@ class HostileDefaultsV1InputPoint(BaseModel):
 
 
 class HostileDefaultsV1OutputResult(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     n: Annotated[int | None, Field(description="The n argument.")] = None
 
 
 class HostileDefaultsV1OutputListItem(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     n: Annotated[int | None, Field(description="The n argument.")] = None
 
 
 class HostileDefaultsV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     result: Annotated[
         HostileDefaultsV1OutputResult,
         Field(description="The result argument.", validate_default=True),
@@ -177,7 +171,7 @@ class HostileDefaultsV1Output(BaseModel):
 
 
 class HostileDefaultsV1Input(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     options: Annotated[
         HostileDefaultsV1InputOptions,
         Field(description="The options argument.", validate_default=True),

@@ -40,9 +40,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class HostileStringsV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     mode: Annotated[
         Literal[
             "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
@@ -74,9 +72,7 @@ class HostileStringsV1Input(BaseModel):
 
 
 class HostileStringsV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     echo: Annotated[
         str,
         Field(

@@ -41,7 +41,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class OddNamesV1InputNested(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     status: Literal["x", "y"] | None = None
 
     def __repr_args__(self) -> Any:
@@ -50,7 +50,7 @@ class OddNamesV1InputNested(BaseModel):
 
 
 class OddNamesV1InputNode(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     value: int | None = None
     children: list[OddNamesV1InputNode] | None = None
 
@@ -60,7 +60,7 @@ class OddNamesV1InputNode(BaseModel):
 
 
 class OddNamesV1InputLegacy(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     import_: Annotated[str | None, Field(alias="import")] = None
 
     def __repr_args__(self) -> Any:
@@ -69,18 +69,14 @@ class OddNamesV1InputLegacy(BaseModel):
 
 
 class OddNamesV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     ok: StrictBool
     status: Literal["done", "queued"] | None = None
     return_: Annotated[str | None, Field(alias="return")] = None
 
 
 class OddNamesV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     class_: Annotated[str, Field(alias="class", description="A keyword.")]
     from_: Annotated[date, Field(alias="from")]
     page_size: Annotated[int, Field(alias="page-size", ge=1, le=100)]

@@ -47,23 +47,17 @@ require_runtime(">=0.1,<0.2")
 
 
 class FetchPassagesV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     question: Annotated[str, Field(description="The question to answer.", min_length=3)]
 
 
 class FetchPassagesV1OutputMeta(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     source: str | None = None
 
 
 class FetchPassagesV1OutputChunk(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     content: str
     content_hash: str
     size: int | None = None
@@ -75,9 +69,7 @@ class FetchPassagesV1OutputChunk(BaseModel):
 
 
 class FetchPassagesV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     payload_hash: Annotated[
         str, Field(description="SHA-256 of the whole result without this field.")
     ]

@@ -36,17 +36,13 @@ require_runtime(">=0.1,<0.2")
 
 
 class AddNumbersV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     a: Annotated[int | float, Field(description="First addend.", examples=[1.5])]
     b: Annotated[int | float, Field(description="Second addend.")]
 
 
 class AddNumbersV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     sum: int | float
 
 

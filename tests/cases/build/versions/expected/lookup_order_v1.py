@@ -37,7 +37,7 @@ require_runtime(">=0.1,<0.2")
 
 
 class LookupOrderV1Input(BaseModel):
-    model_config = ConfigDict(extra="allow", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="allow", hide_input_in_errors=True, defer_build=True)
     order: Annotated[str, Field(description="Six-digit order number.")]
 
     def __repr_args__(self) -> Any:
@@ -46,9 +46,7 @@ class LookupOrderV1Input(BaseModel):
 
 
 class LookupOrderV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     status: Literal["open", "shipped", "delivered"]
     carrier: str | None = None
 

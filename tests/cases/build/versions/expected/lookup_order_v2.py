@@ -36,16 +36,12 @@ require_runtime(">=0.1,<0.2")
 
 
 class LookupOrderV2Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     order_id: Annotated[str, Field(description="Order identifier, e.g. ord_123456.")]
 
 
 class LookupOrderV2Output(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     status: Literal["open", "shipped", "delivered", "returned"]
 
 

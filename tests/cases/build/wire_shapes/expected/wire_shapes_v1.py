@@ -49,59 +49,43 @@ require_runtime(">=0.1,<0.2")
 
 
 class WireShapesV1Input(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     day: date | None = None
 
 
 class WireShapesV1OutputExtra(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     tag: str | None = None
 
 
 class WireShapesV1OutputData(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     v: int | float | None = None
 
 
 class WireShapesV1OutputJson(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     w: StrictBool | None = None
 
 
 class WireShapesV1OutputMeta(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class WireShapesV1OutputNode(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     label: str
     children: list[WireShapesV1OutputNode] | None = None
 
 
 class WireShapesV1OutputPoint(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow", defer_build=True)
     x: int | float
     y: int | float
 
 
 class WireShapesV1Output(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     class_: Annotated[str, Field(alias="class")]
     page_size: Annotated[int, Field(alias="page-size")]
     day: date

@@ -71,6 +71,7 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2,
         if arguments.get(_NOT_AN_OBJECT) is _NOT_AN_OBJECT:
             return dict(invalid_json_arguments(tool))
         conversation = str(ctx.conversation_id or "default")[:200]
+        session = "conversation:" + conversation
         agent = getattr(getattr(ctx, "agent", None), "name", None)
         caller = caller_label(user=session_from(ctx.deps, "user_id"), agent=agent, session=conversation)
         approved = None
@@ -78,9 +79,9 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2,
             if not ctx.tool_call_approved:  # pydantic-ai's deferred approval: the host answers
                 raise ApprovalRequired(metadata={"summary": gate.summary(arguments) if gate else ""})
             approved = True
-        envelope = await call_answered(tool, arguments, approved, session="conversation:" + conversation,
-                                       call_id=ctx.tool_call_id, caller=caller)
-        raised = escalated(escalation, tool, envelope, "conversation:" + conversation)
+        envelope = await call_answered(tool, arguments, approved, session=session, call_id=ctx.tool_call_id,
+                                       caller=caller)
+        raised = None if escalation is None else escalated(escalation, tool, envelope, session)
         if raised is not None:
             raise CallDeferred(metadata={"envelope": raised})
         return dict(envelope)

@@ -3,15 +3,16 @@
 Run: .venv/bin/python bench/adapter_overhead.py [--quick]
 
 Both rows call the nested tool of ``bench/guard_realistic.py`` (``nested_case()``: 8 properties, a
-nested object, an enum, patterns, bounds and a date) with the same arguments, get the same offers
-back, and print microseconds per call (best of interleaved rounds) and adapter / native next to the
-issue's target (<= 1.25). Nothing here asserts a time.
+nested object, an enum, patterns, bounds and a date) with the same argument values, get the same
+offers back, and print microseconds per call (best of interleaved rounds) and adapter / native next
+to the issue's target (<= 1.25). Nothing here asserts a time.
 
 * FastMCP: ``await tool.run(arguments)`` of a native ``FastMCP`` tool (``Tool.from_function`` over a
-  function taking the nested tool's arguments, FastMCP validating them with its own pydantic model)
-  against ``await tool.run(arguments)`` of the adapter's ``GuardedFastMCPTool`` for the same contract
-  (the guard's input and output checks, the envelope, the budget), outside a request, as a test or a
-  direct ``call_tool`` runs it.
+  function whose one parameter ``search`` is the tool's pydantic model, so its arguments arrive as
+  ``{"search": ...}`` and FastMCP validates them with that model) against ``await
+  tool.run(arguments)`` of the adapter's ``GuardedFastMCPTool`` for the same contract (the guard's
+  input and output checks, the envelope, the budget), outside a request, as a test or a direct
+  ``call_tool`` runs it.
 * pydantic-ai: one tool call through pydantic-ai's own ``ToolManager`` as an agent run makes it
   (``validate_tool_call`` then ``execute_tool_call`` on a ``ToolCallPart`` of the arguments, with a
   ``RunContext`` of the run), outside a model request. Native: ``Tool(search_flights)`` over an

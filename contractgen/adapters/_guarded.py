@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import copy
+import functools
 import json
 import logging
 import threading
 import weakref
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Protocol, cast
 
 from contractgen.runtime import GuardedTool, error_envelope
@@ -127,8 +128,19 @@ def _enter_turn(state: StateLike | None) -> _Turn | None:
     return turn
 
 
+_NOTHING_BOUND = nullcontext()
+
+
+def _bound(state: StateLike | None) -> AbstractContextManager[None]:
+    """``state`` bound to the call (``call_guarded``); nothing to do, and nothing paid, when there is
+    none to bind and none bound around the call (every framework that keeps no budget state)."""
+    if state is None and _CALL_STATE.get() is None:
+        return _NOTHING_BOUND
+    return _binding(state)
+
+
 @contextmanager
-def _bound(state: StateLike | None) -> Iterator[None]:
+def _binding(state: StateLike | None) -> Iterator[None]:
     turn = _enter_turn(state)
     token = _CALL_STATE.set(state)
     try:
@@ -219,9 +231,18 @@ def plain_schema(schema: Any) -> dict[str, Any]:
 def caller_label(*, user: Any = None, agent: Any = None, session: Any = None) -> str | None:
     """Who made a call, as the guard's ``caller`` (and the spans' ``contractgen.caller``) records it:
     ``user=alice agent=fx session=conv-1``, each part only when the framework knows it."""
+    return _caller_label(_text(user), _text(agent), _text(session))
+
+
+def _text(value: Any) -> str:
+    # the exact text of a part ('' when it is not a string): what the labels below are cached by
+    return str.__str__(value) if isinstance(value, str) else ""
+
+
+@functools.lru_cache(maxsize=1024)  # the calls of one conversation share their label: made once
+def _caller_label(user: str, agent: str, session: str) -> str | None:
     parts = [f"{name}={_label(value)}" for name, value in (("user", user), ("agent", agent),
-                                                              ("session", session))
-             if isinstance(value, str) and value]
+                                                              ("session", session)) if value]
     return " ".join(parts) or None
 
 
@@ -233,6 +254,8 @@ def _label(value: str) -> str:
 def session_from(source: Any, *names: str) -> str | None:
     """The first non-empty string under one of ``names`` in a mapping or an object, or None (also
     when reading raises: the application's own object, such as a run context, may hold anything)."""
+    if source is None:  # no deps, no configurable: nothing to read
+        return None
     for name in names:
         try:
             value = source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)

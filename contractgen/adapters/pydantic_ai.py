@@ -42,6 +42,7 @@ from contractgen.runtime.confirmation import confirmed
 from ._confirm import asks, call_answered, gate_of
 from ._escalation import Escalated, Escalation, escalated, escalation_of
 from ._guarded import (
+    call_guarded,
     call_guarded_sync,
     caller_label,
     envelope_text,
@@ -71,16 +72,18 @@ def pydantic_ai_tool(tool: GuardedTool[Any, Any], *, max_retries: int = 2,
         if arguments.get(_NOT_AN_OBJECT) is _NOT_AN_OBJECT:
             return dict(invalid_json_arguments(tool))
         conversation = str(ctx.conversation_id or "default")[:200]
+        session = "conversation:" + conversation
         agent = getattr(getattr(ctx, "agent", None), "name", None)
         caller = caller_label(user=session_from(ctx.deps, "user_id"), agent=agent, session=conversation)
-        approved = None
-        if asks(gate, arguments):
-            if not ctx.tool_call_approved:  # pydantic-ai's deferred approval: the host answers
-                raise ApprovalRequired(metadata={"summary": gate.summary(arguments) if gate else ""})
-            approved = True
-        envelope = await call_answered(tool, arguments, approved, session="conversation:" + conversation,
-                                       call_id=ctx.tool_call_id, caller=caller)
-        raised = escalated(escalation, tool, envelope, "conversation:" + conversation)
+        if not asks(gate, arguments):
+            envelope = await call_guarded(tool, arguments, session=session, call_id=ctx.tool_call_id,
+                                          caller=caller)
+        elif ctx.tool_call_approved:  # pydantic-ai's deferred approval: the host said yes
+            envelope = await call_answered(tool, arguments, True, session=session, call_id=ctx.tool_call_id,
+                                           caller=caller)
+        else:
+            raise ApprovalRequired(metadata={"summary": gate.summary(arguments) if gate else ""})
+        raised = None if escalation is None else escalated(escalation, tool, envelope, session)
         if raised is not None:
             raise CallDeferred(metadata={"envelope": raised})
         return dict(envelope)

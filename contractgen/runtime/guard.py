@@ -55,6 +55,7 @@ from .stage_account import AccountStage
 from .stage_arguments import _built_exactly, _model_builder, _private_copy
 from .stage_failures import Mapper
 from .stage_run import _is_async
+from .stage_settle import _off_loop
 from .stage_state import compiled_for
 from .transport import map_transport_error
 from .wording import Violation
@@ -89,6 +90,8 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         self.budget: BudgetStore = as_budget_store(state)
         #: a budget kept outside the process (Redis): its operations get a window in the deadline
         self._shared_store = not isinstance(self.budget, (InMemoryBudgetStore, MappingBudgetStore))
+        #: a store with an asyncio client, which ``acall`` counts with (``afinish``)
+        self._counts_async = hasattr(self.budget, "arecord_failure")
         self._on_call = on_call
         self.mapper = mapper
         #: network and timeout failures (builtin, httpx, requests, urllib3, aiohttp) are transient
@@ -223,7 +226,9 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
                 envelope = await self.arun_checked(arguments, contract_version)
                 return await self.afinish(envelope, session, start, observed)
         envelope = await self.arun_checked(arguments, contract_version)
-        return await self.afinish(envelope, session, start, observed)
+        if self._counts_async:
+            return await self.afinish(envelope, session, start, observed)
+        return self._finish(envelope, session, start, observed)
 
     def run_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
         """The call's envelope before the failure budget sees it."""
@@ -231,8 +236,11 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         token = _CALL.set((self, own))
         try:
             early, value = self._prepare(own, problem, contract_version)
-            envelope = early if early is not None else self._run_sync(value)
-            return envelope if self._open_names is None else self._with_notices(envelope, own)
+            envelope = early if early is not None else \
+                self._run_validated(value) if self._inline else self._run_sync(value)
+            if self._open_names is not None and type(own) is dict and not self._open_names.issuperset(own):
+                return self._with_notices(envelope, own)
+            return envelope
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself still answers with an envelope
@@ -244,9 +252,12 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         own, problem = _private_copy(arguments)
         token = _CALL.set((self, own))
         try:
-            early, value = await self._aprepare(own, problem, contract_version)
+            early, value = await _off_loop(self._prepare, own, problem, contract_version) \
+                if self._read_off_loop(own) else self._prepare(own, problem, contract_version)
             envelope = early if early is not None else await self._run_async(value)
-            return envelope if self._open_names is None else self._with_notices(envelope, own)
+            if self._open_names is not None and type(own) is dict and not self._open_names.issuperset(own):
+                return self._with_notices(envelope, own)
+            return envelope
         except _NEVER_SWALLOWED:
             raise
         except BaseException as exc:  # noqa: BLE001

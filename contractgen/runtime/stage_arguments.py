@@ -47,7 +47,7 @@ from .scrub import (
     secrets_sent,
 )
 from .stage_run import RunStage
-from .stage_settle import BIG_VALUE, _off_loop
+from .stage_settle import BIG_VALUE
 from .wording import Violation, describe, field_label
 
 #: ``_private_copy``'s problems that are no violation: arguments that raised when read, and a copy
@@ -183,20 +183,17 @@ class ArgumentsStage(RunStage):
             return self._gate(arguments), value
         return None, value
 
-    async def _aprepare(self, arguments: Any, problem: Any, contract_version: str | None) -> tuple[dict[str, Any] | None, Any]:
-        """``_prepare`` for an async caller: big arguments (and a heavy schema's bad call) are checked
-        and explained on a worker thread, never stalling the event loop."""
+    def _read_off_loop(self, arguments: Any) -> bool:
+        """Whether an async caller's arguments are checked (and a bad call explained) on a worker
+        thread, never stalling the event loop: big arguments, and a heavy schema's bad call."""
         try:
             # (the call's own copy: clean JSON of at most BIG_VALUE members, one pass in C, is small)
-            big = (clean_json(arguments, BIG_VALUE, False, MISSING) is MISSING and larger_than(arguments, BIG_VALUE)) or (
+            return (clean_json(arguments, BIG_VALUE, False, MISSING) is MISSING and larger_than(arguments, BIG_VALUE)) or (
                 # a heavy schema's explanation costs up to ~100 ms even for small arguments: only a
                 # bad call pays it, and it pays on a worker thread
                 self._compiled.input.member_cap < ITEM_CAP and not self._compiled.input.is_valid(arguments))
         except Exception:  # noqa: BLE001 - arguments that raise when read: _prepare answers for them
-            big = False
-        if big:
-            return await _off_loop(self._prepare, arguments, problem, contract_version)
-        return self._prepare(arguments, problem, contract_version)
+            return False
 
     def _explained(self, arguments: Any) -> dict[str, Any]:
         """INVALID_ARGUMENT for arguments the validator refused. A flat call of a mistake seen

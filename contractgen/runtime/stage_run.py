@@ -29,7 +29,7 @@ from .jsonvalue import (
 )
 from .observe import logger
 from .settle_safety import reads_plainly
-from .stage_settle import SettleStage
+from .stage_settle import SettleStage, _off_loop
 from .workers import POOL, PoolBusy, Raised, boxed
 
 #: Seconds an async implementation may hold the event loop in one step (between two awaits) before
@@ -61,10 +61,9 @@ class RunStage(SettleStage):
     awaited, within the deadline."""
 
     def _run_sync(self, value: Any) -> dict[str, Any]:
-        """The envelope of the implementation called on ``value`` (its checked input) by a sync caller:
-        inline, or on a worker thread under the deadline (and for async code a loop of its own)."""
-        if self._inline:
-            return self._run_validated(value)
+        """The envelope of the implementation called on ``value`` (its checked input) by a sync caller
+        on a worker thread under the deadline (and for async code a loop of its own); a tool without
+        a deadline runs inline (``_run_validated``)."""
         try:
             timeout = deadline_left(self._timeout)
             if timeout is None and not loop_running():
@@ -75,12 +74,12 @@ class RunStage(SettleStage):
                     return submitted
                 future, slot = submitted
                 try:
-                    exc = future.exception(timeout=timeout)
-                except FutureTimeout:  # only our wait timed out (the tool's own is in `exc`)
-                    return self._timed_out(future, slot)
-                if exc is not None:
-                    raise exc
-                result = future.result()
+                    # one wait: the worker hands back what the tool raised as a value (``boxed``)
+                    result = future.result(timeout=timeout)
+                except FutureTimeout:
+                    if not future.done():  # our wait timed out, not something the worker raised
+                        return self._timed_out(future, slot)
+                    raise
                 decided = self._from_worker(result)
                 if decided is not None:
                     return decided
@@ -108,6 +107,8 @@ class RunStage(SettleStage):
             result = self.implementation(value)
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
             return self._settled(None, exc)
+        if type(result) is dict:  # no awaitable, and nothing of the tool's code runs when asked so
+            return self._judged(result)
         return self._settled(result, None)
 
     def _run_in_worker(self, value: Any) -> Any:
@@ -198,7 +199,8 @@ class RunStage(SettleStage):
             return self._tools_failure(exc)
         if deadline is not None:
             return await self._settled_off_loop(result, None, deadline - (time.monotonic() - began))
-        return await self._completed_here(result)
+        envelope = self._completed_on_loop(result)
+        return envelope if envelope is not None else await _off_loop(self._complete, result)
 
     def _submit(self, fn: Callable[..., Any], value: Any) -> tuple[Any, Slot] | dict[str, Any]:
         """``fn(value)`` on a worker thread holding one of this tool's slots, settled there into its

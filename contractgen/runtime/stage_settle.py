@@ -100,15 +100,19 @@ class SettleStage(FailuresStage):
     async def _completed_here(self, result: Any) -> dict[str, Any]:
         """The envelope for a result read on the caller's loop (a big one not pinned to plain JSON
         is checked on a worker thread, the loop left free)."""
+        envelope = self._completed_on_loop(result)
+        return envelope if envelope is not None else await _off_loop(self._complete, result)
+
+    def _completed_on_loop(self, result: Any) -> dict[str, Any] | None:
+        """``_completed_here`` without a coroutine where the result is read on the loop (the common
+        case); None for a big result, which ``_complete`` reads on a worker thread."""
         try:
             result = stand_in(result)
             # clean JSON of at most BIG_VALUE members is checked here: one pass in C says so
             big = clean_json(result, BIG_VALUE, False, MISSING) is MISSING and larger_than(result, BIG_VALUE)
         except BaseException as exc:  # noqa: BLE001 - reading it ran the tool's code (a __class__ property)
             return self._tools_failure(exc)
-        if big:
-            return await _off_loop(self._complete, result)
-        return self._complete(result)
+        return None if big else self._complete(result)
 
     def _complete(self, result: Any) -> dict[str, Any]:
         """The envelope for what the tool returned. Reading it runs the tool's own code (a mapping's

@@ -69,6 +69,7 @@ class ToolState:
     errors: tuple[type[ToolError], ...]
     budget: BudgetStore
     _shared_store: bool
+    _counts_async: bool
     mapper: Callable[[BaseException], ToolError | None] | None
     transport_errors: bool
     invalid_output_code: str

@@ -266,7 +266,6 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
             _CALL.reset(token)
 
 
-
     def parse_output(self, envelope: OkEnvelope[WireT]) -> OutT:
         """The output model built from an ok envelope's ``output`` (which is its JSON form)."""
         if self.output_model is None:
@@ -275,67 +274,6 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
 
     def __repr__(self) -> str:
         return f"<GuardedTool {self.name} {self.version}>"
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def guard(contract: Contract, implementation: SyncImplementation[InT, OutT] | AsyncImplementation[InT, OutT],

@@ -62,10 +62,6 @@ class HttpOperation:
             wrapped_as=response.get("wrapped_as"), encoding=response.get("encoding"),
             servers=tuple(mapping.get("servers", ())))
 
-    @property
-    def has_body(self) -> bool:
-        return self.body_argument is not None or bool(self.body_properties)
-
 
 @dataclass(frozen=True)
 class Request:

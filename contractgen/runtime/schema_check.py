@@ -1228,10 +1228,6 @@ class SchemaCheck:
                 return None
         return node
 
-    def _node(self, schema_ptr: str) -> Any:
-        node = resolve_pointer(self.schema, schema_ptr)
-        return None if node is MISSING else node
-
     def is_sensitive(self, ptr: str) -> bool:
         """Whether the value at ``ptr`` is marked writeOnly / x-sensitive (at any depth) or
         carries a secret-looking name."""

@@ -247,11 +247,27 @@ def marked_below(nodes: Iterable[Any], root: Any, resources: Mapping[str, Any] |
 def marks_anything(root: Any, resources: Mapping[str, Any] | None = None) -> bool:
     """Whether a schema marked sensitive applies to a value of ``root`` or anywhere inside one: when
     not, only a secret-looking name can make a part of the value secret. Kept per root."""
+    if not _mentions_a_mark(root) and not any(_mentions_a_mark(document) for document in (resources or {}).values()):
+        return False  # no mark anywhere in the text (a walk of plain containers): none can apply
     index = _index(root, resources)
     if index.marks_any is None:
         nodes = applicable([root], root, resources)
         index.marks_any = any(is_marked(node) for node in nodes) or marked_below(nodes, root, resources)
     return index.marks_any
+
+
+def _mentions_a_mark(value: Any) -> bool:
+    """Whether any mapping in ``value``, schema or data alike, is marked (``is_marked``)."""
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, Mapping):
+            if is_marked(node):
+                return True
+            todo.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            todo.extend(node)
+    return False
 
 
 def marked_member_names(root: Any, resources: Mapping[str, Any] | None = None) -> frozenset[str]:

@@ -37,8 +37,6 @@ from .workers import POOL, PoolBusy, Raised, boxed
 BLOCKING_STEP = 1.0
 
 
-
-
 class _Settled:
     """An envelope a worker thread settled a call's outcome into (a tool's dict result may look
     like an envelope, so the two are told apart by type)."""

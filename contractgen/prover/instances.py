@@ -8,6 +8,7 @@ kept only when the guard's validator says the pattern matches it.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator, Mapping
@@ -23,6 +24,12 @@ except ImportError:  # pragma: no cover
 from re import _constants as sre_constants  # type: ignore[attr-defined]
 
 NOTHING: Any = object()  # no value could be built
+
+
+def text_of(value: Any) -> str:
+    """A JSON value's (or a schema's) text with its keys sorted: equal texts, equal JSON."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
 
 FORMAT_SAMPLES: Mapping[str, str] = {
     "date-time": "2026-01-01T00:00:00Z", "date": "2026-01-01", "time": "12:00:00Z", "duration": "P1D",
@@ -47,6 +54,11 @@ def validator_for(schema: Mapping[str, Any]) -> Any:
     made = reference_validator.validator(schema)
     _VALIDATORS[id(schema)] = (schema, made)
     return made
+
+
+def forget_validators() -> None:
+    """Drop the cached validators (a test that changes how formats are read builds them anew)."""
+    _VALIDATORS.clear()
 
 
 def verdict(schema: Mapping[str, Any], value: Any) -> bool | None:

@@ -30,7 +30,7 @@ UNIT_TESTED = {
     "tests/test_diff_budget.py": {"budget"},
     "tests/test_diff_containment.py": {"rewrite"},
     "tests/test_diff_formats.py": {"formats", "instances"},
-    "tests/test_patterns_diff.py": {"instances"},
+    "tests/test_patterns_diff.py": {"instances", "regex"},
     "tests/test_regex_inclusion.py": {"regex"},
     "tests/test_check_schema_keywords.py": {"instances"},
 }

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from pattern_support import ALPHABET, ecma_patterns
 
 from contractgen.diff.reading import matches_pattern_property
-from contractgen.prover.instances import python_spelling, regex_samples, shortest_match, verdict
+from contractgen.prover.instances import verdict
+from contractgen.prover.regex import python_spelling, regex_samples, shortest_match
 from contractgen.runtime.patterns import is_valid_pattern, pattern_matches
 
 

@@ -10,14 +10,14 @@ Inside, each module owns one step; the arrows are its imports, and there is no c
 
     containment -> budget, formats, instances, rewrite, witness
     witness     -> formats, instances
-    rewrite     -> formats, instances, regex
+    rewrite     -> formats, regex
+    instances   -> regex
 
 - ``containment``: the order of the proof (rewrite, algebra, structure, witness search) and ``Proof``;
 - ``rewrite``: equivalent spellings and the sound structural "covers" test;
 - ``witness``: values that tell two schemas apart, and a rule's mutations written into a valid call;
-- ``instances``: small valid values of a schema (strings for a pattern too), and the reference verdict
-  (``accepts``/``rejects``);
-- ``regex``: inclusion between patterns (greenery's automata);
+- ``instances``: small valid values of a schema, and the reference verdict (``accepts``/``rejects``);
+- ``regex``: strings a pattern matches, and inclusion between patterns (greenery's automata);
 - ``formats``: which string formats contain which, as data;
 - ``budget``: how long a proof, and a run's proofs, may take.
 
@@ -27,16 +27,8 @@ The names below are what callers use; a module outside this package imports only
 from .budget import TOTAL_SECONDS, proofs_within
 from .containment import Proof, Verdict, clear_caches, contains
 from .formats import format_gap, format_includes, unconfirmed_format_gap
-from .instances import (
-    FORMAT_BREAKERS,
-    NOTHING,
-    accepts,
-    candidates,
-    generate,
-    of_type,
-    regex_samples,
-    rejects,
-)
+from .instances import FORMAT_BREAKERS, NOTHING, accepts, candidates, generate, of_type, rejects
+from .regex import regex_samples
 from .witness import ITEM, Mutation, Step, WitnessFinder, find_witness, numbers_near
 
 __all__ = [

@@ -11,8 +11,7 @@ import math
 from typing import Any
 
 from .formats import format_includes
-from .instances import shortest_match
-from .regex import pattern_includes
+from .regex import pattern_includes, shortest_match
 
 _SUB_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
 _SUB_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")

@@ -185,9 +185,10 @@ def test_importing_the_prover_loads_neither_diff_nor_manifest_nor_the_cli() -> N
 
 
 def _python_files() -> dict[str, Path]:
-    """Every module outside the prover that could import it: the package, the benchmarks and the tests."""
+    """Every module outside the prover that could import it: the package, the benchmarks, the
+    tests and the documentation's programs."""
     files = {}
-    for folder in ("contractgen", "bench", "tests"):
+    for folder in ("contractgen", "bench", "tests", "docs"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             relative = path.relative_to(ROOT)
             if relative.parts[:2] == ("contractgen", "prover"):

@@ -27,10 +27,10 @@ from pathlib import Path
 import yaml
 
 from contractgen.diff import Context, DiffSettings, run_diff
-from contractgen.diff.containment import clear_caches
 from contractgen.diff.git import read_revision
 from contractgen.diff.pairing import pair_trees
 from contractgen.manifest.load import load_contracts, load_parsed
+from contractgen.prover import clear_caches
 
 
 def synthetic_tool(index: int, rng: random.Random) -> dict:

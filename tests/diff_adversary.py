@@ -20,10 +20,10 @@ from typing import Any
 from diff_fuzz import accepts, literal_candidates, tool, validator
 from hypothesis import strategies as st
 
-from contractgen.diff.containment import Verdict
 from contractgen.diff.model import Direction
 from contractgen.diff.reading import plain, prove
 from contractgen.diff.structure import ToolPair
+from contractgen.prover import Verdict
 
 Draw = Callable[..., Any]
 POOLS = (("a", "b", "c", "d"), ("p", "q", "r"), ("x", "y"))

@@ -260,7 +260,7 @@ def test_a_keyword_that_can_change_no_verdict_is_an_error_at_its_key() -> None:
     2020-12 ``format`` beside a ``type`` without strings passed check with no word, and the guard
     accepted what the author wrote it refuses. Every assertion keyword alone on a node of every
     type: where no probe value gets another verdict without it, check reports an error at its key."""
-    from contractgen.diff.generate import verdict
+    from contractgen.prover.instances import verdict
 
     silent = []
     for keyword, value in ASSERTING.items():
@@ -291,7 +291,7 @@ def test_a_dependency_on_a_name_a_closed_object_never_holds_is_an_error(
     Each listed name that is not a property is an error at its place, and each such place really
     changes what the schema means: dropping the entry changes no verdict (a trigger) or the object
     can hold its trigger only without the dependency (a required name)."""
-    from contractgen.diff.generate import verdict
+    from contractgen.prover.instances import verdict
 
     dependencies: dict[str, Any] = (triggers if keyword == "dependentRequired"
                                     else {k: {"required": v} for k, v in triggers.items()})

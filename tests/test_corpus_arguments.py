@@ -12,7 +12,7 @@ from typing import Any
 
 from build_support import imported_package
 
-from contractgen.diff.generate import accepts, candidates
+from contractgen.prover import accepts, candidates
 
 #: values offered to every leaf beside the schema's own candidates: what a float, a lax bool or a
 #: rounded number would change

@@ -14,8 +14,8 @@ import pytest
 import yaml
 from conftest import run_cli
 
-from contractgen.diff.budget import OverBudget, proof_step, start_diff
-from contractgen.diff.containment import Verdict, clear_caches, contains
+from contractgen.prover import Verdict, clear_caches, contains
+from contractgen.prover.budget import OverBudget, proof_step, start_diff
 
 #: generous: the budgets are 2 s per proof and the patterns below took 17 s to over 60 s before
 HANG_GUARD = 60

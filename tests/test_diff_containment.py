@@ -13,9 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contractgen.diff.containment import Verdict, contains
-from contractgen.diff.generate import NOTHING, candidates
-from contractgen.diff.rewrite import equivalent, structurally_covers
+from contractgen.prover import NOTHING, Verdict, candidates, contains
+from contractgen.prover.rewrite import equivalent, structurally_covers
 from contractgen.runtime import reference_validator
 
 

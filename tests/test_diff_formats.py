@@ -1,4 +1,4 @@
-"""Format inclusions (contractgen/diff/format_inclusion.py): the data agrees with the guard's own
+"""Format inclusions (contractgen/prover/formats.py): the data agrees with the guard's own
 validator, and a change between two related formats is judged alike whatever jsonschema's optional
 format packages are installed (the reference validator asks the guard's validator for each format)."""
 
@@ -12,10 +12,12 @@ import jsonschema
 import jsonschema_rs
 import pytest
 
-from contractgen.diff import Context, DiffSettings, Level, containment, generate, run_diff
-from contractgen.diff.format_inclusion import INCLUSIONS, gap, includes, unconfirmed_gap
+from contractgen.diff import Context, DiffSettings, Level, run_diff
 from contractgen.diff.pairing import pair_files
 from contractgen.manifest.load import load_contracts
+from contractgen.prover import clear_caches, format_gap, format_includes, unconfirmed_format_gap
+from contractgen.prover import instances as prover_instances
+from contractgen.prover.formats import INCLUSIONS
 from contractgen.runtime import reference_validator
 from contractgen.runtime.reference_validator import GUARD_FORMATS
 
@@ -29,16 +31,16 @@ def _guard_accepts(fmt: str, text: str) -> bool:
 @pytest.mark.parametrize(("narrower", "wider"), sorted(INCLUSIONS))
 def test_each_gap_text_is_of_the_wider_format_only_as_the_guard_reads_them(narrower: str, wider: str) -> None:
     """jsonschema-rs (the guard's validator, formats asserted) asserts all of these formats."""
-    assert includes(wider, narrower) and not includes(narrower, wider)
-    for text in gap(narrower, wider):
+    assert format_includes(wider, narrower) and not format_includes(narrower, wider)
+    for text in format_gap(narrower, wider):
         assert _guard_accepts(wider, text) and not _guard_accepts(narrower, text), text
-    sample = generate.FORMAT_SAMPLES[narrower]
+    sample = prover_instances.FORMAT_SAMPLES[narrower]
     assert _guard_accepts(narrower, sample) and _guard_accepts(wider, sample)
 
 
 def test_unrelated_formats_are_no_inclusion() -> None:
-    assert not includes("date-time", "date") and not includes("date", "date-time")
-    assert not includes("iri", "uri-reference") and gap("date", "date-time") == ()
+    assert not format_includes("date-time", "date") and not format_includes("date", "date-time")
+    assert not format_includes("iri", "uri-reference") and format_gap("date", "date-time") == ()
 
 
 def test_a_gap_the_checker_cannot_confirm_is_said_so() -> None:
@@ -47,8 +49,8 @@ def test_a_gap_the_checker_cannot_confirm_is_said_so() -> None:
     alike = jsonschema.FormatChecker(())
     for fmt in ("email", "idn-email"):
         alike.checks(fmt)(lambda text: "@" in text)
-    assert "accepts them as email too" in (unconfirmed_gap("email", "idn-email", alike) or "")
-    assert unconfirmed_gap("email", "idn-email") is None  # the reference checker (the guard's reading)
+    assert "accepts them as email too" in (unconfirmed_format_gap("email", "idn-email", alike) or "")
+    assert unconfirmed_format_gap("email", "idn-email") is None  # the reference checker (the guard's reading)
 
 
 @pytest.fixture(params=["installed", "lax"])
@@ -68,8 +70,7 @@ def registry(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
 def _forget() -> None:
     reference_validator.format_checker.cache_clear()
     reference_validator.validator_class.cache_clear()
-    generate._VALIDATORS.clear()
-    containment.clear_caches()
+    clear_caches()
 
 
 def _findings(case: Path) -> dict[str, tuple[Level, object, str]]:

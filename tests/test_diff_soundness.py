@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from contractgen.diff import Direction
-from contractgen.diff.witness import WitnessFinder
+from contractgen.prover import WitnessFinder
 
 #: map-valued objects: the case the default reading once called safe (an added property the old
 #: additionalProperties schema already described)

@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pattern_support import ALPHABET, ecma_patterns
 
-from contractgen.diff.generate import python_spelling, regex_samples, shortest_match, verdict
 from contractgen.diff.reading import matches_pattern_property
+from contractgen.prover.instances import verdict
+from contractgen.prover.regex import python_spelling, regex_samples, shortest_match
 from contractgen.runtime.patterns import is_valid_pattern, pattern_matches
 
 

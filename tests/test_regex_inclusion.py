@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from contractgen.diff.regex_inclusion import pattern_includes, subset_body
+from contractgen.prover.regex import pattern_includes, subset_body
 from contractgen.runtime.patterns import pattern_matches
 
 ATOMS = ("a", "b", "0", "-", "\\.", "/", "[a-c]", "[0-9]", "[ab0]", "\\d", "\\w", "[a-z0-9_]", "[-x]")

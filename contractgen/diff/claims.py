@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .generate import NOTHING, accepts, rejects
-from .model import ITEM, Direction, Mutation, Step
+from ..prover import ITEM, NOTHING, Mutation, Step, accepts, rejects
+from ..runtime.jsonvalue import thaw
+from .model import Direction
 from .normalize import covers_type, types_of
 from .reading import plain
 from .ruletools import json_type
-from .witness import thaw
 
 #: rule ID -> its claim: "absent" (the property is missing from its object), "present" (it is there),
 #: "null" (the value is null), "enum" (a value the refusing side does not list, and the accepting side

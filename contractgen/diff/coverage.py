@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import Direction, Mutation
+from ..prover import Mutation
+from .model import Direction
 from .structure import SchemaPair, unmatched_branches
 
 _COMMON = frozenset({"properties", "required", "type", "enum", "items", "allOf", "anyOf", "oneOf",
@@ -77,7 +78,7 @@ def what_changed(pair: SchemaPair, keywords: tuple[str, ...]) -> str:
 def proven_difference(pair: SchemaPair, context: Any) -> tuple[tuple[str, ...], Mutation] | None:
     """For the proof backstops: the keywords changed at ``pair`` and a mutation putting the proof's
     witness there, when no rule reported a break at or below and the proof found a difference."""
-    from .containment import Verdict
+    from ..prover import Verdict
     from .reading import prove
 
     if not pair.both or context.is_covered(pair.pointer):

@@ -7,19 +7,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..ir import ToolVersion
+from ..prover import Mutation, Step, Verdict, WitnessFinder, contains, proofs_within, rejects
+from ..runtime.jsonvalue import thaw
 from ..runtime.pointer import unescape_token
-from .budget import proofs_within
 from .claims import Claim, claim_for
-from .containment import Verdict, contains
-from .generate import rejects
 from .ignores import DiffSettings, IgnoreEntry
 from .levels import apply_levels
-from .model import Context, Direction, Finding, Hit, Level, Mutation, Scope, Step
+from .model import Context, Direction, Finding, Hit, Level, Scope
 from .reading import plain, prove
 from .registry import RULES, RULES_BY_ID, Rule
 from .rules._versions import breaking_allowance, content_key
 from .structure import SchemaPair, ToolChange, ToolPair
-from .witness import WitnessFinder, thaw
 
 
 @dataclass(frozen=True)

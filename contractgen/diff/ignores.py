@@ -9,7 +9,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..manifest.describe import did_you_mean
-from .budget import TOTAL_SECONDS
+from ..prover import TOTAL_SECONDS
 from .levels import parse_levels
 from .model import Finding, Level
 
@@ -43,7 +43,7 @@ class DiffSettings:
     strict: bool = False
     #: rule ID or group -> level name or "off" (see levels.py)
     levels: Mapping[str, str] = field(default_factory=dict)
-    #: seconds all proofs of one diff may take (budget.py); past it, "could not prove"
+    #: seconds all proofs of one diff may take (contractgen/prover/budget.py); past it, "could not prove"
     proof_budget: float = TOTAL_SECONDS
 
 

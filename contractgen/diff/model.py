@@ -1,4 +1,5 @@
-"""The diff's vocabulary: levels, directions, rule scopes, witness mutations and findings, as frozen values."""
+"""The diff's vocabulary: levels, directions, rule scopes, hits and findings, as frozen values (a hit's
+witness mutations are the prover's: ``contractgen.prover.Mutation``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+
+from ..prover import Mutation, Step
 
 
 class Level(str, Enum):
@@ -39,30 +42,6 @@ class Scope(str, Enum):
     SCHEMA = "schema"  # a SchemaPair of the rule's direction
     CONTRACT = "contract"  # a ToolPair: the non-schema parts of two versions
     GATE = "gate"  # a ToolPair plus the findings kept so far
-
-
-ITEM = "[]"  # a path step into an array's items (the witness uses ``Step.index``, 0 for ``items``)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of an instance path, with the old schema there (to build missing containers)."""
-
-    key: str  # a property name, or ITEM
-    schema: Any = None  # the old side's normalized schema for the value at this step
-    #: for ITEM: the array index the step enters (a tuple slot, or the first item past the slots)
-    index: int = 0
-    #: for ITEM: the old schemas of the slots before ``index``, to build them when the array is shorter
-    before: tuple[Any, ...] = ()
-
-
-@dataclass(frozen=True)
-class Mutation:
-    """A candidate witness: set (or delete) the value at ``path`` in a valid base argument object."""
-
-    path: tuple[Step, ...]
-    action: str = "set"  # "set" | "delete"
-    value: Any = None
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from ..prover import Proof, Step, Verdict, contains
 from ..runtime.patterns import matches_any
-from .containment import Proof, Verdict, contains
-from .model import Direction, Step
+from .model import Direction
 from .normalize import bundled
 from .structure import SchemaPair
 

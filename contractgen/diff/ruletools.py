@@ -7,11 +7,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .generate import NOTHING, candidates, generate
-from .model import Mutation
+from ..prover import NOTHING, Mutation, candidates, find_witness, generate
 from .normalize import JSON_TYPES, types_of
 from .structure import SchemaPair
-from .witness import search
 
 
 def show(value: Any) -> str:
@@ -190,4 +188,4 @@ def accepts_more(pair: SchemaPair) -> bool:
     the proof a "relaxed" or "widened" claim rests on. Without one (a bound or a type moved into
     ``allOf``, a schema that became ``false``) the keywords changed but nothing is accepted that was
     not before, and the claim is not made."""
-    return pair.both and search(pair.new, pair.old, []) is not NOTHING
+    return pair.both and find_witness(pair.new, pair.old) is not NOTHING

@@ -14,10 +14,10 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from ..ir import ToolVersion
+from ..prover import ITEM, Step, regex_samples
 from ..runtime.patterns import matches_any
 from ..runtime.pointer import escape_token
-from .generate import regex_samples
-from .model import ITEM, Direction, Step
+from .model import Direction
 from .normalize import Node, Normalizer, canonical, types_of
 
 
@@ -314,7 +314,7 @@ def _candidates(old_keys: tuple[str, ...], new_keys: tuple[str, ...], free_old: 
 def _closeness(old_key: str, new_key: str) -> tuple[int, float]:
     import json
 
-    from .containment import Verdict, contains
+    from ..prover import Verdict, contains
 
     a, b = json.loads(old_key), json.loads(new_key)
     forward = contains(b, a).verdict is Verdict.COVERS

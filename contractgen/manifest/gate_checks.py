@@ -1,9 +1,9 @@
 """Checks on ``preconditions`` and ``confirmation``: each ``when`` is a sound condition on arguments
 the input declares, that some valid call meets and some does not, and the summary names arguments.
 
-Whether a condition can hold is asked of the diff's containment prover against the input schema: a
-confirmation no valid call meets protects nothing, and a precondition every valid call meets refuses
-the tool's every call.
+Whether a condition can hold is asked of the containment prover (``contractgen.prover``) against
+the input schema: a confirmation no valid call meets protects nothing, and a precondition every
+valid call meets refuses the tool's every call.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from ..diagnostics import Level
-from ..diff.budget import proofs_within
-from ..diff.containment import Verdict, contains
+from ..prover import Verdict, contains, proofs_within
 from ..runtime.pointer import escape_token
 from ..runtime.schema_walk import is_marked
 from .describe import did_you_mean, show

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..generate import NOTHING, candidates, generate, regex_samples
+from ...prover import NOTHING, candidates, generate, regex_samples
 
 
 def strings_of_lengths(node: Mapping[str, Any], lengths: Iterable[int]) -> list[str]:

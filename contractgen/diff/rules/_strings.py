@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..generate import FORMAT_BREAKERS, candidates, regex_samples
+from ...prover import FORMAT_BREAKERS, candidates, regex_samples
 from ._lengths import strings_of_lengths
 
 COMMON = ("", "a", "A", "0", "a b", "-", "_", "Z9", "!", "abc", "ABC", "123", "a-b", "a/b", "a.b", "x@y",

@@ -36,7 +36,7 @@ def content_key(tool: ToolVersion) -> str:
     import dataclasses
     import json
 
-    from ..witness import thaw
+    from ...runtime.jsonvalue import thaw
 
     contract = tool.contract
     if contract.deprecation is not None and contract.deprecation.migration:

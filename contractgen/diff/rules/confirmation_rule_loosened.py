@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from ..containment import Verdict, contains
+from ...prover import Verdict, contains
 from ..model import Context, Direction, Hit, Level, Scope
 from ..structure import ToolPair
 

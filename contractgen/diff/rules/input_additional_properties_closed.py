@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...prover import NOTHING, Mutation, generate
 from ..coverage import is_false_schema, is_open_schema
-from ..generate import NOTHING, generate
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ..model import Context, Direction, Hit, Level, Scope
 from ..structure import SchemaPair
 
 ID = "input-additional-properties-closed"

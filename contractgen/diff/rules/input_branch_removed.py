@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..generate import NOTHING, candidates
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ...prover import NOTHING, Mutation, candidates
+from ..model import Context, Direction, Hit, Level, Scope
 from ..normalize import canonical
 from ..ruletools import show
 from ..structure import SchemaPair, unmatched_branches

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ...prover import Mutation
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import show
 from ..structure import SchemaPair
 from ._formats import format_hint

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..format_inclusion import gap, includes, unconfirmed_gap
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ...prover import Mutation, format_gap, format_includes, unconfirmed_format_gap
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import show
 from ..structure import SchemaPair
 from ._formats import format_hint
@@ -32,11 +32,11 @@ def check(pair: SchemaPair, context: Context) -> Iterator[Hit]:
         return
     old, new = pair.old["format"], pair.new["format"]
     changed = f"format changed from {show(old)} to {show(new)}"
-    if includes(new, old):
+    if format_includes(new, old):
         yield Hit(keywords=("format",), level=Level.SAFE,
                   message=f"{changed}, which accepts every {old} (a widening: nothing callers sent is refused)")
         return
-    candidates = [*gap(new, old), *string_candidates(pair.old, breakers=True)]
+    candidates = [*format_gap(new, old), *string_candidates(pair.old, breakers=True)]
     yield Hit(keywords=("format",), message=changed,
               mutations=tuple(Mutation(pair.steps, "set", v) for v in candidates),
-              witness_hint=(unconfirmed_gap(new, old) if includes(old, new) else None) or format_hint(new))
+              witness_hint=(unconfirmed_format_gap(new, old) if format_includes(old, new) else None) or format_hint(new))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..containment import Verdict
+from ...prover import Verdict
 from ..coverage import unhandled
 from ..model import Context, Direction, Hit, Level, Scope
 from ..reading import prove

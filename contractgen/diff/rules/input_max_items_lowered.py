@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ...prover import Mutation
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import int_limit
 from ..structure import SchemaPair
 from ._lengths import arrays_of_lengths

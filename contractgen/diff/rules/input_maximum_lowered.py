@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ...prover import Mutation, numbers_near
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import upper_bound, upper_is_tighter, upper_text
 from ..structure import SchemaPair
-from ..witness import numbers_near
 
 ID = "input-maximum-lowered"
 LEVEL = Level.BREAKING

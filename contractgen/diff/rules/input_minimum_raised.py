@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ...prover import Mutation, numbers_near
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import lower_bound, lower_is_tighter, lower_text
 from ..structure import SchemaPair
-from ..witness import numbers_near
 
 ID = "input-minimum-raised"
 LEVEL = Level.BREAKING

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...prover import Mutation
 from ...runtime.pointer import escape_token
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ..model import Context, Direction, Hit, Level, Scope
 from ..structure import SchemaPair
 
 ID = "input-property-added-required"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..generate import NOTHING, of_type
-from ..model import Context, Direction, Hit, Level, Mutation, Scope
+from ...prover import NOTHING, Mutation, of_type
+from ..model import Context, Direction, Hit, Level, Scope
 from ..ruletools import described_types, mentions_null, removed_types, sample
 from ..structure import SchemaPair
 

@@ -6,8 +6,8 @@ The containment is by definition, so a narrower-to-wider input format is a widen
 counts only when the reference validator's format checker confirms both halves; it judges every
 format the guard asserts as the guard does (jsonschema-rs), so the verdict is the same on every
 machine (jsonschema alone asserts ``hostname`` or the URI formats only with optional packages, and
-reads ``email`` and ``idn-email`` alike). ``unconfirmed_gap`` says so should a gap text ever fail to
-show the difference.
+reads ``email`` and ``idn-email`` alike). ``unconfirmed_format_gap`` says so should a gap text ever
+fail to show the difference.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ INCLUSIONS: Mapping[tuple[str, str], tuple[str, ...]] = {
 }
 
 
-def includes(wider: Any, narrower: Any) -> bool:
+def format_includes(wider: Any, narrower: Any) -> bool:
     """Whether every string of format ``narrower`` is a string of format ``wider``."""
     return isinstance(wider, str) and (narrower == wider or (narrower, wider) in INCLUSIONS)
 
@@ -41,16 +41,16 @@ def _checker(checker: Any) -> Any:
     return checker
 
 
-def gap(narrower: Any, wider: Any) -> tuple[str, ...]:
+def format_gap(narrower: Any, wider: Any) -> tuple[str, ...]:
     """Texts of format ``wider`` that format ``narrower`` refuses (none when it does not contain it)."""
     return INCLUSIONS.get((narrower, wider), ()) if isinstance(narrower, str) and isinstance(wider, str) else ()
 
 
-def unconfirmed_gap(narrower: str, wider: str, checker: Any = None) -> str | None:
+def unconfirmed_format_gap(narrower: str, wider: str, checker: Any = None) -> str | None:
     """Why none of the gap's texts can be confirmed by the format ``checker`` (the reference
     validator's by default), or None when one can."""
     checker = _checker(checker)
-    texts = gap(narrower, wider)
+    texts = format_gap(narrower, wider)
     if not texts:
         return None
     for text in texts:

@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .format_inclusion import includes
-from .generate import shortest_match
-from .regex_inclusion import pattern_includes
+from .formats import format_includes
+from .regex import pattern_includes, shortest_match
 
 _SUB_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
 _SUB_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -174,8 +173,8 @@ def _keyword_holds(key: str, value: Any, outer: dict[str, Any], inner: dict[str,
         return _bound_holds(inner, key, value, lower=False)
     if key == "required":
         return isinstance(value, list) and set(value) <= set(inner.get("required", []))
-    if key == "format":  # every email address is an idn-email address (format_inclusion.py)
-        return includes(value, inner.get("format"))
+    if key == "format":  # every email address is an idn-email address (formats.py)
+        return format_includes(value, inner.get("format"))
     if key == "pattern":  # every string inner accepts matches its own pattern, hence this one
         own = inner.get("pattern")
         return isinstance(value, str) and isinstance(own, str) and pattern_includes(value, own) is True

@@ -1,4 +1,4 @@
-"""Does one schema accept every value another accepts? Proved before any rule speaks.
+"""Does one schema accept every value another accepts? The proof's order, and its answer (``Proof``).
 
 Order: identical text; equivalent rewrites (rewrite.py) then jsonschema-rs's schema algebra; our own
 sound structural reasoning where the algebra says unknown; finally a witness search whose every value
@@ -14,10 +14,10 @@ from functools import lru_cache
 from typing import Any
 
 from .budget import OverBudget, proof_step
-from .format_inclusion import includes, unconfirmed_gap
-from .generate import NOTHING, accepts, rejects
+from .formats import format_includes, unconfirmed_format_gap
+from .instances import NOTHING, accepts, forget_validators, rejects, text_of
 from .rewrite import equivalent, structurally_covers
-from .witness import search
+from .witness import find_witness
 
 #: jsonschema-rs must read ``format`` the way the witness check does (python jsonschema's FORMAT_CHECKER
 #: asserts the formats it knows): the diff treats formats as assertions, as the input-format rules say.
@@ -45,10 +45,6 @@ class Proof:
     @property
     def has_witness(self) -> bool:
         return self.verdict is Verdict.NOT_COVERS
-
-
-def text_of(schema: Any) -> str:
-    return json.dumps(schema, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def contains(outer: Any, inner: Any) -> Proof:
@@ -86,7 +82,7 @@ def _proved(outer_text: str, inner_text: str) -> Proof:
     if answer != "no" and structurally_covers(outer_rw, inner_rw):
         return Proof(Verdict.COVERS, reason="every constraint of the outer schema holds in the inner one")
     hints = [diff] if isinstance(diff, dict) else []
-    witness = search(inner_plain, outer_plain, hints)
+    witness = find_witness(inner_plain, outer_plain, hints)
     if witness is not NOTHING and accepts(inner_plain, witness) and rejects(outer_plain, witness):
         return Proof(Verdict.NOT_COVERS, witness=witness, reason="witness checked with jsonschema")
     unshown = _format_gap(outer_plain, inner_plain)
@@ -103,9 +99,9 @@ def _format_gap(outer: Any, inner: Any) -> str | None:
     if not isinstance(outer, dict) or not isinstance(inner, dict):
         return None
     narrower, wider = outer.get("format"), inner.get("format")
-    if not isinstance(narrower, str) or not isinstance(wider, str) or not includes(wider, narrower):
+    if not isinstance(narrower, str) or not isinstance(wider, str) or not format_includes(wider, narrower):
         return None
-    return unconfirmed_gap(narrower, wider)
+    return unconfirmed_format_gap(narrower, wider)
 
 
 @lru_cache(maxsize=4096)
@@ -140,7 +136,9 @@ def _algebra(outer_text: str, inner_text: str) -> tuple[str, Any]:
 
 
 def clear_caches() -> None:
-    """Forget every proof and canonical schema (for benchmarks that measure a cold run)."""
+    """Forget every proof, canonical schema and validator (for benchmarks that measure a cold run, and
+    tests that change how formats are read)."""
+    forget_validators()
     _proved.cache_clear()
     _GAVE_UP.clear()
     _canonical.cache_clear()

@@ -1,28 +1,29 @@
-"""Build small valid JSON values for a normalized schema: the bases witnesses are mutated from.
+"""Instances of a schema: small valid JSON values built for it (the bases witnesses are mutated from),
+and the reference verdict on a value (``accepts``/``rejects``) that every other module trusts.
 
 Best effort by design: every value produced here is checked before it is used, by jsonschema with
 the guard's regex semantics (``runtime/reference_validator.py``), so a wrong guess costs a retry,
-never a false witness. Strings for a pattern are built from a Python spelling of it and each one is
-kept only when the guard's validator says the pattern matches it.
+never a false witness. Strings for a pattern come from ``regex.regex_samples``.
 """
 
 from __future__ import annotations
 
+import json
 import math
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..runtime import reference_validator
-from ..runtime.patterns import is_valid_pattern, pattern_matches
-
-try:  # Python 3.11+ keeps sre_parse as re._parser
-    from re import _parser as sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover
-    import sre_parse  # type: ignore[no-redef]
-from re import _constants as sre_constants  # type: ignore[attr-defined]
+from ..runtime.patterns import pattern_matches
+from .regex import regex_samples
 
 NOTHING: Any = object()  # no value could be built
+
+
+def text_of(value: Any) -> str:
+    """A JSON value's (or a schema's) text with its keys sorted: equal texts, equal JSON."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
 
 FORMAT_SAMPLES: Mapping[str, str] = {
     "date-time": "2026-01-01T00:00:00Z", "date": "2026-01-01", "time": "12:00:00Z", "duration": "P1D",
@@ -47,6 +48,11 @@ def validator_for(schema: Mapping[str, Any]) -> Any:
     made = reference_validator.validator(schema)
     _VALIDATORS[id(schema)] = (schema, made)
     return made
+
+
+def forget_validators() -> None:
+    """Drop the cached validators (a test that changes how formats are read builds them anew)."""
+    _VALIDATORS.clear()
 
 
 def verdict(schema: Mapping[str, Any], value: Any) -> bool | None:
@@ -271,166 +277,3 @@ def _object(schema: Mapping[str, Any], depth: int) -> Any:
                 break
             out[name] = value
     return out
-
-
-# --- strings matching a regular expression --------------------------------------------------
-
-_CATEGORY_CHARS = {
-    sre_constants.CATEGORY_DIGIT: "05", sre_constants.CATEGORY_NOT_DIGIT: "a-",
-    sre_constants.CATEGORY_SPACE: " ", sre_constants.CATEGORY_NOT_SPACE: "aZ",
-    sre_constants.CATEGORY_WORD: "aZ_0", sre_constants.CATEGORY_NOT_WORD: "-!",
-}
-_PROBE_ALPHABET = "aZ0_-. /@:+!x9Az"
-
-
-def shortest_match(pattern: str) -> int | None:
-    """The length of the shortest string ``pattern`` can match, read from its Python spelling; None
-    when that reading could differ from the guard's (a pattern the guard refuses, a backreference, an
-    empty class) or Python cannot parse it."""
-    spelled = python_spelling(pattern)
-    if spelled is None or not is_valid_pattern(pattern) or _WIDTH_UNSAFE.search(pattern):
-        return None
-    try:
-        return int(sre_parse.parse(spelled).getwidth()[0])
-    except Exception:  # noqa: BLE001 - any regex Python cannot parse tells us nothing
-        return None
-
-
-#: backreferences (an unset group matches nothing in jsonschema-rs, the empty string in ECMA-262)
-#: and ``[]`` (an empty class in ECMA-262, the start of a class holding ``]`` in Python)
-_WIDTH_UNSAFE = re.compile(r"\\[1-9]|\\k<|\[\^?\]")
-
-
-def python_spelling(pattern: str) -> str | None:
-    """``pattern`` in Python's ``re`` syntax, for building candidate strings: ``\\p{..}`` becomes a
-    class of ASCII letters (``\\P{..}`` of digits and a space), ``\\u{..}`` and ``\\cX`` the character
-    they name, ``(?<name>`` and ``\\k<name>`` Python's named groups. Approximate by design: a sample is
-    only used once the guard's validator says the pattern matches it. None when it cannot be
-    spelled (an unterminated escape, a code point out of range)."""
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            spelled, i = _escape_spelling(pattern, i, in_class)
-            if spelled is None:
-                return None
-            out.append(spelled)
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
-            out.append("(?P<")
-            i += 3
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
-
-
-def _escape_spelling(pattern: str, i: int, in_class: bool) -> tuple[str | None, int]:
-    """(the Python spelling of the escape at ``pattern[i]``, the index after it)."""
-    kind = pattern[i + 1]
-    braced = pattern.startswith("{", i + 2)
-    if kind in "pPu" and braced or kind == "k" and pattern.startswith("<", i + 2):
-        end = pattern.find("}" if braced else ">", i + 3)
-        if end < 0:
-            return None, i
-        inside = pattern[i + 3:end]
-        if kind == "k":
-            return f"(?P={inside})", end + 1
-        if kind == "u":
-            try:
-                code = int(inside, 16)
-            except ValueError:
-                return None, i
-            return (re.escape(chr(code)) if code <= 0x10FFFF else None), end + 1
-        letters = "a-zA-Z" if kind == "p" else "0-9 "
-        return (letters if in_class else f"[{letters}]"), end + 1
-    control = pattern[i + 2:i + 3]
-    if kind == "c" and control.isascii() and control.isalpha():
-        return re.escape(chr(ord(control) % 32)), i + 3
-    return pattern[i:i + 2], i + 2
-
-
-def regex_samples(pattern: str, limit: int = 8) -> list[str]:
-    """Up to ``limit`` distinct short strings that ``pattern`` matches, as the guard's validator
-    judges (built from the Python spelling of the pattern, each one checked)."""
-    spelled = python_spelling(pattern)
-    if spelled is None or not is_valid_pattern(pattern):
-        return []
-    try:
-        parsed = sre_parse.parse(spelled)
-    except (re.error, RecursionError, OverflowError):
-        return []
-    found: list[str] = []
-    for variant in range(limit * 4):
-        try:
-            text = _emit(parsed, variant, {})
-        except (_Unsupported, RecursionError, IndexError):
-            continue
-        if text not in found and pattern_matches(pattern, text) is True:
-            found.append(text)
-        if len(found) >= limit:
-            break
-    return found
-
-
-class _Unsupported(Exception):
-    pass
-
-
-def _emit(parsed: Any, variant: int, groups: dict[int, str]) -> str:
-    out: list[str] = []
-    for position, (op, arg) in enumerate(parsed):
-        salt = variant + position
-        if op is sre_constants.LITERAL:
-            out.append(chr(arg))
-        elif op is sre_constants.NOT_LITERAL:
-            out.append(next(c for c in _PROBE_ALPHABET if ord(c) != arg))
-        elif op is sre_constants.ANY:
-            out.append("ax"[salt % 2])
-        elif op is sre_constants.IN:
-            out.append(_pick_in(arg, salt))
-        elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
-            low, high, body = arg
-            extra = (0, 0, 1, 3)[variant % 4]
-            count = min(low + extra, high) if high != sre_constants.MAXREPEAT else low + extra
-            out.extend(_emit(body, variant // 3, groups) for _ in range(min(count, 50)))
-        elif op is sre_constants.SUBPATTERN:
-            group, _add, _del, body = arg
-            text = _emit(body, variant, groups)
-            if group is not None:
-                groups[group] = text
-            out.append(text)
-        elif op is sre_constants.BRANCH:
-            _, branches = arg
-            out.append(_emit(branches[variant % len(branches)], variant // len(branches), groups))
-        elif op is sre_constants.GROUPREF:
-            out.append(groups.get(arg, ""))
-        elif op in (sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT):
-            continue  # anchors and lookarounds: emit nothing, verification decides
-        else:
-            raise _Unsupported(str(op))
-    return "".join(out)
-
-
-def _pick_in(items: list[tuple[Any, Any]], salt: int) -> str:
-    negate = any(op is sre_constants.NEGATE for op, _ in items)
-    options: list[str] = []
-    for op, arg in items:
-        if op is sre_constants.LITERAL:
-            options.append(chr(arg))
-        elif op is sre_constants.RANGE:
-            low, high = arg
-            options.extend({chr(low), chr(high)})
-        elif op is sre_constants.CATEGORY:
-            options.extend(_CATEGORY_CHARS.get(arg, "a"))
-    if negate:
-        options = [c for c in _PROBE_ALPHABET if c not in options]
-    if not options:
-        raise _Unsupported("empty class")
-    options = sorted(set(options))
-    return options[salt % len(options)]

@@ -1,26 +1,28 @@
 """Witnesses: values one schema accepts and another rejects, and the whole argument objects (or
-results) that show a finding with them.
+results) that show a finding with them. The prover's one witness module.
 
-``search`` builds candidates from both schemas' own terms: the algebra's difference schema, then a
-walk of both schemas position by position (boundary numbers and lengths, both patterns, property
-names, tuple slots, branches). ``WitnessFinder`` writes a rule's mutations at its finding's instance
-path into a valid base (the old manifest's examples, then a generated minimal instance). Nothing here
-is trusted: only a value python ``jsonschema`` confirms on both sides is returned, and when nothing
+``find_witness`` builds candidates from both schemas' own terms: the algebra's difference schema,
+then a walk of both schemas position by position (boundary numbers and lengths, both patterns,
+property names, tuple slots, branches). ``WitnessFinder`` writes a rule's ``Mutation``s (a value set
+or deleted at an instance path of ``Step``s) into a valid base (the old manifest's examples, then a
+generated minimal instance). Nothing here is trusted: only a value python ``jsonschema`` confirms on both sides is returned, and when nothing
 qualifies the finding says so instead of showing a guess.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from ..runtime.jsonvalue import thaw
 from ..runtime.reference_validator import PatternUndecided
-from .format_inclusion import gap
-from .generate import (
+from .formats import format_gap
+from .instances import (
     FORMAT_BREAKERS,
     NOTHING,
     accepts,
@@ -29,9 +31,33 @@ from .generate import (
     member_schema,
     regex_samples,
     rejects,
+    text_of,
     with_contained,
 )
-from .model import ITEM, Mutation, Step
+
+ITEM = "[]"  # a path step into an array's items (the witness uses ``Step.index``, 0 for ``items``)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of an instance path, with the old schema there (to build missing containers)."""
+
+    key: str  # a property name, or ITEM
+    schema: Any = None  # the old side's normalized schema for the value at this step
+    #: for ITEM: the array index the step enters (a tuple slot, or the first item past the slots)
+    index: int = 0
+    #: for ITEM: the old schemas of the slots before ``index``, to build them when the array is shorter
+    before: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """A candidate witness: set (or delete) the value at ``path`` in a valid base argument object."""
+
+    path: tuple[Step, ...]
+    action: str = "set"  # "set" | "delete"
+    value: Any = None
+
 
 #: Probe values of every JSON type, tried when a rule's own candidates find no witness.
 PROBES: tuple[Any, ...] = (None, False, True, 0, -1, 1, 0.5, -0.5, 1_000_000_000, "", "a", "A", "0",
@@ -70,7 +96,7 @@ class WitnessFinder:
         self.bases = bases
 
     def error_count(self, value: Any) -> int:
-        from .generate import validator_for
+        from .instances import validator_for
 
         try:
             return sum(1 for _ in validator_for(self.new_schema).iter_errors(value))
@@ -111,14 +137,11 @@ class WitnessFinder:
 def _common_value(old: Any, new: Any) -> Any:
     """A value both schemas accept, from jsonschema-rs's intersection when it is installed."""
     try:
-        import json
-
         import jsonschema_rs
 
-        from .normalize import canonical
-
-        both = jsonschema_rs.canonicalize(json.loads(canonical(old))).intersect(
-            jsonschema_rs.canonicalize(json.loads(canonical(new))))
+        # plain JSON (the algebra drops annotations such as ``examples`` itself)
+        both = jsonschema_rs.canonicalize(json.loads(text_of(old))).intersect(
+            jsonschema_rs.canonicalize(json.loads(text_of(new))))
         return generate(both.to_json_schema())
     except Exception:  # noqa: BLE001 - optional accelerator; the other bases still work
         return NOTHING
@@ -208,15 +231,6 @@ def _enter(container: Any, step: Step) -> Any:
     return container[step.key]
 
 
-def thaw(value: Any) -> Any:
-    """Plain JSON from read-only mappings and tuples."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [thaw(v) for v in value]
-    return value
-
-
 # --- candidate values from both schemas (the proof's search and the rules' fallbacks) ---------------
 
 #: candidates tried per search; each costs two validations
@@ -224,7 +238,7 @@ BUDGET = 1500
 _MAX_DEPTH = 4
 
 
-def search(inner: Any, outer: Any, hints: list[Any]) -> Any:
+def find_witness(inner: Any, outer: Any, hints: Sequence[Any] = ()) -> Any:
     """A value ``inner`` accepts and ``outer`` rejects, or NOTHING."""
     seen: set[str] = set()
     for value in islice(_pool(inner, outer, hints), BUDGET):
@@ -239,7 +253,7 @@ def search(inner: Any, outer: Any, hints: list[Any]) -> Any:
     return NOTHING
 
 
-def _pool(inner: Any, outer: Any, hints: list[Any]) -> Iterator[Any]:
+def _pool(inner: Any, outer: Any, hints: Sequence[Any]) -> Iterator[Any]:
     for hint in hints:
         yield from candidates(hint)
         if isinstance(hint, dict) and "not" in hint:
@@ -338,7 +352,7 @@ def _scalars(inner: Any, outer: Any) -> Iterator[Any]:
         for pattern in _patterns(schema):
             yield from regex_samples(pattern, 12)
     if isinstance(inner, dict) and isinstance(outer, dict):  # texts of inner's format outer's refuses
-        yield from gap(outer.get("format"), inner.get("format"))
+        yield from format_gap(outer.get("format"), inner.get("format"))
     yield from FORMAT_BREAKERS
 
 

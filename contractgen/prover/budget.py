@@ -1,4 +1,5 @@
-"""How long the prover may think: a time budget per proof, and one for the whole diff.
+"""How long the prover may think: a time budget per proof, and one shared by every proof of a run (a
+diff, or ``check``'s confirmation conditions: ``proofs_within``).
 
 Past either, the proof step is interrupted and answers "could not prove" (the finding is WARN, never a
 wrong ERR or INFO). The interruption is SIGALRM raising ``OverBudget`` inside the step, so it reaches

@@ -21,7 +21,7 @@ from typing import Any
 
 import jsonschema
 from hypothesis import strategies as st
-from hypothesis.errors import HypothesisException
+from hypothesis.errors import HypothesisException, InvalidArgument
 
 from contractgen.diff import RULES_BY_ID, Context, DiffSettings, Direction, Level, run_diff
 from contractgen.diff.structure import ToolPair
@@ -405,6 +405,8 @@ def drawn_candidates(sub: Any, draw: Draw, count: int = 3, root: dict[str, Any] 
         return []
     try:
         return list(draw(strategy))
+    except InvalidArgument:  # a strategy it built wrong for this schema (max_size=0 < min_size=1)
+        return []
     except HypothesisException:
         raise  # a rejected draw is hypothesis's own control flow
     except Exception:  # noqa: BLE001 - a keyword it reads differently fails mid-draw

@@ -151,7 +151,8 @@ def _check_reach(
     confirmation: bool,
 ) -> None:
     """A condition no valid call meets, or every valid call meets, as far as the prover decides."""
-    with proofs_within(PROOF_SECONDS):  # this check's own budget, ended with it
+    # this check's own budget, ended with it
+    with proofs_within(PROOF_SECONDS, "check's proof budget for one condition ({seconds:g} s)"):
         if contains(False, {"allOf": [input_schema, when]}).verdict is Verdict.COVERS:
             report.error(
                 base,

@@ -30,29 +30,42 @@ class OverBudget(BaseException):
         self.reason = reason
 
 
+#: how a run's budget is named in the reason a proof gives up with
+DIFF_BUDGET = "the diff's proof budget ({seconds:g} s, --proof-budget)"
+
 _deadline: float | None = None
 _total: float = TOTAL_SECONDS
+_name = DIFF_BUDGET
 _active = False
+_run = 0  # counts runs begun and ended: what a run gave up on is not given up on in the next
 
 
-def start_diff(seconds: float = TOTAL_SECONDS) -> None:
-    """Begin one diff's budget: every proof from now on shares ``seconds``."""
-    global _deadline, _total
-    _total = seconds
+def start_diff(seconds: float = TOTAL_SECONDS, name: str = DIFF_BUDGET) -> None:
+    """Begin one run's budget (``name`` says whose, with ``{seconds}``): every proof from now on
+    shares ``seconds``."""
+    global _deadline, _total, _name, _run
+    _total, _name = seconds, name
     _deadline = time.monotonic() + seconds
+    _run += 1
 
 
 def end_diff() -> None:
-    """End the diff's budget: proofs outside a diff (a ``check`` later in the same process, a test)
-    are bounded per step only, not by what an earlier diff spent."""
-    global _deadline
+    """End the run's budget: proofs outside a run (a ``check`` later in the same process, a test)
+    are bounded per step only, not by what an earlier run spent."""
+    global _deadline, _run
     _deadline = None
+    _run += 1
+
+
+def current_run() -> int:
+    """Which run (or stretch between runs) proofs belong to now."""
+    return _run
 
 
 @contextmanager
-def proofs_within(seconds: float) -> Iterator[None]:
+def proofs_within(seconds: float, name: str = DIFF_BUDGET) -> Iterator[None]:
     """Every proof inside shares ``seconds`` (a diff run, a check's conditions); the budget ends with it."""
-    start_diff(seconds)
+    start_diff(seconds, name)
     try:
         yield
     finally:
@@ -60,7 +73,7 @@ def proofs_within(seconds: float) -> Iterator[None]:
 
 
 def _whole_diff_reason() -> str:
-    return f"the diff's proof budget ({_total:g} s, --proof-budget) was spent before this proof"
+    return f"{_name.format(seconds=_total)} was spent before this proof"
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any
 
-from .budget import OverBudget, proof_step
+from .budget import OverBudget, current_run, proof_step
 from .formats import format_includes, unconfirmed_format_gap
 from .instances import NOTHING, accepts, forget_validators, rejects, text_of
 from .rewrite import equivalent, structurally_covers
@@ -55,19 +55,22 @@ def contains(outer: Any, inner: Any) -> Proof:
 def _contains(outer_text: str, inner_text: str) -> Proof:
     if outer_text == inner_text:
         return Proof(Verdict.COVERS, reason="identical")
-    if (outer_text, inner_text) in _GAVE_UP:
-        return _GAVE_UP[outer_text, inner_text]
+    key = (current_run(), outer_text, inner_text)
+    if key in _GAVE_UP:
+        return _GAVE_UP[key]
     try:
         with proof_step():
             return _proved(outer_text, inner_text)
     except OverBudget as over:
-        _GAVE_UP[outer_text, inner_text] = Proof(Verdict.UNKNOWN, reason=f"could not decide: {over.reason}",
-                                                 over_budget=True)
-        return _GAVE_UP[outer_text, inner_text]
+        if len(_GAVE_UP) >= 1024 or any(run != key[0] for run, _, _ in _GAVE_UP):
+            _GAVE_UP.clear()  # another run's: its budget is not this one's
+        _GAVE_UP[key] = Proof(Verdict.UNKNOWN, reason=f"could not decide: {over.reason}", over_budget=True)
+        return _GAVE_UP[key]
 
 
-#: proofs that ran out of time, so asking again does not spend the budget again
-_GAVE_UP: dict[tuple[str, str], Proof] = {}
+#: proofs that ran out of time in the run in progress, so asking again there does not spend its
+#: budget again; a later run (another diff, a check in the same process) tries them afresh
+_GAVE_UP: dict[tuple[int, str, str], Proof] = {}
 
 
 @lru_cache(maxsize=8192)

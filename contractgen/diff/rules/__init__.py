@@ -56,6 +56,7 @@ from . import (
     output_schema_widened,
     output_type_narrowed,
     output_type_widened,
+    precondition_loosened,
     result_rule_loosened,
     result_rule_removed,
     retry_failure_budget_changed,
@@ -86,7 +87,8 @@ MODULES = (
     output_enum_value_added, output_schema_widened, output_keyword_changed,
     error_code_added, error_removed, error_code_changed, error_retryable_changed, error_action_changed,
     error_retry_after_dropped, retry_failure_budget_changed, retry_retryable_codes_changed, timeout_decreased, dependency_breaker_changed,
-    annotations_weakened, confirmation_rule_removed, confirmation_rule_loosened, contract_term_changed,
+    annotations_weakened, confirmation_rule_removed, confirmation_rule_loosened, precondition_loosened,
+    contract_term_changed,
     result_rule_removed, result_rule_loosened,
     version_decreased, version_unchanged, major_bump_required, migration_missing,
 )

@@ -13,7 +13,7 @@ from ._errors import matched_errors
 
 ID = "contract-term-changed"
 LEVEL = Level.DANGEROUS
-SUMMARY = "A call term no rule covers changed (non-transient retryable codes, backoff, partial or empty results, sunset...)."
+SUMMARY = "A call term no rule covers changed (retryable codes, backoff, empty results, long-running, user-supplied, sunset...)."
 DIRECTION = Direction.CONTRACT
 SCOPE = Scope.CONTRACT
 
@@ -40,6 +40,11 @@ def check(pair: ToolPair, context: Context) -> Iterator[Hit]:
         ("/partial_results", old.partial_results, new.partial_results),
         ("/empty_result", old.empty_result, new.empty_result),
         ("/state_unreachable", old.state_unreachable, new.state_unreachable),
+        # a client that started MCP Tasks gets direct answers within the deadline, or the reverse
+        ("/timeout/long_running", old.timeout.long_running, new.timeout.long_running),
+        # an argument only the user could give (answered ask_user when missing) that the model may
+        # now fill in itself, or the reverse
+        ("/user_supplied", tuple(sorted(old.user_supplied)), tuple(sorted(new.user_supplied))),
     ]
     if old.deprecation is not None:  # a first deprecation is tool-deprecated's
         terms.append(("/deprecated/sunset", old.deprecation.sunset, new.deprecation and new.deprecation.sunset))

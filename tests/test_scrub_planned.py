@@ -227,3 +227,18 @@ def test_a_short_text_looked_through_spelling_by_spelling_is_scrubbed_as_through
             narrowed = scrubber._present(low)
         assert narrowed == frozenset(s for spelling, spellings in scrubber._lowered.items() if spelling in low
                                      for s in spellings)
+
+
+def test_marks_anything_is_one_walk_where_no_mark_is_written() -> None:
+    """``implement()`` asks it of every input and output schema: where no mapping anywhere is marked,
+    one walk says so (a looped schema built in code too); where one is, the resolution decides."""
+    from contractgen.runtime.schema_resolve import marks_anything
+
+    looped: dict[str, Any] = {"type": "object", "properties": {}}
+    looped["properties"]["again"] = looped
+    assert marks_anything(looped) is False
+    behind_ref = {"type": "object", "properties": {"token": {"$ref": "#/$defs/secret"}},
+                  "$defs": {"secret": {"type": "string", "x-sensitive": True}}}
+    assert marks_anything(behind_ref) is True
+    # a mark written only in data (an example) is no schema's: the walk cannot tell, the resolution can
+    assert marks_anything({"type": "object", "examples": [{"writeOnly": True}]}) is False

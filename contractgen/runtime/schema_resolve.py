@@ -257,10 +257,15 @@ def marks_anything(root: Any, resources: Mapping[str, Any] | None = None) -> boo
 
 
 def _mentions_a_mark(value: Any) -> bool:
-    """Whether any mapping in ``value``, schema or data alike, is marked (``is_marked``)."""
-    todo = [value]
+    """Whether any mapping in ``value``, schema or data alike, is marked (``is_marked``); each
+    container is read once (a schema built in code may share or loop its parts)."""
+    todo, seen = [value], set()
     while todo:
         node = todo.pop()
+        if isinstance(node, (Mapping, list, tuple)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
         if isinstance(node, Mapping):
             if is_marked(node):
                 return True

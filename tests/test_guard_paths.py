@@ -375,3 +375,28 @@ def test_the_plan_names_only_the_stages_a_tool_needs() -> None:
     async def awaited(args: Any) -> Any:
         return {"hits": []}
     assert "run awaited" in guard(contract(FLAT_INPUT), awaited).plan
+
+
+@pytest.mark.parametrize("path", ["inline", "deadline", "acall"])
+def test_a_defect_of_the_guard_while_answering_a_failure_is_internal_on_every_path(
+        path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the tool raised is turned into its envelope by the guard; a defect there (simulated: the
+    method that does it raises) must still give an envelope, INTERNAL, on each run stage."""
+    def broken() -> Any:
+        raise RuntimeError("the tool's own failure")
+
+    async def broken_async() -> Any:
+        raise RuntimeError("the tool's own failure")
+
+    seconds = 5 if path == "deadline" else None
+    made = contract(FLAT_INPUT)
+    made = Contract(**{**made.__dict__, "timeout": Timeout(seconds=seconds)})
+    tool = guard(made, (lambda args: broken_async()) if path == "acall" else (lambda args: broken()))
+
+    def defect(exc: BaseException) -> Any:
+        raise KeyError("a bug in the guard")
+
+    monkeypatch.setattr(tool, "_from_exception", defect)
+    envelope = asyncio.run(tool.acall({"mode": "x"})) if path == "acall" else tool({"mode": "x"})
+    assert envelope["status"] == "error" and envelope["error"]["code"] == "INTERNAL", envelope
+    assert "bug" not in json.dumps(envelope) and "own failure" not in json.dumps(envelope)

@@ -106,7 +106,7 @@ class RunStage(SettleStage):
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
             return self._settled(None, exc)
         if type(result) is dict:  # no awaitable, and nothing of the tool's code runs when asked so
-            return self._judged(result)
+            return self._complete(result)
         return self._settled(result, None)
 
     def _run_in_worker(self, value: Any) -> Any:

@@ -70,23 +70,14 @@ class SettleStage(FailuresStage):
             return self._stopped(exc)
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope
             return self._from_exception(exc)
-        return self._judged(result)
+        return self._complete(result)
 
     def _settled_outcome(self, result: Any, raised: BaseException | None) -> dict[str, Any]:
         """``_settled`` for an outcome whose awaitables were already awaited (a result that is
         one is an invalid result, never run here)."""
         if raised is not None:
             return self._settled(None, raised)
-        return self._judged(result)
-
-    def _judged(self, result: Any) -> dict[str, Any]:
-        """``_complete``, with a defect of the guard itself answered as INTERNAL."""
-        try:
-            return self._complete(result)
-        except _NEVER_SWALLOWED:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - a defect in the guard itself
-            return self._internal(exc, "guard")
+        return self._complete(result)
 
     def _tools_failure(self, exc: BaseException) -> dict[str, Any]:
         """The envelope for what the tool's code raised, a stop or a cancellation of its own too
@@ -118,11 +109,17 @@ class SettleStage(FailuresStage):
         """The envelope for what the tool returned. Reading it runs the tool's own code (a mapping's
         ``items``, an instance's ``__class__`` property, which ``isinstance`` asks): what that
         raises is the tool's failure, a SystemExit too, as when the tool raises it (it escaped the
-        guard from an async tool's result)."""
+        guard from an async tool's result). A defect of the guard itself while answering is INTERNAL."""
         try:
             return self._completed(stand_in(result))
         except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
-            return self._tools_failure(exc)
+            failed = exc
+        try:
+            return self._tools_failure(failed)
+        except _NEVER_SWALLOWED:
+            raise
+        except BaseException as defect:  # noqa: BLE001 - a defect in the guard itself
+            return self._internal(defect, "guard")
 
     def _completed(self, result: Any) -> dict[str, Any]:
         # clean JSON (one pass in C, bounded) is read right by the fast validator: its yes settles it

@@ -67,7 +67,7 @@ class RunStage(SettleStage):
             if timeout is None and not loop_running():
                 result = run_here(self.implementation(value))
             else:
-                submitted = self._submit(self._run_in_worker, value)
+                submitted = self._submit(self._run_in_worker, value, waits=True)
                 if isinstance(submitted, dict):
                     return submitted
                 future, slot = submitted
@@ -77,7 +77,7 @@ class RunStage(SettleStage):
                 except FutureTimeout:
                     if not future.done():  # our wait timed out, not something the worker raised
                         return self._timed_out(future, slot)
-                    raise
+                    result = future.result()  # it ended as the wait did: its answer stands
                 decided = self._from_worker(result)
                 if decided is not None:
                     return decided
@@ -200,14 +200,16 @@ class RunStage(SettleStage):
         envelope = self._completed_on_loop(result)
         return envelope if envelope is not None else await _off_loop(self._complete, result)
 
-    def _submit(self, fn: Callable[..., Any], value: Any) -> tuple[Any, Slot] | dict[str, Any]:
+    def _submit(self, fn: Callable[..., Any], value: Any, waits: bool = False) -> tuple[Any, Slot] | dict[str, Any]:
         """``fn(value)`` on a worker thread holding one of this tool's slots, settled there into its
-        envelope (see ``_worked``), or the refusal."""
+        envelope (see ``_worked``), or the refusal. ``waits``: the caller waits in its own thread (a
+        ``Handoff``), else on an event loop (a ``Future``)."""
         slot = self.capacity.acquire()
         if slot is None:
             return self._busy_envelope(own=True)
         try:
-            future = POOL.submit(boxed, self._worked, fn, value, slot, reserved=slot.first)
+            future = (POOL.hand_off if waits else POOL.submit)(boxed, self._worked, fn, value, slot,
+                                                              reserved=slot.first)
         except PoolBusy:
             slot.release()
             return self._busy_envelope(own=False)

@@ -15,6 +15,7 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
 from typing import Any
 
 IDLE_SECONDS = 60.0
@@ -46,6 +47,82 @@ def boxed(fn: Callable[..., Any], *args: Any) -> Any:
         return Raised(exc)
 
 
+class Handoff:
+    """What one sync caller waits on while a worker runs its call: the part of a ``Future`` the guard
+    uses, kept by a plain lock the worker releases. A ``Future``'s wait (a condition and a lock made
+    per wait) cost about 6 us of a 21 us round trip; this one costs one lock (``bench/guard_realistic.py``'s
+    deadline column). Callers on an event loop keep the ``Future`` (``asyncio.wrap_future`` needs one)."""
+
+    __slots__ = ("_callbacks", "_exception", "_finished", "_result", "_signal")
+
+    def __init__(self) -> None:
+        self._signal = threading.Lock()
+        self._signal.acquire()  # released once, by the worker, when the call has ended
+        self._finished = False
+        self._result: Any = None
+        self._exception: BaseException | None = None
+        self._callbacks: list[Callable[[Handoff], Any]] = []
+
+    # -- the worker's side (ElasticPool._loop) ------------------------------------------------
+    def set_running_or_notify_cancel(self) -> bool:
+        return True  # never cancelled: a guarded call that passed its deadline is abandoned instead
+
+    def set_result(self, result: Any) -> None:
+        self._result = result
+        self._finish()
+
+    def set_exception(self, exception: BaseException) -> None:
+        self._exception = exception
+        self._finish()
+
+    def _finish(self) -> None:
+        with _CALLBACKS:
+            self._finished = True
+            callbacks, self._callbacks = self._callbacks, []
+        self._signal.release()
+        for callback in callbacks:
+            try:
+                callback(self)
+            except Exception:  # noqa: BLE001, S110 - as a Future's done-callbacks: one failing stops none
+                pass
+
+    # -- the caller's side ----------------------------------------------------------------------
+    def result(self, timeout: float | None = None) -> Any:
+        """What the call returned (or raises what it raised); ``concurrent.futures.TimeoutError`` when
+        ``timeout`` seconds pass first, as a ``Future``'s wait raises."""
+        if not self._finished:
+            if not self._signal.acquire(timeout=-1 if timeout is None else max(timeout, 0.0)):
+                raise FutureTimeout
+            self._signal.release()  # later readers (a done-callback, a log line) see it ended
+        if self._exception is not None:
+            raise self._exception
+        return self._result
+
+    def done(self) -> bool:
+        return self._finished
+
+    def cancelled(self) -> bool:
+        return False
+
+    def exception(self) -> BaseException | None:
+        """What the call raised, or None (waiting for it to end, as a ``Future``'s does)."""
+        if not self._finished:
+            self._signal.acquire()
+            self._signal.release()
+        return self._exception
+
+    def add_done_callback(self, callback: Callable[[Handoff], Any]) -> None:
+        with _CALLBACKS:
+            if not self._finished:
+                self._callbacks.append(callback)
+                return
+        callback(self)
+
+
+#: guards every Handoff's callbacks (taken only to add one and to finish, never around a call's work)
+_CALLBACKS = threading.Lock()
+
+
 class _Worker:
     __slots__ = ("mailbox", "pool")
 
@@ -71,6 +148,16 @@ class ElasticPool:
         """Run ``fn(*args)`` on a worker. ``reserved``: the caller's tool holds no worker yet, so
         it gets one past the limit (the limit stops stuck tools, never a tool's first call)."""
         future: Future[Any] = Future()
+        self._hand(future, fn, args, reserved)
+        return future
+
+    def hand_off(self, fn: Callable[..., Any], *args: Any, reserved: bool = False) -> Handoff:
+        """``submit`` for a sync caller that waits for the answer in its own thread."""
+        handoff = Handoff()
+        self._hand(handoff, fn, args, reserved)
+        return handoff
+
+    def _hand(self, future: Any, fn: Callable[..., Any], args: tuple[Any, ...], reserved: bool) -> None:
         task = (future, contextvars.copy_context(), fn, args)
         with self._lock:
             worker = self._idle.pop() if self._idle else None
@@ -87,7 +174,6 @@ class ElasticPool:
             thread = threading.Thread(target=self._run, args=(worker, task),
                                       name=f"{self._name}-{number}", daemon=True)
             thread.start()
-        return future
 
     def _run(self, worker: _Worker, task: Any) -> None:
         try:

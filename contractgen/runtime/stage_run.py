@@ -127,7 +127,7 @@ class RunStage(SettleStage):
         loop (a coroutine that never waits needs no timer), or on a worker thread for sync code and
         for async code that held the loop."""
         deadline = deadline_left(self._timeout)
-        began = time.monotonic()
+        began = time.monotonic() if deadline is not None else 0.0  # (read only under a deadline)
         try:
             if self._is_async and not self.blocks_event_loop:
                 if deadline is None:

@@ -40,7 +40,7 @@ def test_what_the_call_raised_is_raised_to_the_reader() -> None:
     assert isinstance(handoff.exception(), LookupError)
 
 
-def test_done_callbacks_run_once_each_whenever_they_are_added() -> None:
+def test_done_callbacks_run_once_each_whenever_they_are_added(caplog: pytest.LogCaptureFixture) -> None:
     handoff = Handoff()
     seen: list[str] = []
 
@@ -55,6 +55,7 @@ def test_done_callbacks_run_once_each_whenever_they_are_added() -> None:
     handoff.set_result("ok")
     handoff.add_done_callback(lambda h: seen.append(f"late {h.result()}"))
     assert seen == ["before ok", "broken", "after the broken one", "late ok"]
+    assert "done-callback of a worker's call failed" in caplog.text  # logged, as a Future logs it
 
 
 def test_the_call_runs_on_a_worker_in_the_callers_context() -> None:

@@ -11,6 +11,7 @@ tool also has its own bounded share (``capacity.py``), so a stuck tool exhausts 
 from __future__ import annotations
 
 import contextvars
+import logging
 import queue
 import threading
 from collections.abc import Callable
@@ -83,8 +84,8 @@ class Handoff:
         for callback in callbacks:
             try:
                 callback(self)
-            except Exception:  # noqa: BLE001, S110 - as a Future's done-callbacks: one failing stops none
-                pass
+            except Exception:  # as a Future's done-callbacks: one failing stops none, and is logged
+                _logger.exception("a done-callback of a worker's call failed")
 
     # -- the caller's side ----------------------------------------------------------------------
     def result(self, timeout: float | None = None) -> Any:
@@ -119,6 +120,7 @@ class Handoff:
         callback(self)
 
 
+_logger = logging.getLogger(__name__)
 #: guards every Handoff's callbacks (taken only to add one and to finish, never around a call's work)
 _CALLBACKS = threading.Lock()
 

@@ -51,6 +51,20 @@ def imported_package(root: Path, package: str = "generated") -> Iterator[Any]:
             del sys.modules[name]
 
 
+def build_every_model(module: Any) -> int:
+    """Build the validator of every pydantic model ``module`` defines, as its first use would: the
+    generated models defer it (``codegen/model_config.py``), so importing alone no longer shows that
+    each one can be built. Raises what pydantic raises for one that cannot; returns how many."""
+    from pydantic import BaseModel
+
+    models = [value for value in vars(module).values() if isinstance(value, type)
+              and issubclass(value, BaseModel) and value.__module__ == module.__name__]
+    for model in models:
+        model.model_rebuild(force=True)
+        assert type(model.__pydantic_validator__).__name__ == "SchemaValidator", model
+    return len(models)
+
+
 def model_module(models: Any, name: str, body: str) -> dict[str, Any]:
     """The namespace of ``body`` (the models' or TypedDicts' code from ``generate_models``) run with
     its imports as a module named ``name``, registered so annotations resolve in it."""

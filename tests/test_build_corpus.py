@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from build_support import build, imported_package, make_project
+from build_support import build, build_every_model, imported_package, make_project
 from conftest import run_cli
 
 from contractgen.runtime import reference_validator
@@ -153,6 +153,7 @@ def test_corpus_tools_build_and_guard(corpus: Path, tmp_path: Path) -> None:
     with imported_package(root) as package:
         for module_name in package.MODULES:
             stub = package.STUBS[module_name]
+            assert build_every_model(getattr(package, module_name)) >= 2, module_name
             schema = json.loads(json.dumps(stub.contract.input_schema))
             guarded = stub.implement(lambda arguments: {})
             valid = valid_instance(schema, schema)

@@ -55,22 +55,27 @@ def contains(outer: Any, inner: Any) -> Proof:
 def _contains(outer_text: str, inner_text: str) -> Proof:
     if outer_text == inner_text:
         return Proof(Verdict.COVERS, reason="identical")
-    key = (current_run(), outer_text, inner_text)
+    global _gave_up_run
+    if _gave_up_run != current_run():  # another run's give-ups: its budget is not this one's
+        _GAVE_UP.clear()
+        _gave_up_run = current_run()
+    key = (outer_text, inner_text)
     if key in _GAVE_UP:
         return _GAVE_UP[key]
     try:
         with proof_step():
             return _proved(outer_text, inner_text)
     except OverBudget as over:
-        if len(_GAVE_UP) >= 1024 or any(run != key[0] for run, _, _ in _GAVE_UP):
-            _GAVE_UP.clear()  # another run's: its budget is not this one's
+        if len(_GAVE_UP) >= 1024:
+            _GAVE_UP.clear()
         _GAVE_UP[key] = Proof(Verdict.UNKNOWN, reason=f"could not decide: {over.reason}", over_budget=True)
         return _GAVE_UP[key]
 
 
-#: proofs that ran out of time in the run in progress, so asking again there does not spend its
-#: budget again; a later run (another diff, a check in the same process) tries them afresh
-_GAVE_UP: dict[tuple[int, str, str], Proof] = {}
+#: proofs that ran out of time in the run in progress (``_gave_up_run``), so asking again there does
+#: not spend its budget again; a later run (another diff, a check in the same process) tries afresh
+_GAVE_UP: dict[tuple[str, str], Proof] = {}
+_gave_up_run = -1
 
 
 @lru_cache(maxsize=8192)

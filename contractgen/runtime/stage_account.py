@@ -25,7 +25,7 @@ class AccountStage(ArgumentsStage):
     async def afinish(self, envelope: dict[str, Any], session: str, start: float,
                       observed: bool) -> Envelope:
         """``_finish``, counting with the store's asyncio client when it has one."""
-        if not hasattr(self.budget, "arecord_failure"):  # in-memory stores: nothing to await
+        if not self._counts_async:  # in-memory stores: nothing to await
             return self._finish(envelope, session, start, observed)
         key = self._keys.get(session) or self._key(session)
         counted = await count_async(self.budget, key, envelope, self._limit)

@@ -12,7 +12,8 @@ Hypothesis draws the contract (schemas with nesting, enums, patterns, bounds, fo
 closed objects; declared errors; a budget and the codes it may retry), the calls (valid arguments,
 near misses, random JSON) and what the implementation does on each (a valid or an invalid result, a
 model, a declared error, a builtin network failure, a defect). The same sequence of calls goes to
-the guard as a sync tool without and with a deadline and to ``acall`` with an async tool: every
+the guard as a sync tool without and with a deadline, observed, and to ``acall`` with an async tool,
+bare and under hooks (each a form the plan compiles): every
 envelope must agree with the reference on status, code, action, retryability, output, the empty
 signal and the budget.
 """
@@ -38,6 +39,7 @@ from contractgen.runtime import (
     guard,
 )
 from contractgen.runtime.codes import CODES
+from contractgen.runtime.hooks import CallHooks
 
 # -- contracts ------------------------------------------------------------------------------------
 
@@ -236,7 +238,11 @@ def _ways(contract: Contract, calls: list[tuple[Any, str, Any, str]]) -> dict[st
     timed = Contract(**{**contract.__dict__, "timeout": Timeout(seconds=30)})
     plain, deadline = guard(contract, implementation), guard(timed, implementation)
     awaited = guard(contract, asynchronous)
-    got: dict[str, list[dict[str, Any]]] = {"call": [], "deadline": [], "acall": []}
+    # the plan's other compiled forms: observed (a CallRecord each call), and ``checked`` under hooks
+    observed = guard(contract, implementation, on_call=lambda record: None)
+    hooked = guard(contract, asynchronous, hooks=CallHooks())
+    got: dict[str, list[dict[str, Any]]] = {"call": [], "deadline": [], "acall": [], "observed": [],
+                                            "hooks acall": []}
     loop = asyncio.new_event_loop()
     try:
         for step in steps:
@@ -245,6 +251,8 @@ def _ways(contract: Contract, calls: list[tuple[Any, str, Any, str]]) -> dict[st
             got["call"].append(plain(copy.deepcopy(arguments), session=session))
             got["deadline"].append(deadline(copy.deepcopy(arguments), session=session))
             got["acall"].append(loop.run_until_complete(awaited.acall(copy.deepcopy(arguments), session=session)))
+            got["observed"].append(observed(copy.deepcopy(arguments), session=session))
+            got["hooks acall"].append(loop.run_until_complete(hooked.acall(copy.deepcopy(arguments), session=session)))
     finally:
         loop.close()
     return got

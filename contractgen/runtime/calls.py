@@ -21,6 +21,11 @@ _NEVER_SWALLOWED = (KeyboardInterrupt, SystemExit, asyncio.CancelledError)
 _CALL_LOG_LEVEL = logging.DEBUG
 #: bound once: every call asks it (a level set later still counts)
 _call_log_enabled = call_logger.isEnabledFor
+#: the logger's own memo of that answer, which ``logging`` clears whenever a level changes: a call
+#: reads it without a call of its own, and asks ``_call_log_enabled`` on a miss (a fresh dict where
+#: this Python's logging keeps no such memo: then every call asks)
+_memo = vars(call_logger).get("_cache")
+_call_log_memo: dict[int, bool] = _memo if isinstance(_memo, dict) else {}
 #: The guarded tool and the arguments of the call in progress, set around the steps that may turn
 #: what the implementation wrote (an exception, a ToolError, a progress message) into a log line, an
 #: envelope or a listener's text: the secrets they hold are taken out of it there (``scrub.py``).

@@ -905,6 +905,8 @@ def output_scrub(schema: Any, resources: Mapping[str, Any] | None = None,
                                   "sure the result repeats none of them")
         return found.value(output) if found else output
 
+    #: the names a call may use and send no secret (the output left as it is): the plan asks it inline
+    scrub.plain_names = None if withheld else plain_names  # type: ignore[attr-defined]
     return scrub
 
 

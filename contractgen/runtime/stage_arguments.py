@@ -169,6 +169,11 @@ class ArgumentsStage(RunStage):
             huge = None if problem is None else oversized_int_in(arguments, self._compiled.input.number_names)
             if huge is not None:
                 return self._invalid_arguments([integer_too_long(huge)]), None
+        return self._judged(arguments, valid)
+
+    def _judged(self, arguments: Any, valid: bool) -> tuple[dict[str, Any] | None, Any]:
+        """(an early envelope, or None and the implementation's input) for arguments the input
+        schema judged: explained, refused by the model, or built and gated."""
         if not valid:
             return self._explained(arguments), None
         try:

@@ -61,7 +61,7 @@ class RunStage(SettleStage):
     def _run_sync(self, value: Any) -> dict[str, Any]:
         """The envelope of the implementation called on ``value`` (its checked input) by a sync caller
         on a worker thread under the deadline (and for async code a loop of its own); a tool without
-        a deadline runs inline (``_run_validated``)."""
+        a deadline runs inline, in its plan (``plan.py``)."""
         try:
             timeout = deadline_left(self._timeout)
             if timeout is None and not loop_running():
@@ -98,16 +98,6 @@ class RunStage(SettleStage):
         if result is DEADLINE_PASSED:  # the worker's own loop cancelled the coroutine first
             return self._timeout_envelope()
         return None
-
-    def _run_validated(self, value: Any) -> dict[str, Any]:
-        """Call a sync implementation inline on validated input and check its result."""
-        try:
-            result = self.implementation(value)
-        except BaseException as exc:  # noqa: BLE001 - becomes its envelope (or is re-raised there)
-            return self._settled(None, exc)
-        if type(result) is dict:  # no awaitable, and nothing of the tool's code runs when asked so
-            return self._complete(result)
-        return self._settled(result, None)
 
     def _run_in_worker(self, value: Any) -> Any:
         awaitable = stand_in(self.implementation(value))

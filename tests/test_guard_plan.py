@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from dataclasses import replace
 from typing import Any
 
 import pydantic
+import pytest
 
 from contractgen.runtime import (
     Contract,
@@ -139,3 +141,13 @@ def test_a_tool_is_still_of_the_class_it_was_made_as() -> None:
     assert isinstance(tool, GuardedTool) and type(tool).__name__ == "GuardedTool"
     assert type(tool.with_implementation(_sync)).__mro__[1] is GuardedTool  # not a class made for a plan
     assert repr(tool) == "<GuardedTool probe 1.0.0>"
+
+
+def test_a_traceback_through_a_plan_shows_its_lines(caplog: pytest.LogCaptureFixture) -> None:
+    def broken(args: Any) -> Any:
+        raise RuntimeError("boom")
+
+    with caplog.at_level(logging.ERROR, logger="contractgen.runtime"):
+        assert guard(_contract(), broken)({"q": "x"})["error"]["code"] == "INTERNAL"
+    logged = "\n".join(r.exc_text or "" for r in caplog.records)
+    assert "<contractgen plan " in logged and "result = implementation(value)" in logged, logged

@@ -18,6 +18,8 @@ The same source text gives the same code object, compiled once per process (``_c
 from __future__ import annotations
 
 import functools
+import hashlib
+import linecache
 import re
 import time
 from collections.abc import Callable
@@ -50,7 +52,7 @@ _SHARED = {
 }
 
 
-def _arguments(tool: Any, asynchronous: bool, staged: bool) -> list[str]:
+def _arguments(tool: Any, asynchronous: bool, staged: bool, lazy: bool) -> list[str]:
     """The arguments stage: the private copy, then (for clean arguments of this version) the input
     schema, the model and the gate; the stage's own methods judge the rest (``_judged`` a refused
     or unbuildable call, ``_prepare`` arguments not clean JSON or of another version), under
@@ -66,7 +68,8 @@ def _arguments(tool: Any, asynchronous: bool, staged: bool) -> list[str]:
         "clean = own is not MISSING",
         "if not clean:",
         "    own, problem = private_copy(arguments)",
-        "token = None  # (set on leaving the line)",
+        # the call in progress: see _entering
+        "token = None if listening() is None else call_set((tool, own))" if lazy else "token = call_set((tool, own))",
         "try:",
         "    valid = None",
         f"    if clean and {current}:",
@@ -149,9 +152,9 @@ def _run_and_settle(tool: Any, asynchronous: bool) -> list[str]:
             *settle]
 
 
-def _body(tool: Any, asynchronous: bool, staged: bool) -> list[str]:
+def _body(tool: Any, asynchronous: bool, staged: bool, lazy: bool) -> list[str]:
     """The envelope of one call before the account stage, into ``envelope``."""
-    lines = _arguments(tool, asynchronous, staged)
+    lines = _arguments(tool, asynchronous, staged, lazy)
     lines += ["    if early is not None:", "        envelope = early"]
     run = _run_and_settle(tool, asynchronous)
     lines += run if run[0].startswith("    elif") else ["    else:", *run]
@@ -165,29 +168,25 @@ def _body(tool: Any, asynchronous: bool, staged: bool) -> list[str]:
               "finally:",
               "    if token is not None:",
               "        call_reset(token)"]
-    return lines
+    return _entering(lines) if lazy else lines
 
 
 #: the lines that leave the common line for a stage's method: each may read the call in progress
 _EXITS = re.compile(r"^\s*(envelope|early(, value)?) = (await )?(tool\._|prepare\(|gate\(|off_loop\()")
 
 
-def _entering(lines: list[str], lazy: bool) -> list[str]:
-    """``lines`` with the call in progress (``calls._CALL``: its tool and private arguments) set where
-    it may be read. Under hooks (``checked``) from the start. Otherwise only when the call leaves the
-    common line for a stage's method, or from the start when a progress listener may ask for the
-    call's secrets while the implementation runs: on the common line nothing reads it, and setting it
-    is a sixth of a corpus tool's call."""
-    start = "token = call_set((tool, own))"
-    if not lazy:
-        return [line.replace("token = None  # (set on leaving the line)", start) for line in lines]
+def _entering(lines: list[str]) -> list[str]:
+    """``lines`` with the call in progress (``calls._CALL``: its tool and private arguments) set
+    before each line that leaves the common line for a stage's method, which may read it. On the
+    common line nothing reads it, except a progress listener asking for the call's secrets while the
+    implementation runs: with a listener it is set from the start. (Under hooks, ``checked`` sets it
+    from the start.) Setting it is a sixth of a corpus tool's call."""
     entered = []
     for line in lines:
         if _EXITS.match(line):
             indent = line[:len(line) - len(line.lstrip())]
-            entered += [f"{indent}if token is None:", f"{indent}    {start}"]
-        entered.append(line.replace("token = None  # (set on leaving the line)",
-                                    "token = None if listening() is None else call_set((tool, own))"))
+            entered += [f"{indent}if token is None:", f"{indent}    token = call_set((tool, own))"]
+        entered.append(line)
     return entered
 
 
@@ -217,8 +216,8 @@ def _source(tool: Any) -> str:
     for asynchronous in (False, True):
         prefix = "async def" if asynchronous else "def"
         name = "acall" if asynchronous else "call"
-        call = [*observed, *_entering(_body(tool, asynchronous, False), True), *_account(tool, asynchronous)]
-        checked = [*_entering(_body(tool, asynchronous, True), False), "return envelope"]
+        call = [*observed, *_body(tool, asynchronous, False, True), *_account(tool, asynchronous)]
+        checked = [*_body(tool, asynchronous, True, False), "return envelope"]
         functions.append(f"{prefix} {name}{signature}:\n" + _indent(call))
         functions.append(f"{prefix} {'a' if asynchronous else ''}checked(arguments, contract_version):\n"
                          + _indent(checked))
@@ -233,8 +232,12 @@ def _indent(lines: list[str]) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _compiled_source(source: str) -> Any:
+    """``plan`` defined by ``source``; its lines are registered with ``linecache`` under the name its
+    code carries, so a traceback through a plan shows them."""
+    filename = f"<contractgen plan {hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()[:12]}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     namespace = dict(_SHARED)
-    exec(compile(source, "<contractgen plan>", "exec"), namespace)  # noqa: S102 - our own source
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
     return namespace["plan"]
 
 

@@ -105,7 +105,7 @@ def test_the_source_follows_observers_and_hooks_set_later() -> None:
 def test_one_source_is_compiled_once() -> None:
     first, second = guard(_contract(), _sync), guard(replace(_contract(), name="other"), _sync)
     assert first.plan_source == second.plan_source
-    assert first._call.__code__ is second._call.__code__
+    assert type(first).__call__.__code__ is type(second).__call__.__code__
     assert first({"q": "x"})["tool"] == "probe" and second({"q": "x"})["tool"] == "other"
 
 
@@ -138,8 +138,13 @@ def test_a_failure_after_a_nested_call_still_hides_the_outer_calls_secret() -> N
 
 def test_a_tool_is_still_of_the_class_it_was_made_as() -> None:
     tool = guard(_contract(), _sync)
+    assert type(tool) is GuardedTool  # compiled on its first call
+    tool({"q": "x"})
     assert isinstance(tool, GuardedTool) and type(tool).__name__ == "GuardedTool"
-    assert type(tool.with_implementation(_sync)).__mro__[1] is GuardedTool  # not a class made for a plan
+    assert type(tool).__mro__[1] is GuardedTool and type(tool) is not GuardedTool
+    other = tool.with_implementation(_sync)
+    other({"q": "x"})
+    assert type(other).__mro__[1] is GuardedTool  # made as GuardedTool, not as the class of a plan
     assert repr(tool) == "<GuardedTool probe 1.0.0>"
 
 

@@ -52,7 +52,7 @@ from .envelope_types import (
 )
 from .errors import ToolError
 from .observe import CallRecord
-from .plan import compile_plan
+from .plan import Compiled, compile_plan
 from .result_rules import compile_result_rules
 from .scrub import (
     output_scrub,
@@ -140,7 +140,9 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         functools.update_wrapper(self, implementation, assigned=("__module__", "__name__",
                                                                  "__qualname__", "__doc__"),
                                  updated=())
-        self._compile()
+        self._plan: Compiled | None = None
+        self._call: Callable[..., Any] = self._compiled_call
+        self._acall: Callable[..., Any] = self._compiled_acall
 
     # -- public surface ---------------------------------------------------------------------
     @property
@@ -160,7 +162,9 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
     @property
     def plan_source(self) -> str:
         """The Python source this tool's calls run (``plan.py``): its plan written out."""
-        return self._plan.source
+        if self._plan is None:
+            self._compile()
+        return self._plan.source  # type: ignore[union-attr]
 
     @property
     def input_schema(self) -> Any:
@@ -191,7 +195,7 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
     @on_call.setter
     def on_call(self, value: Callable[[CallRecord], None] | None) -> None:
         self._on_call = value
-        self._compile()
+        self._recompile()
 
     @property
     def hooks(self) -> Any:
@@ -201,19 +205,20 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
     @hooks.setter
     def hooks(self, value: Any) -> None:
         self._hooks = value
-        self._compile()
+        self._recompile()
 
     # -- the call: the plan compiled for this tool (plan.py), or around it --------------------
     def _compile(self) -> None:
-        """The call functions of this tool's plan, written anew when what they read changes
-        (hooks, observers). Hooks and a store outside the process wrap the compiled ``checked``.
+        """The call functions of this tool's plan (``plan.py``), made on its first call, and again
+        after what they read changes (hooks, observers). Hooks and a store outside the process
+        wrap the compiled ``checked``.
 
         The compiled ``call`` and ``acall`` become the methods of a class made for this tool, a
         subclass of the one it was made as (only where that class keeps GuardedTool's own
         ``__call__`` and ``acall``): ``tool(arguments)`` then runs its plan with no frame in between,
         a twentieth of a corpus tool's call, and ``acall`` with no coroutine in between."""
         compiled = self._plan = compile_plan(self)
-        self.run_checked, self.arun_checked = compiled.checked, compiled.achecked
+        self.run_checked, self.arun_checked = compiled.checked, compiled.achecked  # type: ignore[assignment]
         made_as = self._made_as
         around = self._hooks is not None or self._shared_store
         self._call = self._call_around if around else types.MethodType(compiled.call, self)
@@ -225,6 +230,31 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
             "__call__": compiled.call, "acall": compiled.acall, "_planned_from": made_as, "__slots__": (),
             "__module__": made_as.__module__, "__qualname__": made_as.__qualname__, "__doc__": made_as.__doc__})
 
+    def _recompile(self) -> None:
+        """Forget the compiled plan: the next call compiles it for the tool as it is now."""
+        self.__class__ = self._made_as
+        self._plan = None
+        self.__dict__.pop("run_checked", None)
+        self.__dict__.pop("arun_checked", None)
+        self._call, self._acall = self._compiled_call, self._compiled_acall
+
+    def _compiled_call(self, *arguments: Any) -> Any:
+        self._compile()
+        return self._call(*arguments)
+
+    async def _compiled_acall(self, *arguments: Any) -> Any:
+        self._compile()
+        return await self._acall(*arguments)
+
+    def run_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
+        """The call's envelope before the account stage (the plan's ``checked``; hooks wrap it)."""
+        self._compile()
+        return self.run_checked(arguments, contract_version)
+
+    async def arun_checked(self, arguments: Any, contract_version: str | None) -> dict[str, Any]:
+        self._compile()
+        return await self.arun_checked(arguments, contract_version)
+
     @property
     def _made_as(self) -> type[GuardedTool[InT, OutT, WireT]]:
         """The class this tool was made as (not the one ``_compile`` made for its plan)."""
@@ -235,12 +265,12 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
     def __call__(self, arguments: Arguments, contract_version: str | None = None,
                  session: str = "default", call_id: str | None = None,
                  caller: str | None = None) -> Envelope[WireT]:
-        return self._call(arguments, contract_version, session, call_id, caller)
+        return self._call(arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
 
     async def acall(self, arguments: Arguments, contract_version: str | None = None,
                     session: str = "default", call_id: str | None = None,
                     caller: str | None = None) -> Envelope[WireT]:
-        return await self._acall(arguments, contract_version, session, call_id, caller)
+        return await self._acall(arguments, contract_version, session, call_id, caller)  # type: ignore[no-any-return]
 
     def _call_around(self, arguments: Any, contract_version: str | None, session: str,
                      call_id: str | None, caller: str | None) -> Envelope[WireT]:

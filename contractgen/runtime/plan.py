@@ -52,16 +52,41 @@ _SHARED = {
 }
 
 
-def _arguments(tool: Any, asynchronous: bool, staged: bool, lazy: bool) -> list[str]:
+class Shape(NamedTuple):
+    """What of a tool decides its plan's source: tools of one shape share one compiled plan."""
+
+    model: bool  # an input model to build
+    gate: bool  # preconditions or a confirmation
+    versions: bool  # members of older versions to look for
+    heavy: bool  # a schema whose bad call is explained off the event loop
+    accepted: str | None  # when an accepted output is the ok envelope as it is (_accepted_inline)
+    is_async: bool
+    timed: bool  # a deadline
+    notices: bool  # an open input schema: unknown names get notices
+    reset_here: bool  # an in-process store, no deprecation notice: an ok call resets in the plan
+    counts_async: bool  # a store with an asyncio client
+    observed: bool  # an observer (on_call) sees every call
+
+
+def shape_of(tool: Any) -> Shape:
+    return Shape(
+        model=tool.input_model is not None, gate=tool._gate is not None, versions=bool(tool._old_keys),
+        heavy=tool._compiled.input.member_cap < ITEM_CAP, accepted=_accepted_inline(tool),
+        is_async=tool._is_async, timed=tool._timeout is not None, notices=tool._open_names is not None,
+        reset_here=type(tool.budget) is InMemoryBudgetStore and tool._deprecation_notice is None,
+        counts_async=tool._counts_async, observed=tool._on_call is not None)
+
+
+def _arguments(shape: Shape, asynchronous: bool, staged: bool, lazy: bool) -> list[str]:
     """The arguments stage: the private copy, then (for clean arguments of this version) the input
     schema, the model and the gate; the stage's own methods judge the rest (``_judged`` a refused
     or unbuildable call, ``_prepare`` arguments not clean JSON or of another version), under
     ``acall`` off the loop for a big or a heavy one. The validator reads a call once."""
     budget = "BIG_VALUE" if asynchronous else "CLEAN_BUDGET"
     current = "contract_version is None"
-    if tool._old_keys:
+    if shape.versions:
         current += " and (type(own) is not dict or old_keys.isdisjoint(own))"
-    heavy = asynchronous and tool._compiled.input.member_cap < ITEM_CAP
+    heavy = asynchronous and shape.heavy
     lines = [
         f"own = clean_json(arguments, {budget}, True, MISSING)",
         "problem = None",
@@ -80,8 +105,8 @@ def _arguments(tool: Any, asynchronous: bool, staged: bool, lazy: bool) -> list[
         "    if valid:",
     ]
     passed = ["stage('input', 'passed')"] if staged else []
-    passed.append("early = gate(own)" if tool._gate is not None else "early = None")
-    if tool.input_model is None:
+    passed.append("early = gate(own)" if shape.gate else "early = None")
+    if not shape.model:
         lines += ["        value = own", *(f"        {line}" for line in passed)]
     else:
         lines += ["        try:",
@@ -110,16 +135,16 @@ def _accepted_inline(tool: Any) -> str | None:
     return None if plain is None else " and names_within(own, plain_names, MAX_NODES)"
 
 
-def _run_and_settle(tool: Any, asynchronous: bool) -> list[str]:
+def _run_and_settle(shape: Shape, asynchronous: bool) -> list[str]:
     """The run stage and the settle stage on the common line: a sync tool without a deadline called
     inline (``call``), an async one without a deadline awaited on the caller's loop (``acall``);
     every other run is ``_run_sync``'s or ``_run_async``'s."""
-    ok = _accepted_inline(tool)
+    ok = shape.accepted
     accepted = [] if ok is None else [
         f"            elif clean_json(result, CLEAN_BUDGET, False, MISSING) is not MISSING and out_valid(result){ok}:",
         "                envelope = {'status': 'ok', 'tool': NAME, 'version': VERSION, 'output': result, 'empty': False}"]
     if not asynchronous:
-        if not tool._inline:
+        if shape.is_async or shape.timed:
             return ["        envelope = tool._run_sync(value)"]
         return ["        try:",
                 "            result = implementation(value)",
@@ -131,7 +156,7 @@ def _run_and_settle(tool: Any, asynchronous: bool) -> list[str]:
                 *accepted,
                 "            else:",
                 "                envelope = tool._complete(result)"]
-    if not tool._is_async or tool._timeout is not None:
+    if not shape.is_async or shape.timed:
         return ["        envelope = await tool._run_async(value)"]
     on_loop = ["envelope = tool._completed_on_loop(result)",
                "if envelope is None:  # a big result is read on a worker thread",
@@ -152,13 +177,13 @@ def _run_and_settle(tool: Any, asynchronous: bool) -> list[str]:
             *settle]
 
 
-def _body(tool: Any, asynchronous: bool, staged: bool, lazy: bool) -> list[str]:
+def _body(shape: Shape, asynchronous: bool, staged: bool, lazy: bool) -> list[str]:
     """The envelope of one call before the account stage, into ``envelope``."""
-    lines = _arguments(tool, asynchronous, staged, lazy)
+    lines = _arguments(shape, asynchronous, staged, lazy)
     lines += ["    if early is not None:", "        envelope = early"]
-    run = _run_and_settle(tool, asynchronous)
+    run = _run_and_settle(shape, asynchronous)
     lines += run if run[0].startswith("    elif") else ["    else:", *run]
-    if tool._open_names is not None:
+    if shape.notices:
         lines += ["    if type(own) is dict and not open_names.issuperset(own):",
                   "        envelope = tool._with_notices(envelope, own)"]
     lines += ["except NEVER_SWALLOWED:",
@@ -190,34 +215,34 @@ def _entering(lines: list[str]) -> list[str]:
     return entered
 
 
-def _account(tool: Any, asynchronous: bool) -> list[str]:
+def _account(shape: Shape, asynchronous: bool) -> list[str]:
     """The account stage: an ok call of a session with no failures counted resets nothing, here;
     every other envelope is counted and observed by ``_finish``."""
     lines = []
-    if type(tool.budget) is InMemoryBudgetStore and tool._deprecation_notice is None:
+    if shape.reset_here:
         lines += ["if not observed and envelope['status'] == 'ok' and type(session) is str:",
                   "    key = keys.get(session) or tool._key(session)",
                   "    if key in counts:",
                   "        budget.reset(key)",
                   "    return envelope"]
-    if asynchronous and tool._counts_async:
+    if asynchronous and shape.counts_async:
         return [*lines, "return await tool.afinish(envelope, session, start, observed)"]
     return [*lines, "return tool._finish(envelope, session, start, observed)"]
 
 
-def _source(tool: Any) -> str:
+def _source(shape: Shape) -> str:
     # ``self`` is the tool (the functions become its class's methods, see GuardedTool._compile);
     # the source reads ``tool`` from its closure
     signature = "(self, arguments, contract_version=None, session='default', call_id=None, caller=None)"
-    observed = ["observed = True"] if tool._on_call is not None else [
+    observed = ["observed = True"] if shape.observed else [
         "observed = log_memo.get(LOG_LEVEL)", "if observed is None:", "    observed = log_enabled(LOG_LEVEL)"]
     observed.append("start = perf_counter() if observed else 0.0")
     functions = []
     for asynchronous in (False, True):
         prefix = "async def" if asynchronous else "def"
         name = "acall" if asynchronous else "call"
-        call = [*observed, *_body(tool, asynchronous, False, True), *_account(tool, asynchronous)]
-        checked = [*_body(tool, asynchronous, True, False), "return envelope"]
+        call = [*observed, *_body(shape, asynchronous, False, True), *_account(shape, asynchronous)]
+        checked = [*_body(shape, asynchronous, True, False), "return envelope"]
         functions.append(f"{prefix} {name}{signature}:\n" + _indent(call))
         functions.append(f"{prefix} {'a' if asynchronous else ''}checked(arguments, contract_version):\n"
                          + _indent(checked))
@@ -230,15 +255,17 @@ def _indent(lines: list[str]) -> str:
     return "".join(f"    {line}\n" if line else "\n" for line in lines)
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled_source(source: str) -> Any:
-    """``plan`` defined by ``source``; its lines are registered with ``linecache`` under the name its
-    code carries, so a traceback through a plan shows them."""
+@functools.lru_cache(maxsize=512)
+def _compiled(shape: Shape) -> tuple[str, Any]:
+    """The source of the plan of ``shape`` and the ``plan`` function it defines, made once per
+    process; its lines are registered with ``linecache`` under the name its code carries, so a
+    traceback through a plan shows them."""
+    source = _source(shape)
     filename = f"<contractgen plan {hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()[:12]}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     namespace = dict(_SHARED)
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
-    return namespace["plan"]
+    return source, namespace["plan"]
 
 
 class Compiled(NamedTuple):
@@ -253,10 +280,10 @@ class Compiled(NamedTuple):
 
 def compile_plan(tool: Any) -> Compiled:
     """The call functions of ``tool`` as it is configured now."""
-    source = _source(tool)
+    source, plan = _compiled(shape_of(tool))
     scrub = tool._output_scrub
     budget = tool.budget
-    functions = _compiled_source(source)(
+    functions = plan(
         tool, tool.implementation, tool._input_is_valid, tool._output_is_valid, tool._prepare, tool._gate,
         tool._old_keys, tool._open_names, getattr(scrub, "plain_names", None), tool._keys,
         getattr(budget, "_counts", None), budget, tool.name, tool.version)

@@ -140,9 +140,11 @@ def _run_and_settle(shape: Shape, asynchronous: bool) -> list[str]:
     inline (``call``), an async one without a deadline awaited on the caller's loop (``acall``);
     every other run is ``_run_sync``'s or ``_run_async``'s."""
     ok = shape.accepted
-    accepted = [] if ok is None else [
-        f"            elif clean_json(result, CLEAN_BUDGET, False, MISSING) is not MISSING and out_valid(result){ok}:",
-        "                envelope = {'status': 'ok', 'tool': NAME, 'version': VERSION, 'output': result, 'empty': False}"]
+    # an accepted output: the ok envelope as it is, or through _accepted (rules, secrets, empty rule)
+    answer = "tool._accepted(result)" if ok is None else \
+        "{'status': 'ok', 'tool': NAME, 'version': VERSION, 'output': result, 'empty': False}"
+    accepted = [f"            elif clean_json(result, CLEAN_BUDGET, False, MISSING) is not MISSING and out_valid(result){ok or ''}:",
+                f"                envelope = {answer}"]
     if not asynchronous:
         if shape.is_async or shape.timed:
             return ["        envelope = tool._run_sync(value)"]
@@ -161,10 +163,10 @@ def _run_and_settle(shape: Shape, asynchronous: bool) -> list[str]:
     on_loop = ["envelope = tool._completed_on_loop(result)",
                "if envelope is None:  # a big result is read on a worker thread",
                "    envelope = await off_loop(tool._complete, result)"]
-    settle = [f"            {line}" for line in on_loop] if ok is None else [
+    settle = [
         ("            if type(result) is dict and clean_json(result, BIG_VALUE, False, MISSING) is not MISSING "
-         f"and out_valid(result){ok}:"),
-        "                envelope = {'status': 'ok', 'tool': NAME, 'version': VERSION, 'output': result, 'empty': False}",
+         f"and out_valid(result){ok or ''}:"),
+        f"                envelope = {answer}",
         "            else:", *(f"                {line}" for line in on_loop)]
     return ["    elif tool.blocks_event_loop:",
             "        envelope = await tool._run_async(value)",

@@ -242,3 +242,21 @@ def test_marks_anything_is_one_walk_where_no_mark_is_written() -> None:
     assert marks_anything(behind_ref) is True
     # a mark written only in data (an example) is no schema's: the walk cannot tell, the resolution can
     assert marks_anything({"type": "object", "examples": [{"writeOnly": True}]}) is False
+
+
+def test_a_mark_is_found_by_the_texts_quick_answer_and_by_the_walk_alike() -> None:
+    """``marks_anything``'s first question: plain JSON whose text names no mark has none; anything
+    else (a mapping of another kind, a tuple, a loop) is walked, as before the quick answer."""
+    from contractgen.runtime.schema_resolve import _mentions_a_mark
+
+    class Marked(dict):  # type: ignore[type-arg] - answers ``get`` its own way
+        def get(self, key: Any, default: Any = None) -> Any:
+            return True if key == "x-sensitive" else super().get(key, default)
+
+    assert _mentions_a_mark({"properties": {"pw": {"type": "string", "writeOnly": True}}})
+    assert not _mentions_a_mark({"properties": {"writeOnly": {"type": "string"}, "n": {"enum": ["x-sensitive"]}}})
+    assert _mentions_a_mark({"properties": {"pw": Marked(type="string")}})
+    assert _mentions_a_mark({"anyOf": ({"x-sensitive": True},)})
+    looped: dict[str, Any] = {"type": "object", "properties": {}}
+    looped["properties"]["self"] = looped
+    assert not _mentions_a_mark(looped)

@@ -6,11 +6,12 @@ limit, and errs on the side of applying too much: redacting more is safe, less i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urljoin
 
-from .jsonvalue import MISSING
+from .jsonvalue import CLEAN_BUDGET, MISSING, clean_json
 from .pointer import resolve_pointer
 from .schema_walk import is_marked, pattern_children
 
@@ -258,7 +259,14 @@ def marks_anything(root: Any, resources: Mapping[str, Any] | None = None) -> boo
 
 def _mentions_a_mark(value: Any) -> bool:
     """Whether any mapping in ``value``, schema or data alike, is marked (``is_marked``); each
-    container is read once (a schema built in code may share or loop its parts)."""
+    container is read once (a schema built in code may share or loop its parts). A schema that is
+    plain JSON whose text names neither mark has none: told by ``json.dumps`` in C, a tenth of the
+    walk's time (a fifth of building a generated tool)."""
+    # (exact JSON types only, one pass in C: a mapping of another kind answers ``get`` its own way)
+    if clean_json(value, CLEAN_BUDGET, False, MISSING) is not MISSING:
+        text = json.dumps(value)
+        if '"writeOnly"' not in text and '"x-sensitive"' not in text:
+            return False
     todo, seen = [value], set()
     while todo:
         node = todo.pop()

@@ -9,10 +9,11 @@ Each is the pipeline of ``guard.py`` written out for this tool: a stage its cont
 for (a version check, a model, a gate, notices, a deadline) is not in the source, and the step every
 call takes (its private copy, the input check, the run, the output check, the ok envelope, the
 budget reset) is a line here, not a method call. Where a call leaves that line, the stage that owns
-the outcome answers it with its own method: ``_prepare`` explains or refuses arguments,
+the outcome answers it with its own method: ``_judged`` and ``_prepare`` explain or refuse arguments,
 ``_settled``/``_complete`` settle what the implementation raised or returned, ``_run_sync`` and
 ``_run_async`` run under a deadline or off the loop, ``_finish`` counts a failure against the budget.
-The same source text gives the same code object, compiled once per process (``_compiled_source``).
+Tools of one ``Shape`` share one source and one code object, compiled once per process (``_compiled``);
+``GuardedTool`` compiles a tool's plan on its first call (``GuardedTool._compile``).
 """
 
 from __future__ import annotations

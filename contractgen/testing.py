@@ -24,6 +24,7 @@ from .runtime.envelope import (
     error_size,
 )
 from .runtime.guard import compiled_for
+from .runtime.internals import EXCEPTION_NAME
 from .runtime.pointer import unescape_token
 
 __all__ = [
@@ -38,8 +39,7 @@ __all__ = [
 FORBIDDEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a traceback", re.compile(r"Traceback|File \"[^\"]+\", line \d+")),
     ("a JDBC/DB connection string", re.compile(r"jdbc:|postgres(ql)?://|mysql://|mongodb(\+srv)?://|redis://", re.IGNORECASE)),
-    ("an exception class name", re.compile(r"\b[A-Z][A-Za-z0-9_]*(Error|Exception)\b|\b(KeyError|"
-                                           r"ValueError|TypeError|AttributeError)\b")),
+    ("an exception class name", re.compile(EXCEPTION_NAME)),
     ("a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://", re.IGNORECASE)),
     ("a host name", re.compile(r"\blocalhost\b|\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|internal|local|"
                                r"lan|corp|cloud|dev|svc|cluster)\b", re.IGNORECASE)),

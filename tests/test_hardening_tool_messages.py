@@ -1,5 +1,5 @@
 """A tool's own message never carries internals to the model: connection strings, credentials,
-private addresses, file paths and stack-trace lines a ToolError (or a mapper's) writes are replaced
+private addresses, file paths, stack-trace lines and exception class names a ToolError (or a mapper's) writes are replaced
 at run time, the envelope names a reference, and the log keeps the original under it with its
 credentials cut. A message without internals reaches the model as written."""
 
@@ -85,6 +85,24 @@ LEAKS = [
         ["Charge.java:88"],
         [],
     ),
+    (  # an author quoting the exception it caught (``f"lookup failed: {exc!r}"``)
+        "lookup failed: KeyError('customer_id') in the cache layer",
+        ["KeyError"],
+        ["KeyError('customer_id')"],
+        [],
+    ),
+    (
+        "the bank client raised ConnectTimeoutError, then psycopg.OperationalError and AError",
+        ["ConnectTimeoutError", "OperationalError", "AError"],
+        ["psycopg.OperationalError"],
+        [],
+    ),
+    (
+        "worker stopped by KeyboardInterrupt while charging",
+        ["KeyboardInterrupt"],
+        ["KeyboardInterrupt"],
+        [],
+    ),
     (
         "mongodb+srv://svc:s3cr3t-z@cluster0.mongodb.net/db is down",
         ["s3cr3t-z", "mongodb+srv://"],
@@ -153,6 +171,7 @@ def test_internals_in_a_tools_message_are_withheld_and_logged_under_a_reference(
         "The service https://status.bank.example says it is under maintenance until 14:30 UTC.",
         "Version 1.2.3.4 of the ledger is read-only; try again in 5 minutes.",
         "Use the path /charges/{id} of the API only through this tool.",
+        "Error: the amount is negative. Errors like this need a new amount, not a retry.",
     ],
 )
 def test_a_message_without_internals_reaches_the_model_as_written(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..runtime.internals import FILE_PATH
+from ..runtime.internals import EXCEPTION_NAME, FILE_PATH
 
 
 class Leak(NamedTuple):
@@ -32,9 +32,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "an exception class name",
-        re.compile(
-            r"\b[A-Z][A-Za-z0-9]+?(?:Error|Exception)\b|\b(?:KeyboardInterrupt|StopIteration|SystemExit|Panic)\b"
-        ),
+        re.compile(rf"{EXCEPTION_NAME}|\bPanic\b"),  # the runtime withholds the same names
     ),
     ("a JDBC connection string", re.compile(r"\bjdbc:\w+", re.IGNORECASE)),
     (

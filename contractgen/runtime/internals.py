@@ -1,8 +1,8 @@
-"""Internals a tool's own message may not carry to the model: stack traces, connection strings,
-URLs and DSNs with credentials, tokens, file paths and private addresses.
+"""Internals a tool's own message may not carry to the model: stack traces, exception class names,
+connection strings, URLs and DSNs with credentials, tokens, file paths and private addresses.
 
 ``check`` refuses them in static messages (``contractgen.manifest.leaks``, which reads ``FILE_PATH``
-from here); at run time ``withhold_internals`` replaces them in the text a ToolError (or a mapper's)
+and ``EXCEPTION_NAME`` from here); at run time ``withhold_internals`` replaces them in the text a ToolError (or a mapper's)
 writes, and the original goes to the log under the call's reference with its credentials cut
 (``without_credentials``), so an operator still sees which host failed.
 """
@@ -16,12 +16,16 @@ from collections.abc import Callable
 from .envelope import MESSAGE_CAP, new_ref
 from .observe import logger
 
-__all__ = ["FILE_PATH", "withhold_internals", "without_credentials"]
+__all__ = ["EXCEPTION_NAME", "FILE_PATH", "withhold_internals", "without_credentials"]
 
 #: characters of a message read for internals: four times what an envelope shows of one
 SCANNED = 4 * MESSAGE_CAP
 
 STACK_TRACE = r"\bTraceback \(most recent call last\):?|\bTraceback\b"
+#: a class name ending in Error or Exception (``KeyError``, ``requests.ConnectTimeoutError``'s last
+#: part), or one of the exceptions that end a Python program or loop; a bare "Error" is a word
+EXCEPTION_NAME = (r"\b[A-Z][A-Za-z0-9_]{0,200}(?:Error|Exception)\b"
+                  r"|\b(?:KeyboardInterrupt|StopIteration|StopAsyncIteration|SystemExit|GeneratorExit)\b")
 # Every repeat is bounded and every run starts where a run of its characters starts: a message is
 # the tool's text, of any size, and an unbounded repeat tried at every position of a long run
 # took seconds (20,000 characters of "1.1.1...": 22 s).
@@ -103,6 +107,7 @@ def _withheld() -> tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], b
     return (
         ("a stack trace", re.compile(STACK_TRACE), None),
         ("a stack-trace line", re.compile(STACK_LINE), None),
+        ("an exception class name", re.compile(EXCEPTION_NAME), None),
         ("a connection string", re.compile(CONNECTION_URL, flags), None),
         ("a URL with credentials", re.compile(_ANY_URL, flags), _has_credentials),
         ("a file path", re.compile(FILE_PATH), None),

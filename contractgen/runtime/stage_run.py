@@ -100,7 +100,10 @@ class RunStage(SettleStage):
         return None
 
     def _run_in_worker(self, value: Any) -> Any:
-        awaitable = stand_in(self.implementation(value))
+        awaitable = self.implementation(value)
+        if type(awaitable) is dict and not self._is_async:  # the common answer: nothing to await
+            return awaitable
+        awaitable = stand_in(awaitable)
         if not self._is_async and not inspect.isawaitable(awaitable):
             return awaitable
 
@@ -198,8 +201,10 @@ class RunStage(SettleStage):
         if slot is None:
             return self._busy_envelope(own=True)
         try:
-            future = (POOL.hand_off if waits else POOL.submit)(boxed, self._worked, fn, value, slot,
-                                                              reserved=slot.first)
+            if waits:
+                return POOL.hand_off(boxed, self._worked, fn, value, slot, reserved=slot.first,
+                                     then=slot.release), slot
+            future = POOL.submit(boxed, self._worked, fn, value, slot, reserved=slot.first)
         except PoolBusy:
             slot.release()
             return self._busy_envelope(own=False)
@@ -219,6 +224,8 @@ class RunStage(SettleStage):
             if slot.abandoned:
                 raise
             return _Settled(self._settled(None, exc))
+        if type(result) is dict and not slot.abandoned:  # the common answer: nothing to await
+            return _Settled(self._complete(result))
         result = stand_in(result)
         if slot.abandoned or result is DEADLINE_PASSED \
                 or (type(result) is not dict and inspect.isawaitable(result)):

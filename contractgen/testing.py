@@ -24,27 +24,16 @@ from .runtime.envelope import (
     error_size,
 )
 from .runtime.guard import compiled_for
-from .runtime.internals import EXCEPTION_NAME
+from .runtime.internals import internals_in
 from .runtime.pointer import unescape_token
 
 __all__ = [
-    "FORBIDDEN_PATTERNS",
     "ContractReport",
     "assert_valid_envelope",
     "check_contract",
     "envelope_problems",
 ]
 
-#: What must never reach a model: stack traces, connection strings, exception class names, hosts.
-FORBIDDEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("a traceback", re.compile(r"Traceback|File \"[^\"]+\", line \d+")),
-    ("a JDBC/DB connection string", re.compile(r"jdbc:|postgres(ql)?://|mysql://|mongodb(\+srv)?://|redis://", re.IGNORECASE)),
-    ("an exception class name", re.compile(EXCEPTION_NAME)),
-    ("a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://", re.IGNORECASE)),
-    ("a host name", re.compile(r"\blocalhost\b|\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|internal|local|"
-                               r"lan|corp|cloud|dev|svc|cluster)\b", re.IGNORECASE)),
-    ("an IP address", re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")),
-)
 _OK_KEYS = {"status", "tool", "version", "output", "empty", "empty_meaning", "attempted", "notices",
             "deprecation"}
 _DEPRECATION_KEYS = {"message", "replacement", "sunset", "migration"}
@@ -210,10 +199,11 @@ def _error_problems(envelope: Mapping[str, Any]) -> list[str]:
             problems.append("'budget' must carry consecutive_failures (or store: unreachable)")
         elif budget.get("exhausted") and (error.get("retryable") or error.get("action") != "stop_and_tell_user"):
             problems.append("an exhausted budget must stop the model (retryable false, stop_and_tell_user)")
+    # what must never reach a model is what the guard withholds from a tool's own message
+    # (runtime/internals.py): one judgement for the runtime, ``check`` and this oracle
     for where, text in _model_facing_text(error):
-        for what, pattern in FORBIDDEN_PATTERNS:
-            if pattern.search(text):
-                problems.append(f"{where} contains {what}: {text[:80]!r}")
+        for what in internals_in(text):
+            problems.append(f"{where} contains {what}: {text[:80]!r}")
     return problems
 
 

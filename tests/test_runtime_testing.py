@@ -43,11 +43,14 @@ GOOD_ERROR = {"status": "error", "tool": "t", "version": "1.0.0",
     (lambda e: e["error"].update(code="TEAPOT"), "closed set"),
     (lambda e: e["error"].update(category="transient"), "does not belong"),
     (lambda e: e["error"].update(message="x" * 301), "cap 300"),
-    (lambda e: e["error"].update(message="Traceback (most recent call last):"), "traceback"),
+    (lambda e: e["error"].update(message="Traceback (most recent call last):"), "stack trace"),
     (lambda e: e["error"].update(message="failed: jdbc:mysql://x"), "connection string"),
     (lambda e: e["error"].update(message="raised KeyError in handler"), "exception class"),
-    (lambda e: e["error"].update(message="db01.prod.internal is down"), "host name"),
-    (lambda e: e["error"].update(message="10.0.0.12 refused"), "IP address"),
+    (lambda e: e["error"].update(message="db01.prod.internal is down"), "private address"),
+    (lambda e: e["error"].update(message="10.0.0.12 refused"), "private address"),
+    (lambda e: e["error"].update(message="cannot read /srv/app/keys.json"), "file path"),
+    (lambda e: e["error"].update(message="login with password=hunter2 failed"), "credential"),
+    (lambda e: e["error"].update(message="charge.py:42 failed"), "stack-trace line"),
     (lambda e: e["error"].update(retryable=True), "stop_and_tell_user with retryable true"),
     (lambda e: e["error"].update(field="date"), "JSON pointer"),
     (lambda e: e["error"].update(upstream={"text": "x"}), "untrusted"),
@@ -63,6 +66,25 @@ def test_envelope_checks_catch_each_defect(mutate: Any, expected: str) -> None:
     assert any(expected in p for p in problems), problems
     with pytest.raises(AssertionError):
         assert_valid_envelope(broken)
+
+
+@pytest.mark.parametrize("message", [
+    "The service https://status.bank.example says it is under maintenance until 14:30 UTC.",
+    "See status.stripe.com for the outage, then call again.",
+    "Version 1.2.3.4 of the ledger is read-only; try again in 5 minutes.",
+    "Error: the amount is negative.",
+])
+def test_the_oracle_passes_what_the_guard_lets_through(message: str) -> None:
+    """A public URL or host, a version number and the word "Error" reach the model as written
+    (docs/runtime.md): the oracle agrees with the guard, or a user's suite fails on a good envelope."""
+    def failing(_: Any) -> Any:
+        raise ToolError(message, code="UNAVAILABLE")
+
+    contract = Contract(name="t", version="1.0.0", summary="s", description="d",
+                        input_schema={"type": "object"}, output_schema={"type": "object"})
+    envelope = guard(contract, failing)({})
+    assert envelope["error"]["message"] == message
+    assert envelope_problems(envelope, contract) == []
 
 
 def test_ok_envelope_checked_against_the_contract() -> None:
@@ -105,7 +127,7 @@ def test_check_contract_fails_a_leaky_tool() -> None:
     with pytest.raises(AssertionError) as caught:
         check_contract(LeakyTool(contract))  # type: ignore[arg-type]
     text = str(caught.value)
-    assert "unexpected exception" in text and "traceback" in text
+    assert "unexpected exception" in text and "stack trace" in text
     assert "missing required 'title'" in text and "expected INVALID_ARGUMENT" in text
     report = check_contract(LeakyTool(contract), raise_on_failure=False)  # type: ignore[arg-type]
     assert not report.ok and "declared error SlotTaken" in report.failures

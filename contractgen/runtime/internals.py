@@ -16,7 +16,7 @@ from collections.abc import Callable
 from .envelope import MESSAGE_CAP, new_ref
 from .observe import logger
 
-__all__ = ["EXCEPTION_NAME", "FILE_PATH", "withhold_internals", "without_credentials"]
+__all__ = ["EXCEPTION_NAME", "FILE_PATH", "internals_in", "withhold_internals", "without_credentials"]
 
 #: characters of a message read for internals: four times what an envelope shows of one
 SCANNED = 4 * MESSAGE_CAP
@@ -136,12 +136,16 @@ def without_credentials(text: str) -> str:
     return token.sub(r"\1***", text)
 
 
-def withhold_internals(text: str, tool: str, version: str) -> tuple[str, str | None]:
-    """``text`` with its internals replaced, and the reference they were logged under (None, and
-    ``text`` as it was, when it holds none). Only what the envelope can show is read: the text on
-    one line (as ``cap_text`` puts it), cut at ``SCANNED`` characters, the rest dropped."""
+def _one_line(text: str) -> str:
+    """Only what the envelope can show is read: the text on one line (as ``cap_text`` puts it),
+    cut at ``SCANNED`` characters, the rest dropped."""
     if len(text) > SCANNED or not text.isprintable():
         text = " ".join(text[: SCANNED * 64].split())[:SCANNED]
+    return text
+
+
+def _withheld_from(text: str) -> tuple[str, list[str]]:
+    """``text`` with its internals replaced, and the kinds found (in a stable order)."""
     kinds: list[str] = []
     shown = text
     for kind, pattern, counts in _withheld():
@@ -161,6 +165,20 @@ def withhold_internals(text: str, tool: str, version: str) -> tuple[str, str | N
         if cut != shown and "a credential" not in kinds:
             kinds.append("a credential")
         shown = cut
+    return shown, kinds
+
+
+def internals_in(text: str) -> list[str]:
+    """The kinds of internal detail ``text`` holds, as ``withhold_internals`` judges them (what the
+    guard would withhold from a model; ``contractgen.testing`` asks the same of an envelope)."""
+    return _withheld_from(_one_line(text))[1]
+
+
+def withhold_internals(text: str, tool: str, version: str) -> tuple[str, str | None]:
+    """``text`` with its internals replaced, and the reference they were logged under (None, and
+    ``text`` as it was, when it holds none). Only what the envelope can show is read (``_one_line``)."""
+    text = _one_line(text)
+    shown, kinds = _withheld_from(text)
     if not kinds:
         return text, None
     ref = new_ref()

@@ -13,9 +13,11 @@ import errno
 import json
 import logging
 import socket
+import ssl
 import subprocess
 import sys
 import textwrap
+import threading
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,7 +25,9 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 import requests
+import urllib3
 from build_support import build, make_project
 
 from contractgen.runtime import Contract, RetryPolicy, ToolError, guard, wrap_tool
@@ -53,6 +57,50 @@ def silent_port() -> Iterator[int]:
         server.close()
 
 
+#: what the broken server answers, by the request's path (a TLS hello gets a plain-text answer)
+_BROKEN = {
+    b"/truncated": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"rate\"",
+    b"/chunked": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 b"ff\r\n{\"rate\"",
+    b"/garbage": b"SSH-2.0-OpenSSH_9.6\r\n",
+}
+
+
+@pytest.fixture(scope="module")
+def broken_port() -> Iterator[int]:
+    """A loopback server that breaks each answer the way real upstreams do: a body cut short of its
+    Content-Length, a chunked body cut mid-chunk, a reply that is not HTTP, plain text to a TLS hello."""
+    server = socket.socket()
+    server.bind((SECRET_HOST, 0))
+    server.listen(64)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            with conn:
+                try:
+                    request = conn.recv(65536)
+                    if request[:1] == b"\x16":  # a TLS ClientHello
+                        conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+                    else:
+                        path = request.split(b" ", 2)[1] if request.count(b" ") >= 2 else b"/"
+                        conn.sendall(_BROKEN.get(path, _BROKEN[b"/truncated"]))
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield int(server.getsockname()[1])
+    finally:
+        stop.set()
+        server.close()
+
+
 def _raise_from(call: Callable[[], Any]) -> Callable[[Any], Any]:
     def implementation(_: Any) -> Any:
         call()
@@ -61,8 +109,13 @@ def _raise_from(call: Callable[[], Any]) -> Callable[[Any], Any]:
     return implementation
 
 
-def _families(closed: int, silent: int) -> dict[str, tuple[Callable[[], Any], str]]:
+def _families(closed: int, silent: int, broken: int = 0) -> dict[str, tuple[Callable[[], Any], str]]:
     """name -> (a call that fails the way the real library fails, the code it must map to)."""
+    url = f"http://{SECRET_HOST}:{broken}"
+
+    def tls_to_plain_text() -> None:
+        with socket.create_connection((SECRET_HOST, broken), timeout=2) as raw:
+            ssl.create_default_context().wrap_socket(raw, server_hostname="rates.example").close()
 
     def refused_socket() -> None:
         socket.create_connection((SECRET_HOST, closed), timeout=2).close()
@@ -90,6 +143,19 @@ def _families(closed: int, silent: int) -> dict[str, tuple[Callable[[], Any], st
                                  "TIMEOUT"),
         "urllib.URLError": (lambda: urllib.request.urlopen(f"http://{SECRET_HOST}:{closed}/rates", timeout=2),
                             "UNAVAILABLE"),
+        # the upstream answered, but broke its answer: the connection or the peer failed, not the tool
+        "http.client.IncompleteRead": (lambda: urllib.request.urlopen(f"{url}/truncated", timeout=2).read(),
+                                       "UNAVAILABLE"),
+        "http.client.BadStatusLine": (lambda: urllib.request.urlopen(f"{url}/garbage", timeout=2), "UNAVAILABLE"),
+        "requests.ChunkedEncodingError": (lambda: requests.get(f"{url}/chunked", timeout=2).json(), "UNAVAILABLE"),
+        "ssl.SSLError": (tls_to_plain_text, "UNAVAILABLE"),
+        "urllib3.NewConnectionError": (
+            lambda: urllib3.PoolManager(retries=False).request("GET", f"http://{SECRET_HOST}:{closed}/"),
+            "UNAVAILABLE"),
+        # a tool backed by Redis: redis-py's own exception classes (no builtin bases)
+        "redis.ConnectionError": (lambda: redis.Redis(host=SECRET_HOST, port=closed).ping(), "UNAVAILABLE"),
+        "redis.TimeoutError": (lambda: redis.Redis(host=SECRET_HOST, port=silent, socket_timeout=0.05).ping(),
+                               "TIMEOUT"),
     }
 
 
@@ -108,16 +174,16 @@ def _assert_retry_then_stop(envelopes: list[dict[str, Any]], code: str, ports: t
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_real_network_failure_is_transient_under_implement(family: str, closed_port: int,
-                                                             silent_port: int) -> None:
-    call, code = _families(closed_port, silent_port)[family]
+                                                             silent_port: int, broken_port: int) -> None:
+    call, code = _families(closed_port, silent_port, broken_port)[family]
     tool = get_exchange_rate.implement(_raise_from(call))
-    _assert_retry_then_stop([tool(ARGS) for _ in range(3)], code, (closed_port, silent_port))
+    _assert_retry_then_stop([tool(ARGS) for _ in range(3)], code, (closed_port, silent_port, broken_port))
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_real_network_failure_is_transient_through_acall_of_an_async_tool(family: str, closed_port: int,
-                                                                            silent_port: int) -> None:
-    call, code = _families(closed_port, silent_port)[family]
+                                                                            silent_port: int, broken_port: int) -> None:
+    call, code = _families(closed_port, silent_port, broken_port)[family]
 
     async def implementation(_: Any) -> Any:
         call()
@@ -127,7 +193,7 @@ def test_a_real_network_failure_is_transient_through_acall_of_an_async_tool(fami
     async def three() -> list[dict[str, Any]]:
         return [await tool.acall(ARGS) for _ in range(3)]
 
-    _assert_retry_then_stop(asyncio.run(three()), code, (closed_port, silent_port))
+    _assert_retry_then_stop(asyncio.run(three()), code, (closed_port, silent_port, broken_port))
 
 
 def test_an_async_http_client_failure_is_transient(closed_port: int) -> None:
@@ -143,8 +209,22 @@ def test_an_async_http_client_failure_is_transient(closed_port: int) -> None:
     _assert_retry_then_stop(asyncio.run(three()), "UNAVAILABLE", (closed_port,))
 
 
-def test_a_wrapped_foreign_tool_maps_the_same_failures(closed_port: int, silent_port: int) -> None:
-    for family, (call, code) in _families(closed_port, silent_port).items():
+def test_redis_refusing_the_tools_credentials_escalates_instead_of_retrying(redis_url: str) -> None:
+    """A real Redis refusing the user and password: redis-py's AuthenticationError is a subclass of
+    its ConnectionError, yet retrying cannot help. PERMISSION_DENIED tells the model to escalate,
+    and the password is in no envelope."""
+    def implementation(_: Any) -> Any:
+        redis.Redis.from_url(redis_url, username="rates", password="pw-not-this-one").ping()
+
+    envelope = get_exchange_rate.implement(implementation)(ARGS)
+    error = envelope["error"]
+    assert (error["code"], error["action"], error["retryable"]) == ("PERMISSION_DENIED", "escalate", False), error
+    assert "pw-not-this-one" not in json.dumps(envelope) and "rates" not in error["message"]
+
+
+def test_a_wrapped_foreign_tool_maps_the_same_failures(closed_port: int, silent_port: int,
+                                                       broken_port: int) -> None:
+    for family, (call, code) in _families(closed_port, silent_port, broken_port).items():
         tool = wrap_tool(get_exchange_rate.contract, _raise_from(call))
         envelopes = [tool(ARGS) for _ in range(3)]
         assert [e["error"]["code"] for e in envelopes] == [code] * 3, family

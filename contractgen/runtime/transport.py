@@ -1,6 +1,7 @@
 """A shipped exception mapper for common transports: HTTP status errors, timeouts, connection errors.
 
-Covers httpx, requests, urllib, aiohttp, asyncio and the builtin socket errors. Library exception
+Covers httpx, requests, urllib, urllib3, http.client, ssl, aiohttp, redis-py, asyncio and the builtin
+socket errors. Library exception
 types are looked up in ``sys.modules`` only: if an exception comes from httpx, httpx is already
 imported, so this module never imports any of them itself.
 
@@ -15,7 +16,10 @@ imported, so this module never imports any of them itself.
 | HTTP 5xx (Retry-After honoured)          | UNAVAILABLE         | retry_later        |
 | other HTTP 4xx                           | FAILED_PRECONDITION | escalate           |
 | connection refused/reset, DNS, protocol  | UNAVAILABLE         | retry_later        |
+| an answer cut short or not HTTP, TLS     | UNAVAILABLE         | retry_later        |
 | network unreachable, host down (OSError) | UNAVAILABLE         | retry_later        |
+| Redis down, loading, failing over        | UNAVAILABLE         | retry_later        |
+| Redis refusing the tool's credentials    | PERMISSION_DENIED   | escalate           |
 
 The guard applies this mapping by default (after a tool's own ``mapper``; ``transport_errors=False``
 opts out): a refused connection is the transient upstream failure the retry contract and the
@@ -125,6 +129,45 @@ def _mod(name: str) -> Any:
     return sys.modules.get(name)
 
 
+_CREDENTIALS = "The service did not accept the tool's credentials. Tell the user the tool needs to be authorised again."
+
+#: (module, class, code), most specific first: library failures of the upstream that no builtin
+#: network error covers (a module not imported raised nothing, so none is imported here)
+_LIBRARY_FAILURES = (
+    # a subclass of ConnectTimeoutError (for old callers), yet a refused connection, not a timeout
+    ("urllib3.exceptions", "NewConnectionError", "UNAVAILABLE"),
+    ("urllib3.exceptions", "SSLError", "UNAVAILABLE"),
+    ("urllib3.exceptions", "DecodeError", "UNAVAILABLE"),
+    # the upstream answered, then broke its answer: a body cut short, a reply that is not HTTP
+    ("http.client", "IncompleteRead", "UNAVAILABLE"),
+    ("http.client", "BadStatusLine", "UNAVAILABLE"),
+    ("http.client", "LineTooLong", "UNAVAILABLE"),
+    ("requests.exceptions", "ChunkedEncodingError", "UNAVAILABLE"),
+    ("requests.exceptions", "ContentDecodingError", "UNAVAILABLE"),
+    ("requests.exceptions", "RetryError", "UNAVAILABLE"),
+    ("aiohttp", "ClientPayloadError", "UNAVAILABLE"),
+    ("ssl", "SSLError", "UNAVAILABLE"),  # a failed handshake (requests and httpx say the same of theirs)
+    # redis-py's classes have no builtin bases
+    ("redis.exceptions", "AuthenticationError", "PERMISSION_DENIED"),
+    ("redis.exceptions", "AuthorizationError", "PERMISSION_DENIED"),
+    ("redis.exceptions", "TimeoutError", "TIMEOUT"),
+    ("redis.exceptions", "ConnectionError", "UNAVAILABLE"),
+    ("redis.exceptions", "TryAgainError", "UNAVAILABLE"),
+    ("redis.exceptions", "ClusterDownError", "UNAVAILABLE"),
+    ("redis.exceptions", "ReadOnlyError", "UNAVAILABLE"),  # a replica promoted while failing over
+    ("redis.exceptions", "RedisClusterUnreachableError", "UNAVAILABLE"),
+)
+
+def _library_failure(exc: BaseException) -> ToolError | None:
+    for module_name, name, code in _LIBRARY_FAILURES:
+        module = sys.modules.get(module_name)
+        kind = getattr(module, name, None) if module is not None else None
+        if isinstance(kind, type) and isinstance(exc, kind):
+            text = {"UNAVAILABLE": _UNREACHABLE, "TIMEOUT": _TIMEOUT}.get(code, _CREDENTIALS)
+            return ToolError(text, code=code)
+    return None
+
+
 #: OSErrors of the network that are not ConnectionErrors: the route, the interface or the host is down
 _NETWORK_ERRNOS = frozenset(
     getattr(errno, name) for name in ("ENETUNREACH", "ENETDOWN", "ENETRESET", "EHOSTUNREACH",
@@ -136,6 +179,9 @@ def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseExcept
     """A mapper for ``wrap_tool``/``guard``; ``include_body`` quotes error bodies as untrusted data."""
 
     def mapper(exc: BaseException) -> ToolError | None:
+        known = _library_failure(exc)
+        if known is not None:
+            return known
         httpx = _mod("httpx")
         if httpx is not None:
             if isinstance(exc, httpx.HTTPStatusError):
@@ -172,7 +218,9 @@ def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseExcept
                 return ToolError(_UNREACHABLE, code="UNAVAILABLE")
         urllib3_exc = _mod("urllib3.exceptions")
         if urllib3_exc is not None:
-            if isinstance(exc, urllib3_exc.TimeoutError):
+            if isinstance(exc, urllib3_exc.TimeoutError) or (  # retries that ended on a timeout
+                    isinstance(exc, urllib3_exc.MaxRetryError) and isinstance(exc.reason, urllib3_exc.TimeoutError)
+                    and not isinstance(exc.reason, urllib3_exc.NewConnectionError)):
                 return ToolError(_TIMEOUT, code="TIMEOUT")
             if isinstance(exc, (urllib3_exc.ProtocolError, urllib3_exc.NewConnectionError,
                                 urllib3_exc.MaxRetryError)):

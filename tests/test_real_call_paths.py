@@ -30,7 +30,15 @@ import requests
 import urllib3
 from build_support import build, make_project
 
-from contractgen.runtime import Contract, RetryPolicy, ToolError, guard, wrap_tool
+from contractgen.runtime import (
+    Contract,
+    RetryPolicy,
+    ToolError,
+    guard,
+    map_transport_error,
+    transport,
+    wrap_tool,
+)
 from generated.get_exchange_rate_v1 import get_exchange_rate
 
 ARGS = {"base": "EUR", "quote": "USD"}
@@ -207,6 +215,37 @@ def test_an_async_http_client_failure_is_transient(closed_port: int) -> None:
         return [await tool.acall(ARGS) for _ in range(3)]
 
     _assert_retry_then_stop(asyncio.run(three()), "UNAVAILABLE", (closed_port,))
+
+
+def test_an_async_client_reading_a_body_cut_short_is_transient(broken_port: int) -> None:
+    """aiohttp's ClientPayloadError, raised for real by a chunked body cut mid-chunk."""
+    aiohttp = pytest.importorskip("aiohttp")
+
+    async def implementation(_: Any) -> Any:
+        async with aiohttp.ClientSession() as client, \
+                client.get(f"http://{SECRET_HOST}:{broken_port}/chunked") as response:
+            return await response.json()
+
+    tool = get_exchange_rate.implement(implementation)
+
+    async def two() -> list[dict[str, Any]]:
+        return [await tool.acall(ARGS) for _ in range(2)]
+
+    errors = [e["error"] for e in asyncio.run(two())]
+    assert [(e["code"], e["action"]) for e in errors] == [("UNAVAILABLE", "retry_later"),
+                                                          ("UNAVAILABLE", "stop_and_tell_user")], errors
+
+
+@pytest.mark.parametrize(("module", "name", "code"), transport._LIBRARY_FAILURES,
+                         ids=[f"{m}.{n}" for m, n, _ in transport._LIBRARY_FAILURES])
+def test_each_library_failure_in_the_table_maps_to_its_code(module: str, name: str, code: str) -> None:
+    """Every row of the table, with the library's own class (the failures above raise the common
+    ones for real; a cluster going down or a TLS record garbled mid-stream cannot be staged here)."""
+    kind = getattr(pytest.importorskip(module), name)
+    arguments = {"IncompleteRead": (b"",), "NewConnectionError": (None, "x")}.get(name, ("x",))
+    exc = kind(*arguments)
+    mapped = map_transport_error(exc)
+    assert mapped is not None and mapped.code == code, (name, mapped)
 
 
 def test_redis_refusing_the_tools_credentials_escalates_instead_of_retrying(redis_url: str) -> None:

@@ -85,6 +85,27 @@ LEAKS = [
         ["Charge.java:88"],
         [],
     ),
+    (  # keys of a well-known format, whatever the words around them
+        "the bank rejected sk_live_51HxAbCdEfGhIjKlMnOpQr and GitHub revoked "
+        "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+        ["51HxAbCdEfGhIjKlMnOpQr", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"],
+        ["sk_live_***", "ghp_***"],
+        ["51HxAbCdEfGhIjKlMnOpQr", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"],
+    ),
+    (
+        "AWS key AKIAIOSFODNN7EXAMPLE, Slack xoxb-123456789012-AbCdEfGhIjKl, OpenAI "
+        "sk-proj-AbCdEfGhIjKlMnOpQrSt0123456789 all refused",
+        ["IOSFODNN7EXAMPLE", "123456789012-AbCdEfGhIjKl", "AbCdEfGhIjKlMnOpQrSt0123456789"],
+        ["AKIA***", "xoxb-***"],
+        ["IOSFODNN7EXAMPLE", "AbCdEfGhIjKlMnOpQrSt0123456789"],
+    ),
+    (
+        "session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w expired; "
+        'config {"api_key": "abc123secret"}; auth: bearer abcdefghijklmnop',
+        ["eyJzdWIiOiIxMjM0NTY3ODkwIn0", "abc123secret", "abcdefghijklmnop"],
+        ["expired"],
+        ["eyJzdWIiOiIxMjM0NTY3ODkwIn0", "abc123secret", "abcdefghijklmnop"],
+    ),
     (  # an author quoting the exception it caught (``f"lookup failed: {exc!r}"``)
         "lookup failed: KeyError('customer_id') in the cache layer",
         ["KeyError"],
@@ -172,6 +193,7 @@ def test_internals_in_a_tools_message_are_withheld_and_logged_under_a_reference(
         "Version 1.2.3.4 of the ledger is read-only; try again in 5 minutes.",
         "Use the path /charges/{id} of the API only through this tool.",
         "Error: the amount is negative. Errors like this need a new amount, not a retry.",
+        "Export with sk-learn-compatible-estimators only; the bearer of this card must sign.",
     ],
 )
 def test_a_message_without_internals_reaches_the_model_as_written(

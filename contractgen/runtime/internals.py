@@ -64,7 +64,27 @@ _KEY_VALUE = (
     r"\b((?:password|passwd|pwd|secret|client_secret|api_?key|access_token|refresh_token"
     r"|auth_?token|token|sig|signature)\s*=\s*)(?!\(withheld\))[^\s;,&'\"]+"
 )
-_TOKEN = r"\b((?:Bearer|Basic|Token|Digest)\s+)(?!\(withheld\))[A-Za-z0-9._~+/=-]{8,}"
+_TOKEN = r"\b((?:(?i:bearer)|Basic|Token|Digest)\s+)(?!\(withheld\))[A-Za-z0-9._~+/=-]{8,}"
+#: a JSON or Python pair naming a credential: ``"password": "..."``
+_QUOTED_PAIR = (
+    r"""(["'](?:password|passwd|secret|client_secret|api_?key|access_token|refresh_token|auth_?token"""
+    r"""|token|private_key)["']\s*:\s*["'])(?!\(withheld\))[^"']{1,500}"""
+)
+#: credentials of a well-known format, whatever the text around them says; group 1, the part that
+#: names the kind (``sk_live_``), stays
+KNOWN_TOKENS = (
+    r"\b((?:sk|rk)_(?:live|test)_)[A-Za-z0-9]{10,}",  # Stripe secret and restricted keys
+    r"\b(gh[pousr]_)[A-Za-z0-9]{30,}",  # GitHub
+    r"\b(github_pat_)\w{30,}",
+    r"\b(glpat-)[\w-]{20,}",  # GitLab
+    r"\b(A[KS]IA)[0-9A-Z]{16}\b",  # AWS access key ids
+    r"\b(xox[abposr]-)[A-Za-z0-9-]{10,}",  # Slack
+    r"\b(sk-(?:proj-|ant-|svcacct-)?)(?=[\w-]{0,200}\d)[\w-]{20,}",  # OpenAI, Anthropic
+    r"\b(AIza)[\w-]{30,}",  # Google API keys
+    r"\b(hf_)[A-Za-z0-9]{30,}",  # Hugging Face
+    r"\b(eyJ)[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}",  # a JWT: header.payload.signature
+    r"(-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----)[A-Za-z0-9+/=\s]{0,8000}(?:-----END [A-Z ]{0,40}PRIVATE KEY-----)?",
+)
 _IPV4 = r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?(?![\w.])"
 _IPV6 = r"(?<![\w:.])\[?[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}\]?(?::\d{1,5})?(?![\w:])"
 _PRIVATE_HOST = (
@@ -118,22 +138,26 @@ def _withheld() -> tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], b
 
 
 @functools.cache
-def _credentials() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """The user before ``@``, ``password=`` pairs, bearer tokens (compiled at first use)."""
+def _credentials() -> tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]:
+    """The user before ``@``; and the credentials whose group 1 (the name or kind) stays:
+    ``password=`` and ``"password": "..."`` pairs, bearer tokens, keys of a known format
+    (compiled at first use)."""
     return (
         re.compile(rf"({_URL})[^/\s@'\"<>]+@", re.IGNORECASE),
-        re.compile(_KEY_VALUE, re.IGNORECASE),
-        re.compile(_TOKEN),
+        (re.compile(_KEY_VALUE, re.IGNORECASE), re.compile(_QUOTED_PAIR, re.IGNORECASE), re.compile(_TOKEN),
+         *(re.compile(known) for known in KNOWN_TOKENS)),
     )
 
 
 def without_credentials(text: str) -> str:
     """``text`` with every credential a URL, DSN or header in it may hold replaced by ``***``: the
-    user and password before ``@``, credential query arguments, ``password=`` pairs, bearer tokens."""
-    userinfo, key_value, token = _credentials()
+    user and password before ``@``, credential query arguments, ``password=`` and quoted pairs,
+    bearer tokens, keys of a known format (``KNOWN_TOKENS``)."""
+    userinfo, named = _credentials()
     text = userinfo.sub(r"\1***@", text)
-    text = key_value.sub(r"\1***", text)
-    return token.sub(r"\1***", text)
+    for pattern in named:
+        text = pattern.sub(r"\1***", text)
+    return text
 
 
 def _one_line(text: str) -> str:
@@ -160,7 +184,7 @@ def _withheld_from(text: str) -> tuple[str, list[str]]:
             return f"({kind}, withheld)"
 
         shown = pattern.sub(replaced, shown)
-    for pattern in _credentials()[1:]:  # a DSN's password=..., a bearer token: the name stays
+    for pattern in _credentials()[1]:  # a DSN's password=..., a bearer token, a key: its name stays
         cut = pattern.sub(r"\1(withheld)", shown)
         if cut != shown and "a credential" not in kinds:
             kinds.append("a credential")

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..codegen.eager_annotations import eager
 from ..codegen.models import ModelCode
 from ..ir import ToolVersion
 from ..naming import BUILTIN_NAMES
@@ -150,7 +151,8 @@ def render_tool_module(tool: ToolVersion, models: ModelCode, *, describe_paramet
         openai_strict_unavailable=Code(py_literal(why_not)),
         anthropic_tool=Code(py_literal(anthropic_tool(contract))),
     )
-    return environment().get_template("tool_module.py.jinja").render(view=view)
+    # its annotations run as it is imported (pydantic then evaluates no strings: eager_annotations)
+    return eager(environment().get_template("tool_module.py.jinja").render(view=view))
 
 
 def render_registry(tools: Iterable[ToolVersion], source: str) -> str:

@@ -86,22 +86,22 @@ LEAKS = [
         [],
     ),
     (  # keys of a well-known format, whatever the words around them
-        "the bank rejected sk_live_51HxAbCdEfGhIjKlMnOpQr and GitHub revoked "
-        "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+        ("the bank rejected sk_live_51HxAbCdEfGhIjKlMnOpQr and GitHub revoked "
+        "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
         ["51HxAbCdEfGhIjKlMnOpQr", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"],
         ["sk_live_***", "ghp_***"],
         ["51HxAbCdEfGhIjKlMnOpQr", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"],
     ),
     (
-        "AWS key AKIAIOSFODNN7EXAMPLE, Slack xoxb-123456789012-AbCdEfGhIjKl, OpenAI "
-        "sk-proj-AbCdEfGhIjKlMnOpQrSt0123456789 all refused",
+        ("AWS key AKIAIOSFODNN7EXAMPLE, Slack xoxb-123456789012-AbCdEfGhIjKl, OpenAI "
+        "sk-proj-AbCdEfGhIjKlMnOpQrSt0123456789 all refused"),
         ["IOSFODNN7EXAMPLE", "123456789012-AbCdEfGhIjKl", "AbCdEfGhIjKlMnOpQrSt0123456789"],
         ["AKIA***", "xoxb-***"],
         ["IOSFODNN7EXAMPLE", "AbCdEfGhIjKlMnOpQrSt0123456789"],
     ),
     (
-        "session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w expired; "
-        'config {"api_key": "abc123secret"}; auth: bearer abcdefghijklmnop',
+        ("session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w expired; "
+        'config {"api_key": "abc123secret"}; auth: bearer abcdefghijklmnop'),
         ["eyJzdWIiOiIxMjM0NTY3ODkwIn0", "abc123secret", "abcdefghijklmnop"],
         ["expired"],
         ["eyJzdWIiOiIxMjM0NTY3ODkwIn0", "abc123secret", "abcdefghijklmnop"],

@@ -57,9 +57,14 @@ def _caller_tokens(error: Mapping[str, Any]) -> list[str]:
     return sorted((t for t in tokens if t), key=len, reverse=True)
 
 
+#: a JSON string in a violation's message: a value of the schema the guard quotes (an enum member, a
+#: pattern, a const), which the model already reads in the tool's schema
+_SCHEMA_VALUE = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
 def _model_facing_text(error: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Texts the runtime or the author wrote for the model, with what the caller sent (its own
-    argument names, echoed back) taken out: that is data, not a leak."""
+    argument names, echoed back) and the schema's own values taken out: that is data, not a leak."""
     texts = [("message", str(error.get("message", "")))]
     texts += [("migration", str(s)) for s in error.get("migration") or ()]
     for i, v in enumerate(error.get("violations") or ()):
@@ -71,7 +76,7 @@ def _model_facing_text(error: Mapping[str, Any]) -> list[tuple[str, str]]:
         for where, text in texts:
             for token in tokens:
                 text = text.replace(f"'{token}'", "''")
-            cleaned.append((where, text))
+            cleaned.append((where, _SCHEMA_VALUE.sub('""', text)))
         texts = cleaned
     return texts
 

@@ -87,6 +87,27 @@ def test_the_oracle_passes_what_the_guard_lets_through(message: str) -> None:
     assert envelope_problems(envelope, contract) == []
 
 
+def test_the_oracle_passes_schema_values_the_guard_quotes_but_not_a_validators_leak() -> None:
+    """A bad call's messages quote the schema (an enum of paths, a pattern, an address the author
+    chose), which the model already reads: no leak. A model validator's text naming an exception
+    and a path is one."""
+    contract = Contract(name="t", version="1.0.0", summary="s", description="d", output_schema={"type": "object"},
+                        input_schema={"type": "object", "properties": {
+                            "log": {"enum": ["/var/log/app.log", "/var/log/sys.log"]},
+                            "host": {"const": "10.0.0.1"}, "dir": {"type": "string", "pattern": "^/srv/[a-z]+$"}}})
+    tool = guard(contract, lambda a: {})
+    for arguments in ({"log": "x"}, {"host": "x"}, {"dir": "x"}):
+        envelope = tool(arguments)
+        assert envelope["error"]["code"] == "INVALID_ARGUMENT"
+        assert envelope_problems(envelope, contract) == [], envelope
+    leaky = copy.deepcopy(GOOD_ERROR)
+    leaky["error"].update(code="INVALID_ARGUMENT", category="validation", action="fix_arguments", retryable=True,
+                          field="/a", violations=[{"field": "/a", "constraint": "x",
+                                                   "message": "Value error, KeyError reading /srv/app/conf.py"}])
+    problems = envelope_problems(leaky)
+    assert any("exception class" in p for p in problems) and any("file path" in p for p in problems), problems
+
+
 def test_ok_envelope_checked_against_the_contract() -> None:
     contract = Contract(name="t", version="1.0.0", summary="s", description="d",
                         input_schema={"type": "object"},

@@ -88,6 +88,8 @@ def test_error_class_problems(class_name: str, problem: str | None) -> None:
         ("see /home/deploy/app/config.yml", "a file-system path"),
         ("see C:\\Users\\svc\\app.ini", "a file-system path"),
         ("see ~/secrets.txt", "a file-system path"),
+        ("use the key sk_live_51HxAbCdEfGhIjKlMnOp", "a credential"),
+        ("sign in with ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "a credential"),
         ("SELECT id, email FROM users WHERE", "an SQL statement"),
     ],
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..runtime.internals import EXCEPTION_NAME, FILE_PATH
+from ..runtime.internals import EXCEPTION_NAME, FILE_PATH, KNOWN_TOKENS
 
 
 class Leak(NamedTuple):
@@ -47,6 +47,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE),
     ),
     ("a file-system path", re.compile(FILE_PATH)),  # the runtime withholds the same paths from a tool's messages
+    ("a credential", re.compile("|".join(f"(?:{known})" for known in KNOWN_TOKENS))),  # and the same keys
     (
         "an SQL statement",
         re.compile(

@@ -137,11 +137,14 @@ class _ChainTooLong(Exception):
 
 
 def _stand_in(exc: BaseException, scrub: Any = None) -> BaseException:
-    """What the log shows for ``exc``: itself, or a stand-in without input values or secrets."""
-    shown = _without_input(exc)
-    if scrub:
-        shown = _scrubbed(shown, scrub)
-    return shown
+    """What the log shows for ``exc``: itself, or a stand-in without input values, the call's
+    secrets (``scrub``) or credentials of any call (a key in a URL an HTTP client quotes)."""
+    from .internals import without_credentials  # (internals logs through this module)
+
+    def clean(text: str) -> str:
+        return without_credentials(scrub.text(text) if scrub else text)
+
+    return _scrubbed(_without_input(exc), clean)
 
 
 #: (ExceptionGroup, BaseExceptionGroup) where Python has them (3.11 and later)
@@ -156,8 +159,8 @@ class _Scrubbed(Exception):
     """Base of the stand-ins logged for exceptions whose text held a secret the call sent."""
 
 
-def _scrubbed(exc: BaseException, scrub: Any) -> BaseException:
-    """``exc``, or a stand-in named like it whose text, notes and group members are scrubbed."""
+def _scrubbed(exc: BaseException, clean: Callable[[str], str]) -> BaseException:
+    """``exc``, or a stand-in named like it whose text, notes and group members are ``clean``."""
     try:
         text = str(exc)
     except Exception:  # noqa: BLE001 - the log handler says it could not be read; nothing to scrub
@@ -166,18 +169,18 @@ def _scrubbed(exc: BaseException, scrub: Any) -> BaseException:
     notes = list(notes) if isinstance(notes, (list, tuple)) else []
     if isinstance(exc, SyntaxError):  # the log prints its source line and file name beside its text
         notes += [f"{name}: {value}" for name, value in (("source", exc.text), ("file", exc.filename))
-                  if isinstance(value, str) and scrub.text(value) != value]
-    clean_text = scrub.text(text)
-    clean_notes = [scrub.text(n) if isinstance(n, str) else n for n in notes]
+                  if isinstance(value, str) and clean(value) != value]
+    clean_text = clean(text)
+    clean_notes = [clean(n) if isinstance(n, str) else n for n in notes]
     members = list(exc.exceptions) if _is_group(exc) else None  # type: ignore[attr-defined]
-    clean_members = [_stand_in(m, scrub) for m in members] if members is not None else None
+    clean_members = [_scrubbed(_without_input(m), clean) for m in members] if members is not None else None
     if clean_text == text and clean_notes == notes and clean_members == members:
         return exc
     names = {"__module__": type(exc).__module__, "__qualname__": type(exc).__qualname__}
     if clean_members is not None:
         base = _GROUPS[0] if all(isinstance(m, Exception) for m in clean_members) else _GROUPS[1]
         stand_in: BaseException = type(type(exc).__name__, (base,), names)(
-            scrub.text(str(exc.message)), clean_members)  # type: ignore[attr-defined]
+            clean(str(exc.message)), clean_members)  # type: ignore[attr-defined]
     else:
         stand_in = type(type(exc).__name__, (_Scrubbed,), names)(clean_text)
     if clean_notes:

@@ -57,8 +57,8 @@ def _caller_tokens(error: Mapping[str, Any]) -> list[str]:
     return sorted((t for t in tokens if t), key=len, reverse=True)
 
 
-#: a JSON string in a violation's message: a value of the schema the guard quotes (an enum member, a
-#: pattern, a const), which the model already reads in the tool's schema
+#: a JSON string in a bad call's message or violation: a value of the schema the guard quotes (an
+#: enum member, a pattern, a const), which the model already reads in the tool's schema
 _SCHEMA_VALUE = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 

@@ -1,10 +1,11 @@
 """Internals a tool's own message may not carry to the model: stack traces, exception class names,
 connection strings, URLs and DSNs with credentials, tokens, file paths and private addresses.
 
-``check`` refuses them in static messages (``contractgen.manifest.leaks``, which reads ``FILE_PATH``
-and ``EXCEPTION_NAME`` from here); at run time ``withhold_internals`` replaces them in the text a ToolError (or a mapper's)
-writes, and the original goes to the log under the call's reference with its credentials cut
-(``without_credentials``), so an operator still sees which host failed.
+``check`` refuses them in static messages (``contractgen.manifest.leaks``, which reads ``FILE_PATH``,
+``EXCEPTION_NAME`` and ``KNOWN_TOKENS`` from here); at run time ``withhold_internals`` replaces them
+in the text a ToolError (or a mapper's) writes, and the original goes to the log under the call's
+reference with its credentials cut (``without_credentials``), so an operator still sees which host
+failed. ``internals_in`` names what a text holds, for ``contractgen.testing``'s envelope oracle.
 """
 
 from __future__ import annotations

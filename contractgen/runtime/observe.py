@@ -156,7 +156,8 @@ def _is_group(exc: BaseException) -> bool:
 
 
 class _Scrubbed(Exception):
-    """Base of the stand-ins logged for exceptions whose text held a secret the call sent."""
+    """Base of the stand-ins logged for exceptions whose text held a secret the call sent, or a
+    credential."""
 
 
 def _scrubbed(exc: BaseException, clean: Callable[[str], str]) -> BaseException:

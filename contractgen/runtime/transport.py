@@ -1,9 +1,8 @@
 """A shipped exception mapper for common transports: HTTP status errors, timeouts, connection errors.
 
 Covers httpx, requests, urllib, urllib3, http.client, ssl, aiohttp, redis-py, asyncio and the builtin
-socket errors. Library exception
-types are looked up in ``sys.modules`` only: if an exception comes from httpx, httpx is already
-imported, so this module never imports any of them itself.
+socket errors. Library exception types are looked up in ``sys.modules`` only: if an exception comes
+from httpx, httpx is already imported, so this module never imports any of them itself.
 
 | failure                                  | code                | action             |
 |------------------------------------------|---------------------|--------------------|
@@ -158,12 +157,13 @@ _LIBRARY_FAILURES = (
     ("redis.exceptions", "RedisClusterUnreachableError", "UNAVAILABLE"),
 )
 
+
 def _library_failure(exc: BaseException) -> ToolError | None:
+    """The ToolError of the first row of ``_LIBRARY_FAILURES`` whose class ``exc`` is, or None."""
     for module_name, name, code in _LIBRARY_FAILURES:
-        module = sys.modules.get(module_name)
-        kind = getattr(module, name, None) if module is not None else None
+        kind = getattr(_mod(module_name), name, None)
         if isinstance(kind, type) and isinstance(exc, kind):
-            text = {"UNAVAILABLE": _UNREACHABLE, "TIMEOUT": _TIMEOUT}.get(code, _CREDENTIALS)
+            text = {"UNAVAILABLE": _UNREACHABLE, "TIMEOUT": _TIMEOUT, "PERMISSION_DENIED": _CREDENTIALS}[code]
             return ToolError(text, code=code)
     return None
 

@@ -118,6 +118,21 @@ def test_a_progress_message_never_carries_a_secret_the_call_sent() -> None:
     assert reports == ["checking [redacted] with the bank", "[redacted] accepted"]
 
 
+def test_a_progress_message_never_carries_a_credential() -> None:
+    """A credential the tool quotes of its own (a DSN's password, a key of a known format) is cut
+    as in the log; the host stays, so the user still sees what the tool is doing."""
+    heard: list[Any] = []
+
+    def job(_: Any) -> dict[str, Any]:
+        report_progress(1, 2, "connecting to postgres://ledger:pw-55x@db01/prod")
+        report_progress(2, 2, "calling the bank with sk_live_51HxAbCdEfGhIjKlMnOp")
+        return {"done": True}
+
+    with progress_listener(lambda done, total, message: heard.append(message)):
+        assert guard(contract("connect"), job)({})["status"] == "ok"
+    assert heard == ["connecting to postgres://***@db01/prod", "calling the bank with sk_live_***"]
+
+
 class _StrRaises:
     def __str__(self) -> str:
         raise ValueError("its own __str__ ran")

@@ -20,8 +20,32 @@ CALLERS = {
     "openai_agents": "agent=fx",
     "adk": "user=u agent=fx session=conv-1",
     "langchain": None,
-    "fastmcp": "agent=mcp",  # the host as FastMCP's client names itself (clientInfo)
+    "fastmcp": "agent={client}",  # the host as FastMCP's stock client names itself (clientInfo)
 }
+
+
+def _fastmcp_client_name() -> str:
+    """The clientInfo name FastMCP's stock client declares, as a server sees it (FastMCP 4.1 left
+    the MCP SDK's "mcp"; 4.2 says "fastmcp")."""
+    import anyio
+    from fastmcp import Client, FastMCP
+    from fastmcp.server.dependencies import get_context
+
+    probe = FastMCP("probe")
+    seen: list[str] = []
+
+    @probe.tool
+    def who() -> str:
+        session = get_context().request_context.session  # type: ignore[union-attr]
+        seen.append(session.client_params.client_info.name)  # type: ignore[union-attr]
+        return "ok"
+
+    async def main() -> None:
+        async with Client(probe) as client:
+            await client.call_tool("who", {})
+
+    anyio.run(main)
+    return seen[0]
 
 
 def model(read: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -53,6 +77,8 @@ def test_the_budget_caller_and_validation_on_the_frameworks_defaults(framework: 
     assert validation == [("failed", "not_run"), ("passed", "not_run"), ("passed", "not_run")]
     callers = traced.attribute("contractgen.caller")
     expected = CALLERS[framework]
+    if expected is not None and "{client}" in expected:
+        expected = expected.format(client=_fastmcp_client_name())
     if (
         expected is not None and "{conversation}" in expected
     ):  # a UUID7 made for the run: one for all

@@ -19,7 +19,7 @@ For each tool, microseconds per call (best of interleaved rounds):
   worker pool (``workers.POOL``), so on the same thread the deadline's calls run on;
 * tpe hand-off: the same through ``concurrent.futures.ThreadPoolExecutor``, printed beside it. On a VM a
   thread's round trip depends on which CPU it lands on, not on its code: two threads of one process
-  measured 20-27 and 45-57 us with the same loop, and a second pool's thread may land on either. So the
+  measured 15-27 and 45-57 us with the same loop, and a second pool's thread may land on either. So the
   target is read against the guard's own thread, and the executor's figure is shown for comparison.
   This baseline holds the floor twice (once here, once on the worker);
 * split: the floor's own work split as a guard with a deadline splits it (the input checks here, the

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from contractgen.prover import NOTHING, Verdict, candidates, contains
@@ -83,6 +83,10 @@ def _instances(old: Any, new: Any, extra: list[Any]) -> list[Any]:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(old=SCHEMAS, new=SCHEMAS, values=st.lists(JSON_VALUES, max_size=15))
+# a fresh clone's CI drew this: a oneOf whose branch simplifies to the boolean schema true reached
+# the candidate values as {**rest, **True} (TypeError)
+@example(old={"oneOf": [{}, {"type": "integer", "minimum": 1, "multipleOf": 1, "exclusiveMaximum": 3},
+                        {"type": "integer", "multipleOf": 2}]}, new={"type": "integer"}, values=[])
 def test_covers_is_never_contradicted_and_witnesses_are_real(old: Any, new: Any, values: list[Any]) -> None:
     proof = contains(new, old)
     if proof.verdict is Verdict.COVERS:

@@ -93,14 +93,17 @@ def candidates(schema: Any, depth: int = 0) -> Iterator[Any]:
         yield value
     if "default" in schema:
         yield schema["default"]
+    # a boolean branch or part: true adds nothing, false admits nothing (no candidate comes of it)
     for keyword in ("anyOf", "oneOf"):
         rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
         for branch in schema.get(keyword, ()):
-            yield from candidates({**rest, **branch}, depth + 1)
-    if "allOf" in schema:
+            if branch is not False:
+                yield from candidates({**rest, **(branch if isinstance(branch, Mapping) else {})}, depth + 1)
+    if "allOf" in schema and False not in schema["allOf"]:
         merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
         for part in schema["allOf"]:
-            merged.update(part)
+            if isinstance(part, Mapping):
+                merged.update(part)
         yield from candidates(merged, depth + 1)
     for json_type in _type_order(schema):
         yield of_type(schema, json_type, depth)

@@ -26,6 +26,7 @@ from contractgen.runtime import (
     parse_retry_after,
     wrap_tool,
 )
+from contractgen.runtime.transport import status_error
 from contractgen.testing import assert_valid_envelope
 
 WEATHER_TOOL = {  # an MCP tool definition from a server we do not own
@@ -136,6 +137,18 @@ def test_a_quoted_body_never_carries_a_credential(server: str, contract: Any, cl
     for secret in ("pw-77x9", "eyJhbGciOiJIUzI1NiJ9x", "hunter2-q"):
         assert secret[:3] not in text, text
     assert "postgres://***@db01/prod is exhausted" in text and "password=***" in text
+
+
+def test_a_password_at_the_quotes_cap_leaves_none_of_its_characters(contract: Any) -> None:
+    """The mapper quotes (and caps) the body first: the cut there, not only in the guard, keeps a
+    password straddling the cap from showing its first characters."""
+    body = "x" * 270 + " see postgres://ledger:pw-77x9secret@db01/prod"
+
+    def failing(_: Any) -> Any:
+        raise status_error(503, {}, body)
+
+    text = wrap_tool(contract, failing)({"city": "x"})["error"]["upstream"]["text"]
+    assert "pw-7" not in text and "postgres://***@" in text, text
 
 
 def test_empty_payload_with_200_is_a_failure(server: str, contract: Any) -> None:

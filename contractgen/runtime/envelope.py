@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import secrets
-from collections.abc import Callable
 from typing import Any
 
 from .codes import ACTIONS, CODES
@@ -127,16 +126,17 @@ def _as_pointer(value: Any) -> str:
     return cap_pointer(text)
 
 
-def untrusted(body: Any, status: int | None = None,
-              clean: Callable[[str], str] | None = None) -> dict[str, Any]:
-    """External text, quoted only as data and marked as such; ``clean`` (the guard's credential cut)
-    reads it before the cap, so a cap never leaves a password's first characters."""
+def untrusted(body: Any, status: int | None = None) -> dict[str, Any]:
+    """External text, quoted only as data and marked as such. Its hosts stay, but never a
+    credential (``internals.without_credentials``): cut before the cap, so a cap never leaves a
+    password's first characters, wherever the text is first quoted (a mapper, an MCP result)."""
+    from .internals import without_credentials  # (internals reads this module's caps)
+
     if isinstance(body, bytes):
         body = body.decode("utf-8", "replace")
     text = body if isinstance(body, str) else json.dumps(cap_value(body), ensure_ascii=False,
                                                           default=str)
-    if clean is not None:
-        text = clean(text[: 64 * UPSTREAM_CAP])  # (what lies past that is never shown)
+    text = without_credentials(text[: 64 * UPSTREAM_CAP])  # (what lies past that is never shown)
     quoted: dict[str, Any] = {"untrusted": True, "note": UNTRUSTED_NOTE,
                               "text": cap_text(text, UPSTREAM_CAP)}
     if status is not None:

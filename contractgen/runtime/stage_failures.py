@@ -18,7 +18,7 @@ from .deadlines import (
 )
 from .envelope import cap_text, error_envelope, new_ref, untrusted
 from .errors import ToolError, VersionMismatchError
-from .internals import withhold_internals, without_credentials
+from .internals import withhold_internals
 from .interrupts import owner_stop
 from .jsonvalue import (
     INT_CEILING,
@@ -130,15 +130,12 @@ class FailuresStage(ToolState):
         if err.upstream is not None:
             # its JSON copy, which reads a str subclass's characters, not what its __str__ says
             quoted = err.upstream if upstream is MISSING else scrub.value(upstream) if scrub else upstream
-            # quoted as data, but a credential in it (a DSN's password, a bearer token an error
-            # page echoes) is never data the model needs: cut as in the log
             if isinstance(quoted, dict) and quoted.get("untrusted") is True:  # already quoted once
                 status = quoted.get("status")
                 optional["upstream"] = untrusted(quoted.get("text", ""),
-                                                 status if isinstance(status, int) else None,
-                                                 clean=without_credentials)
+                                                 status if isinstance(status, int) else None)
             else:
-                optional["upstream"] = untrusted(quoted, clean=without_credentials)
+                optional["upstream"] = untrusted(quoted)
         spec = type(err).spec
         if spec is not None and spec.class_name not in self._declared and code != "VERSION_MISMATCH":
             logger.warning("%s %s raised %s, which its contract does not declare", self.name,

@@ -222,8 +222,7 @@ def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseExcept
                     isinstance(exc, urllib3_exc.MaxRetryError) and isinstance(exc.reason, urllib3_exc.TimeoutError)
                     and not isinstance(exc.reason, urllib3_exc.NewConnectionError)):
                 return ToolError(_TIMEOUT, code="TIMEOUT")
-            if isinstance(exc, (urllib3_exc.ProtocolError, urllib3_exc.NewConnectionError,
-                                urllib3_exc.MaxRetryError)):
+            if isinstance(exc, (urllib3_exc.ProtocolError, urllib3_exc.MaxRetryError)):
                 return ToolError(_UNREACHABLE, code="UNAVAILABLE")
         aiohttp = _mod("aiohttp")
         if aiohttp is not None:

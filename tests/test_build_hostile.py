@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contractgen.compiler.pyliteral import py_literal, py_text_block
+from contractgen.runtime.visible import visible
 
 CASES = Path(__file__).resolve().parent / "cases" / "build"
 MANIFEST = CASES / "hostile" / "contracts" / "hostile_strings" / "1.0.0.json"
@@ -18,8 +19,10 @@ MANIFEST = CASES / "hostile" / "contracts" / "hostile_strings" / "1.0.0.json"
 
 def test_hostile_strings_arrive_intact(tmp_path: Path) -> None:
     manifest = json.loads(MANIFEST.read_text("utf-8"))
-    hostile = manifest["description"]
+    hostile = manifest["input"]["properties"]["note"]["default"]  # data: every character of it
     assert '"""' in hostile and "{{" in hostile and "__import__" in hostile and "\u202e" in hostile
+    prose = manifest["description"]  # prose: the same without what check refuses there (hidden-text)
+    assert prose == visible(hostile)
     root = make_project(tmp_path / "p", CASES / "hostile" / "contracts")
     result = build(root, "--no-cache")
     assert result.returncode == 0, result.stderr
@@ -32,19 +35,19 @@ def test_hostile_strings_arrive_intact(tmp_path: Path) -> None:
     with imported_package(root) as package:
         module = package.hostile_strings_v1
         contract = module.CONTRACT
-        assert contract.description == hostile
+        assert contract.description == prose
         assert contract.title == manifest["title"] and contract.summary == manifest["summary"]
         assert contract.errors[0].message == manifest["errors"][0]["message"]
-        assert contract.errors[0].description == hostile
+        assert contract.errors[0].description == prose
         assert module.Hostile.spec.message == manifest["errors"][0]["message"]
-        assert contract.deprecation.message == hostile
+        assert contract.deprecation.message == prose
         assert dict(contract.examples[0].arguments) == {"mode": hostile}
-        assert contract.examples[0].summary == hostile
+        assert contract.examples[0].summary == prose
         assert module.INPUT_SCHEMA == manifest["input"] and module.OUTPUT_SCHEMA == manifest["output"]
         fields = module.HostileStringsV1Input.model_fields
-        assert fields["note"].default == hostile and fields["note"].description == hostile
+        assert fields["note"].default == hostile and fields["note"].description == prose
         assert fields["import_"].alias == "import" and fields["with_space"].alias == "with space"
-        assert hostile in module.DESCRIPTION and module.MCP_TOOL["description"] == module.DESCRIPTION
+        assert prose in module.DESCRIPTION and module.MCP_TOOL["description"] == module.DESCRIPTION
 
         echo = module.hostile_strings.implement(lambda a: {"echo": a.mode + "|" + (a.note or "") + "|" + str(a.import_)})
         envelope = echo({"mode": hostile, "import": "k", "with space": 4})

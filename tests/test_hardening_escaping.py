@@ -23,6 +23,7 @@ from jinja2 import Template
 
 from contractgen.compiler.pyliteral import escape_text
 from contractgen.compiler.templates import environment
+from contractgen.runtime.visible import visible
 
 PAYLOAD = "__import__('pathlib').Path(__import__('os').environ['MARKER']).touch()"
 PIECES = ["\n", "\r", "\r\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", '"', "'", '"""', "'''", "\\", "\\n",
@@ -42,15 +43,18 @@ def _toml_str(text: str) -> str:
 
 
 def _manifest(text: str) -> dict[str, object]:
+    """A manifest with ``text`` in its data (values, examples) and in its prose, where the characters
+    a reader cannot see are refused (``check``'s hidden-text) and so left out."""
+    prose = visible(text)
     return {
         "name": "echo_text", "version": "1.0.0",
-        "summary": "Echo text back. " + text,
-        "description": "Echoes text back to the caller. Use it to test escaping. " + text,
+        "summary": "Echo text back. " + prose,
+        "description": "Echoes text back to the caller. Use it to test escaping. " + prose,
         "input": {"type": "object", "properties": {
-            "q": {"type": "string", "description": text, "title": text, "examples": [text], "default": text},
-            "mode": {"enum": ["plain", text], "description": "Mode " + text}}},
-        "output": {"type": "object", "properties": {"echo": {"type": "string", "description": text}}},
-        "errors": [{"class": "Busy", "code": "UNAVAILABLE", "message": "Busy; try later. " + text}],
+            "q": {"type": "string", "description": prose, "title": prose, "examples": [text], "default": text},
+            "mode": {"enum": ["plain", text], "description": "Mode " + prose}}},
+        "output": {"type": "object", "properties": {"echo": {"type": "string", "description": prose}}},
+        "errors": [{"class": "Busy", "code": "UNAVAILABLE", "message": "Busy; try later. " + prose}],
     }
 
 
@@ -101,7 +105,8 @@ def test_hostile_text_and_paths_build_into_modules_that_run_no_injected_code(
     seen = json.loads(imported.stdout)
     assert _header_source(seen["header"]) == manifest.relative_to(root).as_posix()
     assert _header_source(seen["registry_header"]) == contracts_dir
-    assert seen["schema"]["properties"]["q"]["description"] == text
+    assert seen["schema"]["properties"]["q"]["description"] == visible(text)
+    assert seen["schema"]["properties"]["q"]["default"] == text
     assert seen["schema"]["properties"]["mode"]["enum"] == ["plain", text]
     assert seen["doc"].startswith("Tool echo_text 1.0.0:")
 
@@ -367,8 +372,9 @@ PROSE_PLACES = ["/summary", "/description", "/title", "/input/properties/q/descr
 def test_hidden_characters_in_model_facing_text_are_reported_where_they_are(hidden: str, place: str, before: str,
                                                                            after: str) -> None:
     """Prose reaches the model word for word: a tag character or a zero-width or direction control in it
-    is invisible in an editor and a review, so check names it (a warning; check --strict fails). The
-    same characters in data (an enum value, a default, an example call) are values, not reported."""
+    is invisible in an editor and a review, so check names it: an error (a direction mark, which moves
+    only the neutral characters beside it, and a private-use character, shown as a box, are warnings).
+    The same characters in data (an enum value, a default, an example call) are values, not reported."""
     from contractgen.manifest.load import load_parsed
     from contractgen.manifest.parse import parse_manifest_text
     from contractgen.manifest.text_checks import hidden_character
@@ -386,6 +392,7 @@ def test_hidden_characters_in_model_facing_text_are_reported_where_they_are(hidd
     node[last] = visible[: len(visible) // 2] + hidden + visible[len(visible) // 2:]
     result = load_parsed([parse_manifest_text("m.json", json.dumps(manifest).encode())])
     found = [(d.pointer, d.level.value) for d in result.diagnostics if d.code == "hidden-text"]
-    assert found == [(place, "warning")], result.diagnostics
+    level = "warning" if hidden in ("\u061c", "\ue000") else "error"
+    assert found == [(place, level)], result.diagnostics
     message = next(d.message for d in result.diagnostics if d.code == "hidden-text")
     assert unicodedata.name(hidden, "") in message and not any(hidden_character(c) for c in message)

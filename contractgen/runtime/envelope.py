@@ -18,6 +18,7 @@ from .contract import Contract
 from .jsonvalue import MISSING, sendable_text
 from .pointer import cap_pointer, escape_token, resolve_pointer
 from .redaction import cap_value
+from .visible import visible
 
 MESSAGE_CAP = 300
 #: Bytes of compact UTF-8 JSON the error object may take, not counting ``partial_results``.
@@ -41,9 +42,13 @@ def new_ref() -> str:
 def cap_text(text: str, limit: int = MESSAGE_CAP) -> str:
     # one line: no smuggled newlines or log-looking layouts. Printable text holds no whitespace but
     # the ASCII space (every other kind is a control or a separator), so it is one line already
-    # unless spaces run, lead or trail: told in C, without splitting it
+    # unless spaces run, lead or trail: told in C, without splitting it. Nothing hidden either
+    # (``visible``): a model reads a Unicode tag or a direction override a reader of the log never sees
     if type(text) is not str or not text.isprintable() or "  " in text or text[:1] == " " or text[-1:] == " ":
         text = " ".join(str(text).split())
+    shown = visible(text)
+    if shown is not text:  # (re.sub gives back the text itself when it took nothing out)
+        text = " ".join(shown.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

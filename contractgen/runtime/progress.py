@@ -42,12 +42,13 @@ def report_progress(progress: float, total: float | None = None, message: str | 
     if message is not None:
         from .calls import call_secrets  # loaded whenever a guarded call runs
         from .internals import without_credentials
+        from .visible import visible
 
         said = message if type(message) is str else repr(message) if type(message) in (int, float) else None
         # the tool's own text may quote what the call sent, or a credential of its own (a DSN's
         # password, a key): both go before the cap cuts one
         text = None if said is None else without_credentials(
-            call_secrets().text(" ".join(said[: 64 * MESSAGE_CAP].split())))[:MESSAGE_CAP]
+            call_secrets().text(" ".join(visible(said[: 64 * MESSAGE_CAP]).split())))[:MESSAGE_CAP]
     try:
         listener(done, whole, text)
     except BaseException as exc:  # a broken listener must not fail the tool

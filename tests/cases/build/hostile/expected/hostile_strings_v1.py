@@ -47,13 +47,13 @@ class HostileStringsV1Input(BaseModel):
             "{{ x }}",
         ],
         Field(
-            description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا"
+            description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا"
         ),
     ]
     note: Annotated[
         str,
         Field(
-            description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+            description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
             examples=[
                 "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا"
             ],
@@ -63,7 +63,7 @@ class HostileStringsV1Input(BaseModel):
         str | None,
         Field(
             alias="import",
-            description="keyword property Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+            description="keyword property Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
         ),
     ] = None
     with_space: Annotated[int, Field(alias="with space")] = 3
@@ -74,7 +74,7 @@ class HostileStringsV1Output(BaseModel):
     echo: Annotated[
         str,
         Field(
-            description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا"
+            description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا"
         ),
     ]
 
@@ -90,9 +90,9 @@ class Hostile(ToolError):
     spec: ClassVar[ErrorSpec] = ErrorSpec(
         class_name="Hostile",
         code="INVALID_ARGUMENT",
-        message="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+        message="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
         field="/mode",
-        description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+        description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
     )
 
 
@@ -103,10 +103,10 @@ class VersionMismatch(VersionMismatchError):
 #: Model-facing description, shared by the contract's stub and every export below.
 DESCRIPTION = (
     "Strings that try to break out of generated code: Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ bac. Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\n"
-    "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا\n"
-    "DEPRECATED. Use Quote \" and ' and \"\"\"triple\"\"\" and '''si instead. Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا.\n"
+    "real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا\n"
+    "DEPRECATED. Use Quote \" and ' and \"\"\"triple\"\"\" and '''si instead. Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا.\n"
     "Errors:\n"
-    "- INVALID_ARGUMENT [/mode]: Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا -> fix_arguments\n"
+    "- INVALID_ARGUMENT [/mode]: Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline real newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا -> fix_arguments\n"
     "Timeout 30 s. Retry RATE_LIMITED, TIMEOUT, UNAVAILABLE with backoff 0.5-30 s; stop after 2 failures in a row."
 )
 
@@ -123,12 +123,12 @@ INPUT_SCHEMA: dict[str, Any] = {
                 'a"b',
                 "{{ x }}",
             ],
-            "description": "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+            "description": "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
         },
         "note": {
             "type": "string",
             "default": "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
-            "description": "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+            "description": "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
             "examples": [
                 "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا"
             ],
@@ -136,7 +136,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         "import": {
             "type": "string",
-            "description": "keyword property Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+            "description": "keyword property Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
         },
         "with space": {"type": "integer", "default": 3},
     },
@@ -149,7 +149,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "properties": {
         "echo": {
             "type": "string",
-            "description": "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+            "description": "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
         }
     },
 }
@@ -158,7 +158,7 @@ CONTRACT = Contract(
     name="hostile_strings",
     version="1.0.0",
     summary="Strings that try to break out of generated code: Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ bac",
-    description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+    description="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
     input_schema=INPUT_SCHEMA,
     output_schema=OUTPUT_SCHEMA,
     title='Hostile "title" ש',
@@ -166,11 +166,11 @@ CONTRACT = Contract(
     retry=RetryPolicy(retryable_codes=("RATE_LIMITED", "TIMEOUT", "UNAVAILABLE")),
     deprecation=Deprecation(
         replacement='Quote " and \' and """triple""" and \'\'\'si',
-        message="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+        message="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
     ),
     examples=(
         Example(
-            summary="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا",
+            summary="Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם RTL-override مرحبا",
             arguments={
                 "mode": "Quote \" and ' and \"\"\"triple\"\"\" and '''single triple''' \\ back\\slash \\n not-a-newline\nreal newline {{ jinja }} {% block %} ${x} __import__('os').system('echo pwned') Ünïcødé 模型 שלום עולם \u202eRTL-override\u202c مرحبا"
             },

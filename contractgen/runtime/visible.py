@@ -1,0 +1,50 @@
+"""Text a reader can see: the characters a model reads but an editor, a log and a review do not show.
+
+Unicode tags (U+E0000-U+E007F) spell ASCII invisibly ("ASCII smuggling"), a run of variation selectors
+can carry bytes, bidirectional overrides and isolates reorder what a reviewer reads, zero-width and
+other format characters hide between letters, and control characters (a terminal escape) redraw a log.
+The guard takes them out of every text it quotes to a model (``envelope.cap_text``, progress
+messages); ``check`` refuses them in a manifest's prose (``manifest/text_checks.py``). Kept: the
+joiners that shape visible text (emoji sequences, Persian and Indic scripts) and a subdivision flag's
+tag sequence (the flags of England, Scotland and Wales), which shows as one picture.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: format characters that shape what is shown: kept
+JOINERS = "\u200c\u200d"
+#: direction marks: invisible, but they move only neutral characters next to them, never reorder a run
+MARKS = "\u200e\u200f\u061c"
+
+# Controls (Cc) but tab and line ends, format characters (Cf, joiners aside), line and paragraph separators (Zl, Zp), as of
+# Unicode 15; tests/test_visible_text.py compares them with unicodedata's categories
+_HIDDEN = (r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200e"
+           r"\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+           r"\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f")
+_FLAG = r"\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"  # black flag, tag letters, cancel tag
+_SELECTOR_RUN = r"[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}"  # one selector picks a glyph; more carry data
+_FOUND = re.compile(f"({_FLAG})|[{_HIDDEN}]|{_SELECTOR_RUN}")
+
+
+def hidden_in(text: str) -> str | None:
+    """The first hidden character of ``text`` (the first of a run of variation selectors), or None."""
+    if text.isascii() and text.isprintable():
+        return None
+    for match in _FOUND.finditer(text):
+        if match.group(1) is None:
+            return match.group(0)[0]
+    return None
+
+
+def visible(text: str) -> str:
+    """``text`` without its hidden characters (``hidden_in``; tabs and line ends stay): what a reader of
+    it sees is what a model reads. Printable ASCII comes back as it is, told in C."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _FOUND.sub(_kept, text)
+
+
+def _kept(match: re.Match[str]) -> str:
+    return match.group(1) or ""

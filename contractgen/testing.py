@@ -26,6 +26,7 @@ from .runtime.envelope import (
 from .runtime.guard import compiled_for
 from .runtime.internals import internals_in
 from .runtime.pointer import unescape_token
+from .runtime.visible import hidden_in
 
 __all__ = [
     "ContractReport",
@@ -209,6 +210,13 @@ def _error_problems(envelope: Mapping[str, Any]) -> list[str]:
     for where, text in _model_facing_text(error):
         for what in internals_in(text):
             problems.append(f"{where} contains {what}: {text[:80]!r}")
+    # nor a character its reader cannot see (runtime/visible.py), in what it quotes either
+    quoted = [("upstream.text", str(upstream.get("text", "")))] if isinstance(upstream, Mapping) else []
+    for where, text in [("message", str(error.get("message", ""))),
+                        *(("migration", str(step)) for step in error.get("migration") or ()), *quoted]:
+        hidden = hidden_in(text)
+        if hidden is not None:
+            problems.append(f"{where} contains a hidden character ({hidden!a}): {text[:80]!r}")
     return problems
 
 

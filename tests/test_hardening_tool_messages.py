@@ -228,3 +228,28 @@ def test_a_long_message_is_read_as_far_as_the_envelope_shows_it(
         for secret in ("pw-1", "sk_live_51Hx9", "postgres://"):
             assert secret not in error["message"]
         assert len(error["message"]) <= 300
+
+
+def test_migration_steps_a_tool_writes_are_withheld_as_its_message_is(caplog: pytest.LogCaptureFixture) -> None:
+    """A VersionMismatchError raised by the tool carries its author's migration steps to the model:
+    each is judged as the message is (a path or a DSN withheld and logged under the envelope's ref)."""
+    from contractgen.runtime import VersionMismatchError
+
+    def tool(_: Any) -> Any:
+        raise VersionMismatchError("Send the fields of version 2.", expected_version="2.0.0", migration=[
+            "rename 'customer' to 'customer_id'",
+            "the mapping is in /srv/app/migrations/v2.py",
+            "v1 data lives in postgres://app:pw-31x@db.internal/ledger until May"])
+
+    with caplog.at_level(logging.INFO, logger="contractgen.runtime"):
+        error = guard(CONTRACT, tool)({})["error"]
+    assert error["code"] == "VERSION_MISMATCH" and error["expected_version"] == "2.0.0"
+    steps = error["migration"]
+    assert steps[0] == "rename 'customer' to 'customer_id'"
+    for leak in ("/srv/app", "postgres://", "pw-31x", "db.internal"):
+        assert all(leak not in step for step in steps), steps
+    assert "withheld" in steps[1] and "withheld" in steps[2]
+    assert error["ref"] in steps[1]
+    assert_valid_envelope({"status": "error", "tool": "charge", "version": "1.0.0", "error": error}, CONTRACT)
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "/srv/app/migrations/v2.py" in logged and "pw-31x" not in logged

@@ -94,3 +94,20 @@ def test_the_output_is_the_tools_data_and_kept_as_it_is() -> None:
     override): the guard quotes it as the tool gave it."""
     data = {"name": "a\u200bb" + SMUGGLED}
     assert guard(CONTRACT, lambda _: data)({})["output"] == data
+
+
+def test_the_envelope_oracle_judges_hidden_characters_as_the_guard_does() -> None:
+    """``contractgen.testing`` finds in a hand-made envelope what the guard never lets through."""
+    from contractgen.testing import envelope_problems
+
+    def envelope(message: str, upstream: str) -> dict[str, Any]:
+        return {"status": "error", "tool": "lookup", "version": "1.0.0", "error": {
+            "code": "UNAVAILABLE", "category": "transient", "message": message, "action": "retry_later",
+            "retryable": True, "upstream": {"untrusted": True, "note": "n", "text": upstream}}}
+
+    assert not envelope_problems(envelope("The catalogue is down. " + KEPT[0], "503"), CONTRACT)
+    assert [p.split(" (")[0] for p in envelope_problems(envelope("down" + SMUGGLED, "503\u202e"), CONTRACT)] == [
+        "message contains a hidden character", "upstream.text contains a hidden character"]
+    guarded = guard(CONTRACT, lambda _: (_ for _ in ()).throw(ToolError("down" + SMUGGLED, code="UNAVAILABLE",
+                                                                        upstream="503\u202e")))({})
+    assert not envelope_problems(guarded, CONTRACT)

@@ -140,16 +140,20 @@ class FailuresStage(ToolState):
         if spec is not None and spec.class_name not in self._declared and code != "VERSION_MISMATCH":
             logger.warning("%s %s raised %s, which its contract does not declare", self.name,
                            self.version, spec.class_name)
-        if versions:
-            expected, received, *migration = versions
-            # each step one capped line, scrubbed first (a cut never leaves a secret's start)
-            optional.update(expected_version=scrub.text(expected) if expected is not None else None,
-                            received_version=scrub.text(received) if received is not None else None,
-                            migration=[cap_text(scrub.text(step)) for step in migration] or None)
-        if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
-            optional["expected_version"] = self.contract.version
         # connection strings, credentials, private addresses, paths, stack lines: logged under a ref
         shown, ref = withhold_internals(scrub.text(message), self.name, self.version)
+        if versions:
+            expected, received, *migration = versions
+            steps = []
+            for step in migration:  # each one capped line, scrubbed first (a cut never leaves a secret's start)
+                step, withheld = withhold_internals(scrub.text(step), self.name, self.version)
+                steps.append(cap_text(step))
+                ref = ref or withheld
+            optional.update(expected_version=scrub.text(expected) if expected is not None else None,
+                            received_version=scrub.text(received) if received is not None else None,
+                            migration=steps or None)
+        if code == "VERSION_MISMATCH" and not optional.get("expected_version"):
+            optional["expected_version"] = self.contract.version
         worded, retryable, action = self._retry_policy(code, shown, err.retryable, action)
         return error_envelope(self.contract, code, worded or shown, retryable=retryable, action=action,
                               ref=ref, **optional)

@@ -25,11 +25,12 @@ from .envelope import error_envelope, new_ref
 from .interrupts import owner_stop
 from .jsonvalue import (
     MISSING,
+    clean_json,
     stand_in,
 )
 from .observe import logger
 from .settle_safety import reads_plainly
-from .stage_settle import SettleStage, _off_loop
+from .stage_settle import BIG_VALUE, SettleStage, _off_loop
 from .workers import POOL, PoolBusy, Raised, boxed
 
 #: Seconds an async implementation may hold the event loop in one step (between two awaits) before
@@ -215,9 +216,11 @@ class RunStage(SettleStage):
         """On the worker: ``run(value)``, and what it returned or raised turned into its envelope
         there (``_Settled``). Reading what a tool gave (an exception's text, a model's serializer, a
         mapping's ``items``, a string's ``__str__``) runs the tool's code, which may hang: here the
-        caller's deadline covers it. Left as it came: an awaitable a plain function returned (the
-        caller's event loop awaits it), the worker loop's DEADLINE_PASSED, and the outcome of a
-        call whose caller already has its TIMEOUT (only how it ended is logged)."""
+        caller's deadline covers it. Left as it came: a small dict of plain JSON (settling it runs
+        only the guard's code, bounded by ``BIG_VALUE``, on the caller's warm thread, as ``acall``
+        settles it on its loop), an awaitable a plain function returned (the caller's event loop
+        awaits it), the worker loop's DEADLINE_PASSED, and the outcome of a call whose caller already
+        has its TIMEOUT (only how it ended is logged)."""
         try:
             result = run(value)
         except BaseException as exc:  # settled below, or handed back as it came
@@ -225,6 +228,8 @@ class RunStage(SettleStage):
                 raise
             return _Settled(self._settled(None, exc))
         if type(result) is dict and not slot.abandoned:  # the common answer: nothing to await
+            if clean_json(result, BIG_VALUE, False, MISSING) is not MISSING:
+                return result  # small plain JSON, whose reading runs no code of the tool: the caller settles it
             return _Settled(self._complete(result))
         result = stand_in(result)
         if slot.abandoned or result is DEADLINE_PASSED \

@@ -14,20 +14,24 @@ import json
 import logging
 import socket
 import ssl
+import string
 import subprocess
 import sys
 import textwrap
 import threading
 import urllib.request
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import botocore.session
 import httpx
 import pytest
 import redis
 import requests
 import urllib3
+from botocore.config import Config
 from build_support import build, make_project
 
 from contractgen.runtime import (
@@ -96,7 +100,8 @@ def broken_port() -> Iterator[int]:
                         conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
                     else:
                         path = request.split(b" ", 2)[1] if request.count(b" ") >= 2 else b"/"
-                        conn.sendall(_BROKEN.get(path, _BROKEN[b"/truncated"]))
+                        # by its last part: an S3 client's path is /bucket/key
+                        conn.sendall(_BROKEN.get(b"/" + path.rsplit(b"/", 1)[-1], _BROKEN[b"/truncated"]))
                 except OSError:
                     pass
 
@@ -115,6 +120,15 @@ def _raise_from(call: Callable[[], Any]) -> Callable[[Any], Any]:
         raise AssertionError("the call was meant to fail")
 
     return implementation
+
+
+def aws_client(port: int) -> Any:
+    """A real botocore S3 client of a service at ``port`` on loopback, as a tool would make it (one
+    attempt: the retries botocore makes first end in the same exception)."""
+    return botocore.session.get_session().create_client(
+        "s3", region_name="us-east-1", endpoint_url=f"http://{SECRET_HOST}:{port}",
+        aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="not-a-secret",
+        config=Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=2, read_timeout=0.05))
 
 
 def _families(closed: int, silent: int, broken: int = 0) -> dict[str, tuple[Callable[[], Any], str]]:
@@ -164,6 +178,13 @@ def _families(closed: int, silent: int, broken: int = 0) -> dict[str, tuple[Call
         "redis.ConnectionError": (lambda: redis.Redis(host=SECRET_HOST, port=closed).ping(), "UNAVAILABLE"),
         "redis.TimeoutError": (lambda: redis.Redis(host=SECRET_HOST, port=silent, socket_timeout=0.05).ping(),
                                "TIMEOUT"),
+        # a tool backed by AWS: botocore's own classes (its timeouts an OSError without an errno)
+        "botocore.EndpointConnectionError": (lambda: aws_client(closed).list_buckets(), "UNAVAILABLE"),
+        "botocore.ReadTimeoutError": (lambda: aws_client(silent).list_buckets(), "TIMEOUT"),
+        "botocore.ConnectionClosedError": (lambda: aws_client(broken).get_object(Bucket="b", Key="garbage"),
+                                           "UNAVAILABLE"),
+        "botocore.ResponseStreamingError": (
+            lambda: aws_client(broken).get_object(Bucket="b", Key="truncated")["Body"].read(), "UNAVAILABLE"),
     }
 
 
@@ -242,10 +263,78 @@ def test_each_library_failure_in_the_table_maps_to_its_code(module: str, name: s
     """Every row of the table, with the library's own class (the failures above raise the common
     ones for real; a cluster going down or a TLS record garbled mid-stream cannot be staged here)."""
     kind = getattr(pytest.importorskip(module), name)
-    arguments = {"IncompleteRead": (b"",), "NewConnectionError": (None, "x")}.get(name, ("x",))
-    exc = kind(*arguments)
+    if module.startswith("botocore"):  # keyword arguments, the ones its message names
+        exc = kind(**{field: "x" for _, field, _, _ in string.Formatter().parse(kind.fmt) if field})
+    else:
+        exc = kind(*{"IncompleteRead": (b"",), "NewConnectionError": (None, "x")}.get(name, ("x",)))
     mapped = map_transport_error(exc)
     assert mapped is not None and mapped.code == code, (name, mapped)
+
+
+#: what the AWS-shaped server answers, by the object key asked for: (status, error code, headers)
+_AWS_ANSWERS = {
+    "slow-down": (503, "SlowDown", {}),
+    "throttled": (400, "ThrottlingException", {"Retry-After": "7"}),
+    "denied": (403, "AccessDenied", {}),
+    "missing": (404, "NoSuchKey", {}),
+    "failing": (500, "InternalError", {}),
+    "conflict": (409, "OperationAborted", {}),
+}
+
+
+@pytest.fixture(scope="module")
+def aws_port() -> Iterator[int]:
+    """A loopback server answering an S3 client as S3 answers errors: a status and an XML body that
+    names the error code (the request ID it echoes is a secret of the service's log)."""
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, code, headers = _AWS_ANSWERS[self.path.rsplit("/", 1)[-1]]
+            body = (f"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>{code}</Code><Message>Refused "
+                    f"by s3-internal-7.corp:8443</Message><RequestId>REQ-{code}</RequestId></Error>").encode()
+            self.send_response(status)
+            for name, value in {"Content-Type": "application/xml", "Content-Length": str(len(body)),
+                                **headers}.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer((SECRET_HOST, 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield int(server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(("key", "code", "action", "retry_after"), [
+    ("slow-down", "RATE_LIMITED", "retry_later", None),
+    ("throttled", "RATE_LIMITED", "retry_later", 7.0),  # AWS throttles with a 400 as often as not
+    ("denied", "PERMISSION_DENIED", "escalate", None),
+    ("missing", "NOT_FOUND", "stop_and_tell_user", None),
+    ("failing", "UNAVAILABLE", "retry_later", None),
+    ("conflict", "CONFLICT", "fix_arguments", None),
+])
+def test_an_aws_service_error_maps_by_its_status_and_its_throttling_code(
+        aws_port: int, key: str, code: str, action: str, retry_after: float | None) -> None:
+    """botocore's ClientError, parsed for real from the service's answer: its status decides as an
+    HTTP status does, except a throttling error code, which is RATE_LIMITED at any status. The
+    service's own words reach the model only through ``include_body``, quoted as untrusted."""
+
+    def implementation(_: Any) -> Any:
+        aws_client(aws_port).get_object(Bucket="rates", Key=key)
+
+    error = get_exchange_rate.implement(implementation)(ARGS)["error"]
+    assert (error["code"], error["action"], error.get("retry_after")) == (code, action, retry_after), error
+    assert "corp" not in json.dumps(error) and f"REQ-{_AWS_ANSWERS[key][1]}" not in json.dumps(error)
+    quoted = wrap_tool(get_exchange_rate.contract, implementation,
+                       mapper=transport.make_transport_mapper(include_body=True))(ARGS)["error"]
+    assert quoted["code"] == code and quoted["upstream"]["untrusted"] is True
+    assert quoted["upstream"]["text"].startswith(f"{_AWS_ANSWERS[key][1]}: Refused by")
 
 
 def test_redis_refusing_the_tools_credentials_escalates_instead_of_retrying(redis_url: str) -> None:

@@ -1,7 +1,7 @@
 """A shipped exception mapper for common transports: HTTP status errors, timeouts, connection errors.
 
-Covers httpx, requests, urllib, urllib3, http.client, ssl, aiohttp, redis-py, asyncio and the builtin
-socket errors. Library exception types are looked up in ``sys.modules`` only: if an exception comes
+Covers httpx, requests, urllib, urllib3, http.client, ssl, aiohttp, redis-py, botocore, asyncio and the
+builtin socket errors. Library exception types are looked up in ``sys.modules`` only: if an exception comes
 from httpx, httpx is already imported, so this module never imports any of them itself.
 
 | failure                                  | code                | action             |
@@ -19,6 +19,10 @@ from httpx, httpx is already imported, so this module never imports any of them 
 | network unreachable, host down (OSError) | UNAVAILABLE         | retry_later        |
 | Redis down, loading, failing over        | UNAVAILABLE         | retry_later        |
 | Redis refusing the tool's credentials    | PERMISSION_DENIED   | escalate           |
+| AWS (botocore): status as above; a       | RATE_LIMITED        | retry_later        |
+| throttling error code at any status      |                     |                    |
+| AWS endpoint unreachable, read timeout   | UNAVAILABLE/TIMEOUT | retry_later        |
+| AWS credentials missing                  | PERMISSION_DENIED   | escalate           |
 
 The guard applies this mapping by default (after a tool's own ``mapper``; ``transport_errors=False``
 opts out): a refused connection is the transient upstream failure the retry contract and the
@@ -155,7 +159,24 @@ _LIBRARY_FAILURES = (
     ("redis.exceptions", "ClusterDownError", "UNAVAILABLE"),
     ("redis.exceptions", "ReadOnlyError", "UNAVAILABLE"),  # a replica promoted while failing over
     ("redis.exceptions", "RedisClusterUnreachableError", "UNAVAILABLE"),
+    # botocore's classes have no builtin bases (their timeouts an OSError without an errno)
+    ("botocore.exceptions", "ConnectTimeoutError", "TIMEOUT"),
+    ("botocore.exceptions", "ReadTimeoutError", "TIMEOUT"),
+    ("botocore.exceptions", "ConnectionError", "UNAVAILABLE"),  # the endpoint, a proxy, TLS
+    ("botocore.exceptions", "HTTPClientError", "UNAVAILABLE"),  # the connection closed mid-answer
+    ("botocore.exceptions", "IncompleteReadError", "UNAVAILABLE"),
+    ("botocore.exceptions", "NoCredentialsError", "PERMISSION_DENIED"),
+    ("botocore.exceptions", "PartialCredentialsError", "PERMISSION_DENIED"),
 )
+
+#: AWS error codes of a throttled request, whatever its status (often 400): botocore's own list
+#: (botocore/retries/standard.py, 1.44) beside S3's SlowDown
+_AWS_THROTTLED = frozenset({
+    "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
+    "TooManyRequestsException", "ProvisionedThroughputExceededException", "TransactionInProgressException",
+    "RequestLimitExceeded", "BandwidthLimitExceeded", "LimitExceededException", "RequestThrottled",
+    "SlowDown", "PriorRequestNotComplete", "EC2ThrottledException"})
+_AWS_RATE_LIMITED = "The service is rate-limiting calls ({code}). Wait a moment, then call again unchanged."
 
 
 def _library_failure(exc: BaseException) -> ToolError | None:
@@ -224,6 +245,11 @@ def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseExcept
                 return ToolError(_TIMEOUT, code="TIMEOUT")
             if isinstance(exc, (urllib3_exc.ProtocolError, urllib3_exc.MaxRetryError)):
                 return ToolError(_UNREACHABLE, code="UNAVAILABLE")
+        botocore_exc = _mod("botocore.exceptions")
+        if botocore_exc is not None and isinstance(exc, botocore_exc.ClientError):
+            known = _aws_error(exc.response, include_body)
+            if known is not None:
+                return known
         aiohttp = _mod("aiohttp")
         if aiohttp is not None:
             if isinstance(exc, aiohttp.ClientResponseError):
@@ -244,6 +270,22 @@ def make_transport_mapper(*, include_body: bool = False) -> Callable[[BaseExcept
         return None
 
     return mapper
+
+
+def _aws_error(response: Any, include_body: bool) -> ToolError | None:
+    """The ToolError of an AWS service's answer (botocore's ``ClientError.response``): its HTTP
+    status, unless its error code says the request was throttled."""
+    if not isinstance(response, dict):
+        return None
+    meta, error = response.get("ResponseMetadata"), response.get("Error")
+    meta, error = meta if isinstance(meta, dict) else {}, error if isinstance(error, dict) else {}
+    status, headers, code = meta.get("HTTPStatusCode"), meta.get("HTTPHeaders"), error.get("Code")
+    body = f"{code}: {error.get('Message', '')}" if include_body and isinstance(code, str) else None
+    if isinstance(code, str) and code in _AWS_THROTTLED:
+        return ToolError(_AWS_RATE_LIMITED.format(code=code), code="RATE_LIMITED",
+                         retry_after=parse_retry_after(_header(headers, "retry-after")),
+                         upstream=untrusted(body or "", status=status if isinstance(status, int) else None))
+    return status_error(status, headers, body) if isinstance(status, int) and status >= 400 else None
 
 
 #: The default mapper: statuses, timeouts and connection errors, no bodies echoed.

@@ -21,7 +21,9 @@ For each tool, microseconds per call (best of interleaved rounds):
   thread's round trip depends on which CPU it lands on, not on its code: two threads of one process
   measured 15-27 and 45-57 us with the same loop, and a second pool's thread may land on either. So the
   target is read against the guard's own thread, and the executor's figure is shown for comparison.
-  This baseline holds the floor twice (once here, once on the worker);
+  Under ``taskset -c 0`` every thread shares one CPU, and the figures no longer depend on placement.
+  This baseline holds the floor twice (once here, once on the worker), so the ratio stays <= 1.0 only
+  while the guard's own work around a deadline costs less than the floor;
 * split: the floor's own work split as a guard with a deadline splits it (the input checks here, the
   output check on the guard's worker thread, one round trip): the strictest baseline for a deadline;
 * acall: ``await tool.acall(...)`` of an async implementation, inside one running event loop;

@@ -12,11 +12,12 @@ import pytest
 import yaml
 from conftest import run_cli
 from corpus_support import corpus_groups
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from contractgen.importer import plan_import
 from contractgen.manifest.parse import parse_manifest_text
+from contractgen.runtime.visible import visible
 
 WEATHER_SCHEMA = {
     "type": "object",
@@ -330,9 +331,13 @@ def test_arbitrary_json_never_raises(document: Any, tmp_path: Path) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.text(min_size=1, max_size=80), description=st.text(max_size=300),
        prop=st.text(min_size=1, max_size=20), enum=st.lists(st.text(max_size=10), min_size=1, max_size=3, unique=True))
+@example(name="lookup", description="Find a user.\U000e0049\U000e0067\U000e006e\u202e", prop="q", enum=["a\u200b"])
+@example(name="lookup", description="x\ufe00\ufe01\ufe02 \u200b", prop="q", enum=["a"])
 def test_arbitrary_text_survives_into_a_checked_manifest(name: str, description: str, prop: str,
                                                          enum: list[str], tmp_path: Path) -> None:
-    """Whatever the names, descriptions and enum values, the manifest reads back as the source said."""
+    """Whatever the names, descriptions and enum values, the manifest reads back as the source said,
+    but for the characters a reader cannot see, which its prose loses (check refuses them there), each
+    loss listed as a conversion; enum values are data and keep them."""
     schema = {"type": "object", "properties": {prop: {"enum": enum, "description": description}}}
     tool = {"name": name, "description": description, "inputSchema": schema}
     plan = plan_import([("t.json", json.dumps(tool).encode())], tmp_path / "out")
@@ -342,5 +347,7 @@ def test_arbitrary_text_survives_into_a_checked_manifest(name: str, description:
     assert plan.ok, [d.format() for d in plan.diagnostics]
     (path, text), = plan.files.items()
     manifest = parse_manifest_text(str(path), text.encode()).value
-    assert manifest["input"] == schema
-    assert manifest["description"] == (description.strip() or manifest["description"])
+    shown = visible(description)
+    assert manifest["input"] == {"type": "object", "properties": {prop: {"enum": enum, "description": shown}}}
+    assert manifest["description"] == (shown.strip() or manifest["description"])
+    assert any(c.code == "hidden-text" for c in plan.conversions) == (shown != description)

@@ -108,10 +108,15 @@ def test_notices_on_every_call_path_and_only_on_open_schemas() -> None:
 @example(text=" leading", limit=300)
 @example(text="two  spaces", limit=300)
 @example(text="a\u2028line", limit=300)
+@example(text="a \x1b b\u200b", limit=300)
 def test_a_message_is_one_line_of_single_spaces_whatever_it_holds(text: str, limit: int) -> None:
     """cap_text tells printable text without runs of spaces in C and leaves it as it is; any other
-    text is split at whitespace of every kind and joined by single spaces, as before."""
+    text is split at whitespace of every kind and joined by single spaces, and loses the characters a
+    reader cannot see (``visible``: a control, a format character), the words on either side kept."""
     from contractgen.runtime.envelope import cap_text
+    from contractgen.runtime.visible import hidden_in, visible
 
-    joined = " ".join(text.split())
-    assert cap_text(text, limit) == (joined if len(joined) <= limit else joined[: limit - 1] + "…")
+    joined = " ".join(visible(" ".join(text.split())).split())
+    capped = cap_text(text, limit)
+    assert capped == (joined if len(joined) <= limit else joined[: limit - 1] + "…")
+    assert hidden_in(capped) is None and "  " not in capped and capped == capped.strip()

@@ -111,3 +111,31 @@ def test_the_envelope_oracle_judges_hidden_characters_as_the_guard_does() -> Non
     guarded = guard(CONTRACT, lambda _: (_ for _ in ()).throw(ToolError("down" + SMUGGLED, code="UNAVAILABLE",
                                                                         upstream="503\u202e")))({})
     assert not envelope_problems(guarded, CONTRACT)
+
+
+def test_import_takes_hidden_characters_out_of_a_tools_prose_and_says_where(tmp_path: Any) -> None:
+    """A third-party tool definition whose description smuggles instructions (a poisoned MCP server):
+    the imported manifest holds only what a reader sees, each removal is listed as a conversion at
+    its place in the source, and the manifest passes check; data (an enum value) is kept."""
+    import json
+
+    from contractgen.importer import plan_import
+    from contractgen.manifest.load import load_parsed
+    from contractgen.manifest.parse import parse_manifest_text
+
+    tool = {"name": "lookup", "description": "Look a user up." + SMUGGLED,
+            "inputSchema": {"type": "object", "properties": {
+                "q": {"type": "string", "description": "The query\u202e", "enum": ["a\u200b", "b"]}}}}
+    source = json.dumps(tool, indent=1).encode()
+    plan = plan_import([("poisoned.json", source)], tmp_path / "out")
+    assert plan.ok, [d.format() for d in plan.diagnostics]
+    assert sorted((c.pointer, c.code) for c in plan.conversions) == [
+        ("", "hidden-text"), ("/inputSchema/properties/q/description", "hidden-text")]
+    assert all("TAG LATIN" in c.message or "RIGHT-TO-LEFT OVERRIDE" in c.message for c in plan.conversions)
+    (path, text), = plan.files.items()
+    assert hidden_in(text.replace("a\u200b", "a")) is None  # the enum value is data and keeps its character
+    manifest = parse_manifest_text(str(path), text.encode()).value
+    assert manifest["description"] == "Look a user up."
+    assert manifest["input"]["properties"]["q"] == {"type": "string", "description": "The query", "enum": ["a\u200b", "b"]}
+    assert not [d for d in load_parsed([parse_manifest_text(str(path), text.encode())]).diagnostics
+                if d.code == "hidden-text"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,10 @@ from ..diagnostics import Diagnostic, Level, has_errors
 from ..manifest.caps import MAX_MANIFEST_BYTES
 from ..manifest.load import discover_manifests, load_parsed, read_manifest
 from ..manifest.parse import ParsedFile, parse_manifest_text
+from ..manifest.text_checks import prose_strings
 from ..naming import python_identifier
+from ..runtime.pointer import pointer_parts
+from ..runtime.visible import hidden_runs, visible
 from .dialects import Converted, convert_schema, origin_of, propose_output_required
 from .formats import FORMATS, ImportedTool, extract_tools
 from .manifest import _one_line, build_manifest, is_portable, portable_name, render_manifest
@@ -204,14 +208,30 @@ class _Planned:
 
     def source_pointer(self, pointer: str) -> tuple[str, bool]:
         """Where a manifest pointer came from in the source, and whether it lies in a source schema."""
-        section, _, rest = pointer.lstrip("/").partition("/")
-        converted = self.schemas.get(section)
-        key = self.tool.input_key if section == "input" else self.tool.output_key
-        if section == "name":
-            return self.tool.name_pointer, False
-        if converted is None or key is None:
-            return self.tool.pointer, False
-        return _in_source(self.tool, section, key, converted.source_pointer(f"/{rest}" if rest else "")), True
+        return _source_pointer(self.tool, self.schemas, pointer)
+
+
+def _source_pointer(tool: ImportedTool, schemas: Mapping[str, Converted], pointer: str) -> tuple[str, bool]:
+    section, _, rest = pointer.lstrip("/").partition("/")
+    converted = schemas.get(section)
+    key = tool.input_key if section == "input" else tool.output_key
+    if section == "name":
+        return tool.name_pointer, False
+    if converted is None or key is None:
+        return tool.pointer, False
+    return _in_source(tool, section, key, converted.source_pointer(f"/{rest}" if rest else "")), True
+
+
+def _hidden_removed(text: str, what: str) -> str | None:
+    """The conversion note for ``text`` (the tool's ``what``) when it holds characters a reader cannot
+    see, or None."""
+    found = sorted({char for run in hidden_runs(text) for char in run})
+    if not found:
+        return None
+    names = [unicodedata.name(char, f"U+{ord(char):04X}") for char in found]
+    more = f" and {len(names) - 3} more kinds" if len(names) > 3 else ""
+    return (f"characters a reader cannot see removed from its {what} ({', '.join(names[:3])}{more}): an "
+            "editor and a review hide them, the model reads them")
 
 
 def _plan_tool(tool: ImportedTool, name: str, target: Path, version: str, project_root: Path | None,
@@ -219,6 +239,13 @@ def _plan_tool(tool: ImportedTool, name: str, target: Path, version: str, projec
     schemas: dict[str, Converted] = {}
     base = tool.pointer if tool.conversion_base is None else tool.conversion_base
     notes = [locate.note(base + c.pointer, c.code, c.message) for c in tool.conversions]
+    # prose the model reads holds only what a reader sees (check refuses the rest): the tool's own
+    # text first, so that text made only of such characters reads as none
+    said = [note for note in (_hidden_removed(tool.description, "description"),
+                              _hidden_removed(tool.title or "", "title")) if note]
+    notes.extend(locate.note(tool.pointer, "hidden-text", note) for note in said)
+    if said:
+        tool = replace(tool, description=visible(tool.description), title=tool.title and visible(tool.title))
     for section, schema, key in (("input", tool.input_schema, tool.input_key),
                                  ("output", tool.output_schema, tool.output_key)):
         if schema is None or key is None:
@@ -231,6 +258,15 @@ def _plan_tool(tool: ImportedTool, name: str, target: Path, version: str, projec
                      for c in converted.conversions)
     manifest = build_manifest(tool, name, version, input_schema=_schema_of(schemas, "input"),
                               output_schema=_schema_of(schemas, "output"))
+    for pointer, text in list(prose_strings(manifest)):  # the schemas' and the errors' prose
+        note = _hidden_removed(text, pointer.rsplit("/", 1)[-1])
+        if note is not None:
+            *parents, last = pointer_parts(pointer)
+            node: Any = manifest
+            for part in parents:
+                node = node[int(part)] if isinstance(node, list) else node[part]
+            node[int(last) if isinstance(node, list) else last] = visible(text)
+            notes.append(locate.note(_source_pointer(tool, schemas, pointer)[0], "hidden-text", note))
     text = render_manifest(manifest, tool, schema_ref=schema_ref(target.parent, project_root),
                            original_name=tool.name, conversions=[n.message for n in notes])
     return _Planned(tool, name, target, text, manifest, schemas, tuple(notes), locate)

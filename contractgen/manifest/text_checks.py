@@ -11,7 +11,7 @@ the neutral characters beside it) and a private-use character (shown as a box) a
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..runtime.pointer import escape_token
@@ -36,20 +36,15 @@ def hidden_character(text: str) -> str | None:
     return next((char for char in text if unicodedata.category(char) == "Co"), None)
 
 
-def check_hidden_text(report: Reporter, data: Mapping[str, Any]) -> None:
-    """An error at every prose string holding a hidden character (a warning for a direction mark or a
-    private-use character): it is shown with its name, so a reviewer sees what the model would read."""
+def prose_strings(data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(JSON pointer, text) of every prose string of a manifest: what the model reads word for word
+    (data, such as an enum value, a default or an example call, is not prose)."""
     stack: list[tuple[Any, str, str]] = [(data, "", "")]
     while stack:
         node, pointer, key = stack.pop()
         if isinstance(node, str):
-            char = hidden_character(node) if key in PROSE_KEYS else None
-            if char is not None:
-                name = unicodedata.name(char, f"U+{ord(char):04X}")
-                said = report.warning if char in MARKS or unicodedata.category(char) == "Co" else report.error
-                said(pointer, f"expected text a reader can see (got {repr(char)[1:-1]}, {name}, which is "
-                     f"invisible or reorders text in editors and reviews, while the model reads it)",
-                     "hidden-text", hint="remove the character, or write what it should say in plain text")
+            if key in PROSE_KEYS:
+                yield pointer, node
         elif isinstance(node, Mapping):
             for child_key, value in node.items():
                 if child_key in _DATA_KEYS and not (child_key == "examples" and pointer == ""):
@@ -58,3 +53,16 @@ def check_hidden_text(report: Reporter, data: Mapping[str, Any]) -> None:
                 stack.append((value, child, "description" if key in _PROSE_MAPS else str(child_key)))
         elif isinstance(node, list):
             stack.extend((value, f"{pointer}/{index}", key) for index, value in enumerate(node))
+
+
+def check_hidden_text(report: Reporter, data: Mapping[str, Any]) -> None:
+    """An error at every prose string holding a hidden character (a warning for a direction mark or a
+    private-use character): it is shown with its name, so a reviewer sees what the model would read."""
+    for pointer, text in prose_strings(data):
+        char = hidden_character(text)
+        if char is not None:
+            name = unicodedata.name(char, f"U+{ord(char):04X}")
+            said = report.warning if char in MARKS or unicodedata.category(char) == "Co" else report.error
+            said(pointer, f"expected text a reader can see (got {repr(char)[1:-1]}, {name}, which is "
+                 f"invisible or reorders text in editors and reviews, while the model reads it)",
+                 "hidden-text", hint="remove the character, or write what it should say in plain text")

@@ -229,7 +229,7 @@ class RunStage(SettleStage):
             return _Settled(self._settled(None, exc))
         if type(result) is dict and not slot.abandoned:  # the common answer: nothing to await
             if clean_json(result, BIG_VALUE, False, MISSING) is not MISSING:
-                return result  # small plain JSON, whose reading runs no code of the tool: the caller settles it
+                return result  # small plain JSON: reading it runs no code of the tool, the caller settles it
             return _Settled(self._complete(result))
         result = stand_in(result)
         if slot.abandoned or result is DEADLINE_PASSED \

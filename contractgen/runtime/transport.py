@@ -1,8 +1,8 @@
 """A shipped exception mapper for common transports: HTTP status errors, timeouts, connection errors.
 
-Covers httpx, requests, urllib, urllib3, http.client, ssl, aiohttp, redis-py, botocore, asyncio and the
-builtin socket errors. Library exception types are looked up in ``sys.modules`` only: if an exception comes
-from httpx, httpx is already imported, so this module never imports any of them itself.
+Covers httpx, requests, urllib, urllib3, http.client, ssl, aiohttp, redis-py, botocore, asyncio and
+the builtin socket errors. Library exception types are looked up in ``sys.modules`` only: if an
+exception comes from httpx, httpx is already imported, so this module never imports any of them itself.
 
 | failure                                  | code                | action             |
 |------------------------------------------|---------------------|--------------------|

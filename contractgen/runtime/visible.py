@@ -18,24 +18,28 @@ JOINERS = "\u200c\u200d"
 #: direction marks: invisible, but they move only neutral characters next to them, never reorder a run
 MARKS = "\u200e\u200f\u061c"
 
-# Controls (Cc) but tab and line ends, format characters (Cf, joiners aside), line and paragraph separators (Zl, Zp), as of
-# Unicode 15; tests/test_visible_text.py compares them with unicodedata's categories
-_HIDDEN = (r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200e"
-           r"\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
-           r"\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f")
+# Controls (Cc) but tab and line ends, format characters (Cf) but the joiners, line and paragraph
+# separators (Zl, Zp), as of Unicode 15 (tests/test_visible_text.py compares them with unicodedata)
+_HIDDEN = (r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+           r"\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+           r"\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+           r"\U000e0000-\U000e007f")
 _FLAG = r"\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"  # black flag, tag letters, cancel tag
 _SELECTOR_RUN = r"[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}"  # one selector picks a glyph; more carry data
 _FOUND = re.compile(f"({_FLAG})|[{_HIDDEN}]|{_SELECTOR_RUN}")
 
 
+def hidden_runs(text: str) -> list[str]:
+    """The hidden characters of ``text`` (a run of variation selectors as one), in order."""
+    if text.isascii() and text.isprintable():
+        return []
+    return [match.group(0) for match in _FOUND.finditer(text) if match.group(1) is None]
+
+
 def hidden_in(text: str) -> str | None:
     """The first hidden character of ``text`` (the first of a run of variation selectors), or None."""
-    if text.isascii() and text.isprintable():
-        return None
-    for match in _FOUND.finditer(text):
-        if match.group(1) is None:
-            return match.group(0)[0]
-    return None
+    runs = hidden_runs(text)
+    return runs[0][0] if runs else None
 
 
 def visible(text: str) -> str:

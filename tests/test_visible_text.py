@@ -139,3 +139,23 @@ def test_import_takes_hidden_characters_out_of_a_tools_prose_and_says_where(tmp_
     assert manifest["input"]["properties"]["q"] == {"type": "string", "description": "The query", "enum": ["a\u200b", "b"]}
     assert not [d for d in load_parsed([parse_manifest_text(str(path), text.encode())]).diagnostics
                 if d.code == "hidden-text"]
+
+
+def test_a_foreign_tools_definition_is_served_as_a_reader_sees_it() -> None:
+    """Wrapping another server's tool (``contract_from_definition``, as ``wrap_tool`` users and the ADK
+    adapter do): its description, title and schema prose lose what no reviewer sees; a property that
+    is called ``description`` or ``enum`` is still a schema, and values keep their characters."""
+    from contractgen.runtime import contract_from_definition
+
+    definition = {"name": "lookup", "title": "Look\u202eup", "description": "Find a user." + SMUGGLED,
+                  "inputSchema": {"type": "object", "properties": {
+                      "description": {"type": "string", "description": "Free text\u200b", "enum": ["x\u200b"]},
+                      "enum": {"type": "string", "title": "E\u2066", "default": "d\u2066"}}}}
+    contract = contract_from_definition(definition)
+    assert (contract.description, contract.title) == ("Find a user.", "Lookup")
+    assert contract.input_schema["properties"] == {
+        "description": {"type": "string", "description": "Free text", "enum": ["x\u200b"]},
+        "enum": {"type": "string", "title": "E", "default": "d\u2066"}}
+    assert definition["description"].endswith(SMUGGLED)  # the caller's definition is left as it was
+    plain = {"name": "t", "description": "caf\u00e9", "inputSchema": {"type": "object"}}
+    assert contract_from_definition(plain).input_schema is plain["inputSchema"]  # copied only where it changes

@@ -11,7 +11,10 @@ tag sequence (the flags of England, Scotland and Wales), which shows as one pict
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
 #: format characters that shape what is shown: kept
 JOINERS = "\u200c\u200d"
@@ -52,3 +55,33 @@ def visible(text: str) -> str:
 
 def _kept(match: re.Match[str]) -> str:
     return match.group(1) or ""
+
+
+#: a schema's prose; its values (``enum``, ``const``, ``default``, examples) are data and stay as they are
+_PROSE = frozenset({"description", "title", "$comment"})
+_DATA = frozenset({"enum", "const", "default", "examples", "example"})
+#: keywords whose keys are names (a property called ``enum`` is a schema, not a list of values)
+_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def visible_schema(schema: Any) -> Any:
+    """``schema`` (a JSON Schema, or a tool definition around one) with its prose made ``visible``,
+    copied only where it changes; values are data and keep their characters."""
+    if hidden_in(json.dumps(schema, ensure_ascii=False, default=str)) is None:
+        return schema
+    copy: dict[str, Any] = {"": schema}
+    stack: list[tuple[Any, Any, bool]] = [(copy, "", False)]  # (parent, key, whose keys are names)
+    while stack:
+        parent, key, named = stack.pop()
+        node = parent[key]
+        if isinstance(node, Mapping):
+            node = parent[key] = dict(node)
+            for child, value in node.items():
+                if not named and child in _PROSE and isinstance(value, str):
+                    node[child] = visible(value)
+                elif named or child not in _DATA:
+                    stack.append((node, child, not named and child in _NAMED))
+        elif isinstance(node, list):
+            node = parent[key] = list(node)
+            stack.extend((node, index, False) for index in range(len(node)))
+    return copy[""]

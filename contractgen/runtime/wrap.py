@@ -18,6 +18,7 @@ from .guard import GuardedTool
 from .observe import CallRecord
 from .stage_failures import Mapper
 from .transport import map_transport_error
+from .visible import visible_schema
 
 
 def _plain(definition: Any) -> dict[str, Any]:
@@ -35,6 +36,9 @@ def contract_from_definition(definition: Any, *, version: str = "0.0.0",
     data = _plain(definition)
     if isinstance(data.get("function"), Mapping):
         data = dict(data["function"])
+    # the definition's prose reaches the model as a reader sees it (``visible``): another server's
+    # description may spell instructions in characters no reviewer sees
+    data = visible_schema(data)
     schema = data.get("inputSchema") or data.get("input_schema") or data.get("parameters") or {
         "type": "object"}
     output = data.get("outputSchema") or data.get("output_schema") or {}

@@ -149,7 +149,7 @@ def test_a_foreign_tools_definition_is_served_as_a_reader_sees_it() -> None:
 
     definition = {"name": "lookup", "title": "Look\u202eup", "description": "Find a user." + SMUGGLED,
                   "inputSchema": {"type": "object", "properties": {
-                      "description": {"type": "string", "description": "Free text\u200b", "enum": ["x\u200b"]},
+                      "description": {"type": "string", "description": "Free\x1b text\u200b", "enum": ["x\u200b"]},
                       "enum": {"type": "string", "title": "E\u2066", "default": "d\u2066"}}}}
     contract = contract_from_definition(definition)
     assert (contract.description, contract.title) == ("Find a user.", "Lookup")
@@ -159,3 +159,53 @@ def test_a_foreign_tools_definition_is_served_as_a_reader_sees_it() -> None:
     assert definition["description"].endswith(SMUGGLED)  # the caller's definition is left as it was
     plain = {"name": "t", "description": "caf\u00e9", "inputSchema": {"type": "object"}}
     assert contract_from_definition(plain).input_schema is plain["inputSchema"]  # copied only where it changes
+
+
+KEY = "sk_live_51HxAbCdEfGhIjKlMnOpQr"  # a key of a well-known format
+CALL_SECRET = "hunter2-correct-horse"  # what the call sent in a writeOnly argument
+SECRET_CONTRACT = Contract(name="login", version="1.0.0", summary="s", description="d",
+                           input_schema={"type": "object", "properties": {
+                               "password": {"type": "string", "writeOnly": True}}},
+                           output_schema={"type": "object"})
+
+
+def split(text: str, hidden: str) -> str:
+    """``text`` with ``hidden`` inside it: a scan reading it as written no longer finds it."""
+    return text[:6] + hidden + text[6:]
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\U000e0041", "\u202e", "\x1b"], ids=["zwsp", "tag", "override", "escape"])
+@pytest.mark.parametrize("channel", ["message", "upstream text", "upstream json", "migration", "progress"])
+def test_a_hidden_character_inside_a_secret_never_reassembles_it_for_the_model(
+        channel: str, hidden: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A hidden character inside a key or inside what the call sent hid it from the scans (the call's
+    secrets, the credentials and internals), then vanished from the envelope and left it whole. Texts
+    are now read as a reader sees them before they are scanned, on every channel and in the log."""
+    import json
+    import logging
+
+    from contractgen.runtime import VersionMismatchError
+
+    said = f"key {split(KEY, hidden)} and password {split(CALL_SECRET, hidden)} refused"
+    heard: list[Any] = []
+
+    def tool(_: Any) -> Any:
+        if channel == "message":
+            raise ToolError(said, code="UNAVAILABLE")
+        if channel == "upstream text":
+            raise ToolError("refused", code="UNAVAILABLE", upstream=said)
+        if channel == "upstream json":
+            raise ToolError("refused", code="UNAVAILABLE", upstream={"detail": said, said: 1})
+        if channel == "migration":
+            raise VersionMismatchError("use v2", expected_version="2.0.0", migration=[said])
+        report_progress(1, 2, said)
+        return {}
+
+    with caplog.at_level(logging.DEBUG, logger="contractgen"), \
+            progress_listener(lambda done, total, message: heard.append(message)):
+        envelope = guard(SECRET_CONTRACT, tool)({"password": CALL_SECRET})
+    shown = visible(json.dumps([envelope, heard], ensure_ascii=False))
+    logged = visible(" ".join(r.getMessage() for r in caplog.records))
+    for secret in (KEY[8:], CALL_SECRET, CALL_SECRET[6:]):
+        assert secret not in shown, shown
+        assert secret not in logged, logged

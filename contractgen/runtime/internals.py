@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from .envelope import MESSAGE_CAP, new_ref
 from .observe import logger
+from .visible import visible
 
 __all__ = ["EXCEPTION_NAME", "FILE_PATH", "internals_in", "withhold_internals", "without_credentials"]
 
@@ -153,9 +154,10 @@ def _credentials() -> tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]:
 def without_credentials(text: str) -> str:
     """``text`` with every credential a URL, DSN or header in it may hold replaced by ``***``: the
     user and password before ``@``, credential query arguments, ``password=`` and quoted pairs,
-    bearer tokens, keys of a known format (``KNOWN_TOKENS``)."""
+    bearer tokens, keys of a known format (``KNOWN_TOKENS``). Read as a reader sees it (``visible``):
+    a zero-width character inside a password would hide it from the patterns, then vanish."""
     userinfo, named = _credentials()
-    text = userinfo.sub(r"\1***@", text)
+    text = userinfo.sub(r"\1***@", visible(text))
     for pattern in named:
         text = pattern.sub(r"\1***", text)
     return text
@@ -165,7 +167,7 @@ def _one_line(text: str) -> str:
     """Only what the envelope can show is read: the text on one line (as ``cap_text`` puts it),
     cut at ``SCANNED`` characters, the rest dropped."""
     if len(text) > SCANNED or not text.isprintable():
-        text = " ".join(text[: SCANNED * 64].split())[:SCANNED]
+        text = " ".join(visible(" ".join(text[: SCANNED * 64].split())).split())[:SCANNED]
     return text
 
 

@@ -36,6 +36,7 @@ from .scrub import (
     secrets_sent,
 )
 from .stage_state import ToolState
+from .visible import visible, visible_json
 
 #: An exception mapper turns a foreign exception into a ToolError, or returns None to pass.
 Mapper = Callable[[BaseException], "ToolError | None"]
@@ -108,16 +109,20 @@ class FailuresStage(ToolState):
         text, field = _author_text(err.message), _author_text(err.field)
         if type(code) is not str or code not in CODES:
             return self._internal(err, "undeclared code")
-        message = CODES[code].meaning if text is None else text  # no text: what the code means
+        # texts quoted to the model are read as a reader sees them (``visible``) before the call's
+        # secrets and the internals are looked for: a zero-width character inside a key would hide it
+        # from both, then vanish from the envelope and leave the key whole
+        message = CODES[code].meaning if text is None else visible(text)  # no text: what the code means
         partial = MISSING if err.partial_results is None else _jsonable(err.partial_results)
-        upstream = MISSING if err.upstream is None else _jsonable(
-            err.upstream.decode("utf-8", "replace") if isinstance(err.upstream, bytes) else err.upstream)
+        upstream = MISSING if err.upstream is None else visible_json(_jsonable(
+            err.upstream.decode("utf-8", "replace") if isinstance(err.upstream, bytes) else err.upstream))
         versions: tuple[Any, ...] = ()
         if isinstance(err, VersionMismatchError):
             # at most MIGRATION_STEPS steps, read as text (an endless iterable set as migration hung)
             steps = [_author_text(step) for step in itertools.islice(iter(err.migration), MIGRATION_STEPS)]
-            versions = (_author_text(err.expected_version), _author_text(err.received_version),
-                        *(step for step in steps if step is not None))
+            versions = tuple(None if said is None else visible(said) for said in (
+                _author_text(err.expected_version), _author_text(err.received_version),
+                *(step for step in steps if step is not None)))
         tried = MISSING if err.attempted is None else _jsonable(err.attempted)
         # the author's text may quote what the call sent: its secrets go before any cap cuts them
         scrub = self._secrets(message, field, partial, upstream, versions, tried)

@@ -11,7 +11,6 @@ tag sequence (the flags of England, Scotland and Wales), which shows as one pict
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -57,6 +56,45 @@ def _kept(match: re.Match[str]) -> str:
     return match.group(1) or ""
 
 
+def _holds_hidden(value: Any) -> bool:
+    """Whether a text anywhere in ``value`` (a key too) holds a hidden character."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if hidden_in(node) is not None:
+                return True
+        elif isinstance(node, Mapping):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return False
+
+
+def visible_json(value: Any) -> Any:
+    """A JSON value (a quoted answer) with every text in it ``visible``, keys too; copied only where it
+    changes. Anything else comes back as it is."""
+    if isinstance(value, str):
+        return visible(value)
+    if not isinstance(value, (dict, list)) or not _holds_hidden(value):
+        return value
+    copy: dict[str, Any] = {"": value}
+    stack: list[tuple[Any, Any]] = [(copy, "")]
+    while stack:
+        parent, key = stack.pop()
+        node = parent[key]
+        if isinstance(node, str):
+            parent[key] = visible(node)
+        elif isinstance(node, dict):
+            node = parent[key] = {visible(k) if isinstance(k, str) else k: v for k, v in node.items()}
+            stack.extend((node, child) for child in node)
+        elif isinstance(node, list):
+            node = parent[key] = list(node)
+            stack.extend((node, index) for index in range(len(node)))
+    return copy[""]
+
+
 #: a schema's prose; its values (``enum``, ``const``, ``default``, examples) are data and stay as they are
 _PROSE = frozenset({"description", "title", "$comment"})
 _DATA = frozenset({"enum", "const", "default", "examples", "example"})
@@ -67,7 +105,7 @@ _NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions", "
 def visible_schema(schema: Any) -> Any:
     """``schema`` (a JSON Schema, or a tool definition around one) with its prose made ``visible``,
     copied only where it changes; values are data and keep their characters."""
-    if hidden_in(json.dumps(schema, ensure_ascii=False, default=str)) is None:
+    if not _holds_hidden(schema):
         return schema
     copy: dict[str, Any] = {"": schema}
     stack: list[tuple[Any, Any, bool]] = [(copy, "", False)]  # (parent, key, whose keys are names)

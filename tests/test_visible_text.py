@@ -174,7 +174,8 @@ def split(text: str, hidden: str) -> str:
     return text[:6] + hidden + text[6:]
 
 
-@pytest.mark.parametrize("hidden", ["\u200b", "\U000e0041", "\u202e", "\x1b"], ids=["zwsp", "tag", "override", "escape"])
+@pytest.mark.parametrize("hidden", ["\u200b", "\U000e0041", "\u202e", "\x1b", "\ufe00\ufe01"],
+                         ids=["zwsp", "tag", "override", "escape", "selectors"])
 @pytest.mark.parametrize("channel", ["message", "upstream text", "upstream json", "migration", "progress"])
 def test_a_hidden_character_inside_a_secret_never_reassembles_it_for_the_model(
         channel: str, hidden: str, caplog: pytest.LogCaptureFixture) -> None:

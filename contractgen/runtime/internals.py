@@ -164,10 +164,11 @@ def without_credentials(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    """Only what the envelope can show is read: the text on one line (as ``cap_text`` puts it),
-    cut at ``SCANNED`` characters, the rest dropped."""
+    """Only what the envelope can show is read: the text on one line, as a reader sees it (as
+    ``cap_text`` puts it), cut at ``SCANNED`` characters, the rest dropped."""
+    text = visible(text[: SCANNED * 64])  # (a run of variation selectors is printable)
     if len(text) > SCANNED or not text.isprintable():
-        text = " ".join(visible(" ".join(text[: SCANNED * 64].split())).split())[:SCANNED]
+        text = " ".join(text.split())[:SCANNED]
     return text
 
 

@@ -174,6 +174,12 @@ def split(text: str, hidden: str) -> str:
     return text[:6] + hidden + text[6:]
 
 
+def spread(text: str, hidden: str) -> str:
+    """``text`` with ``hidden`` every 4 characters: no start or end of it long enough to be taken out
+    as a piece of a secret (``scrub.MIN_PIECE``) is left whole."""
+    return hidden.join(text[i:i + 4] for i in range(0, len(text), 4))
+
+
 @pytest.mark.parametrize("hidden", ["\u200b", "\U000e0041", "\u202e", "\x1b", "\ufe00\ufe01"],
                          ids=["zwsp", "tag", "override", "escape", "selectors"])
 @pytest.mark.parametrize("channel", ["message", "upstream text", "upstream json", "migration", "progress"])
@@ -187,7 +193,7 @@ def test_a_hidden_character_inside_a_secret_never_reassembles_it_for_the_model(
 
     from contractgen.runtime import VersionMismatchError
 
-    said = f"key {split(KEY, hidden)} and password {split(CALL_SECRET, hidden)} refused"
+    said = f"key {split(KEY, hidden)} and password {spread(CALL_SECRET, hidden)} refused"
     heard: list[Any] = []
 
     def tool(_: Any) -> Any:
@@ -210,3 +216,29 @@ def test_a_hidden_character_inside_a_secret_never_reassembles_it_for_the_model(
     for secret in (KEY[8:], CALL_SECRET, CALL_SECRET[6:]):
         assert secret not in shown, shown
         assert secret not in logged, logged
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\U000e0041", "\ufe00\ufe01"], ids=["zwsp", "tag", "selectors"])
+def test_a_hidden_character_never_reassembles_a_secret_in_the_log_or_a_confirmation(
+        hidden: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The same order where the guard logs a defect (the exception's text, the call's secrets cut)
+    and where it asks a human to confirm a call (its summary quotes the arguments, secrets cut)."""
+    import logging
+
+    from contractgen.runtime.contract import Confirmation, Timeout
+
+    def broken(_: Any) -> Any:
+        raise RuntimeError(f"lookup failed for {spread(CALL_SECRET, hidden)}")
+
+    with caplog.at_level(logging.DEBUG, logger="contractgen"):
+        assert guard(SECRET_CONTRACT, broken)({"password": CALL_SECRET})["error"]["code"] == "INTERNAL"
+    logged = visible(" ".join(r.getMessage() + (r.exc_text or "") for r in caplog.records))
+    assert "lookup failed for" in logged and CALL_SECRET not in logged
+
+    gated = Contract(name="pay", version="1.0.0", summary="s", description="d", timeout=Timeout(None),
+                     input_schema={"type": "object", "properties": {
+                         "note": {"type": "string"}, "password": {"type": "string", "writeOnly": True}}},
+                     output_schema={"type": "object"}, confirmation=Confirmation(summary="Pay with note {note}"))
+    error = guard(gated, lambda _: {})({"note": spread(CALL_SECRET, hidden), "password": CALL_SECRET})["error"]
+    summary = error["confirmation"]["summary"]
+    assert summary.startswith("Pay with note ") and CALL_SECRET not in visible(summary), summary

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from .contract import Contract
 from .envelope import cap_text, error_envelope
+from .visible import visible
 
 
 class _Named(Protocol):
@@ -134,7 +135,9 @@ class Gate:
 
         from .scrub import secrets_sent  # only tools with a confirmation rule pay for it
 
-        text = _PLACEHOLDER.sub(filled, " ".join(rule.summary.split()))
+        # read as a reader sees it before the secrets are looked for: a zero-width character inside
+        # an argument that repeats a secret would hide it, then vanish (visible.py)
+        text = visible(_PLACEHOLDER.sub(filled, " ".join(rule.summary.split())))
         scrub = secrets_sent(arguments, self.contract.input_schema, self.resources)
         return cap_text(scrub.text(text) if scrub else text, _SUMMARY_CAP)
 

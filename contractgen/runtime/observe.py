@@ -140,9 +140,10 @@ def _stand_in(exc: BaseException, scrub: Any = None) -> BaseException:
     """What the log shows for ``exc``: itself, or a stand-in without input values, the call's
     secrets (``scrub``) or credentials of any call (a key in a URL an HTTP client quotes)."""
     from .internals import without_credentials  # (internals logs through this module)
+    from .visible import visible
 
-    def clean(text: str) -> str:
-        return without_credentials(scrub.text(text) if scrub else text)
+    def clean(text: str) -> str:  # read as a reader sees it first: see stage_failures._from_tool_error
+        return without_credentials(scrub.text(visible(text)) if scrub else text)
 
     return _scrubbed(_without_input(exc), clean)
 

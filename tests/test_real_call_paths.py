@@ -13,6 +13,7 @@ import errno
 import json
 import logging
 import socket
+import sqlite3
 import ssl
 import string
 import subprocess
@@ -27,6 +28,8 @@ from typing import Any
 
 import botocore.session
 import httpx
+import psycopg
+import psycopg2
 import pytest
 import redis
 import requests
@@ -178,6 +181,13 @@ def _families(closed: int, silent: int, broken: int = 0) -> dict[str, tuple[Call
         "redis.ConnectionError": (lambda: redis.Redis(host=SECRET_HOST, port=closed).ping(), "UNAVAILABLE"),
         "redis.TimeoutError": (lambda: redis.Redis(host=SECRET_HOST, port=silent, socket_timeout=0.05).ping(),
                                "TIMEOUT"),
+        # a tool backed by Postgres: the drivers' OperationalError, chained to no socket error
+        "psycopg.OperationalError": (
+            lambda: psycopg.connect(f"host={SECRET_HOST} port={closed} connect_timeout=2 user=app dbname=ledger"),
+            "UNAVAILABLE"),
+        "psycopg2.OperationalError": (
+            lambda: psycopg2.connect(f"host={SECRET_HOST} port={closed} connect_timeout=2 user=app dbname=ledger"),
+            "UNAVAILABLE"),
         # a tool backed by AWS: botocore's own classes (its timeouts an OSError without an errno)
         "botocore.EndpointConnectionError": (lambda: aws_client(closed).list_buckets(), "UNAVAILABLE"),
         "botocore.ReadTimeoutError": (lambda: aws_client(silent).list_buckets(), "TIMEOUT"),
@@ -375,6 +385,18 @@ def test_a_defect_in_the_tools_own_code_stays_internal() -> None:
         return {}["missing"]
 
     envelope = get_exchange_rate.implement(implementation)(ARGS)
+    assert envelope["error"]["code"] == "INTERNAL" and envelope["error"]["action"] == "stop_and_tell_user"
+
+
+@pytest.mark.parametrize("mistake", [
+    lambda: sqlite3.connect(":memory:").execute("select * from missing"),  # sqlite3's OperationalError
+    lambda: (_ for _ in ()).throw(psycopg.errors.UndefinedTable("relation \"missing\" does not exist")),
+    lambda: (_ for _ in ()).throw(psycopg2.ProgrammingError("syntax error at or near \"selec\"")),
+], ids=["sqlite3 no such table", "psycopg UndefinedTable", "psycopg2 ProgrammingError"])
+def test_a_mistake_in_the_tools_own_sql_stays_internal(mistake: Callable[[], Any]) -> None:
+    """A database's answer to a wrong query is the tool's defect, not a transient failure: sqlite3
+    raises OperationalError for a missing table, so only the Postgres drivers' is mapped."""
+    envelope = get_exchange_rate.implement(_raise_from(mistake))(ARGS)
     assert envelope["error"]["code"] == "INTERNAL" and envelope["error"]["action"] == "stop_and_tell_user"
 
 

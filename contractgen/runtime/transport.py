@@ -1,7 +1,7 @@
 """A shipped exception mapper for common transports: HTTP status errors, timeouts, connection errors.
 
-Covers httpx, requests, urllib, urllib3, http.client, ssl, aiohttp, redis-py, botocore, asyncio and
-the builtin socket errors. Library exception types are looked up in ``sys.modules`` only: if an
+Covers httpx, requests, urllib, urllib3, http.client, ssl, aiohttp, redis-py, botocore, psycopg,
+psycopg2, asyncio and the builtin socket errors. Library exception types are looked up in ``sys.modules`` only: if an
 exception comes from httpx, httpx is already imported, so this module never imports any of them itself.
 
 | failure                                  | code                | action             |
@@ -23,6 +23,10 @@ exception comes from httpx, httpx is already imported, so this module never impo
 | throttling error code at any status      |                     |                    |
 | AWS endpoint unreachable, read timeout   | UNAVAILABLE/TIMEOUT | retry_later        |
 | AWS credentials missing                  | PERMISSION_DENIED   | escalate           |
+| Postgres down, lost, overloaded, a       | UNAVAILABLE         | retry_later        |
+| serialization failure (OperationalError) |                     |                    |
+| Postgres statement_timeout               | TIMEOUT             | retry_later        |
+| Postgres refusing a login or a grant     | PERMISSION_DENIED   | escalate           |
 
 The guard applies this mapping by default (after a tool's own ``mapper``; ``transport_errors=False``
 opts out): a refused connection is the transient upstream failure the retry contract and the
@@ -167,6 +171,20 @@ _LIBRARY_FAILURES = (
     ("botocore.exceptions", "IncompleteReadError", "UNAVAILABLE"),
     ("botocore.exceptions", "NoCredentialsError", "PERMISSION_DENIED"),
     ("botocore.exceptions", "PartialCredentialsError", "PERMISSION_DENIED"),
+    # Postgres (psycopg 3 and psycopg2): a server down or refusing, a connection lost, a serialization
+    # failure, too many connections are OperationalErrors (none chained to a socket error); a
+    # statement_timeout cancels the query; a refused login or grant needs someone to act. A mistake
+    # in the tool's SQL is a ProgrammingError: INTERNAL. (sqlite3's OperationalError also means "no
+    # such table", so it stays INTERNAL.)
+    ("psycopg.errors", "InvalidAuthorizationSpecification", "PERMISSION_DENIED"),
+    ("psycopg.errors", "InsufficientPrivilege", "PERMISSION_DENIED"),
+    ("psycopg.errors", "QueryCanceled", "TIMEOUT"),
+    ("psycopg.errors", "ConnectionTimeout", "TIMEOUT"),
+    ("psycopg", "OperationalError", "UNAVAILABLE"),
+    ("psycopg2.errors", "InvalidAuthorizationSpecification", "PERMISSION_DENIED"),
+    ("psycopg2.errors", "InsufficientPrivilege", "PERMISSION_DENIED"),
+    ("psycopg2.errors", "QueryCanceled", "TIMEOUT"),
+    ("psycopg2", "OperationalError", "UNAVAILABLE"),
 )
 
 #: AWS error codes of a throttled request, whatever its status (often 400): botocore's own list

@@ -22,7 +22,6 @@ from ..manifest.load import discover_manifests, load_parsed, read_manifest
 from ..manifest.parse import ParsedFile, parse_manifest_text
 from ..manifest.text_checks import prose_strings
 from ..naming import python_identifier
-from ..runtime.pointer import pointer_parts
 from ..runtime.visible import hidden_runs, visible
 from .dialects import Converted, convert_schema, origin_of, propose_output_required
 from .formats import FORMATS, ImportedTool, extract_tools
@@ -258,15 +257,11 @@ def _plan_tool(tool: ImportedTool, name: str, target: Path, version: str, projec
                      for c in converted.conversions)
     manifest = build_manifest(tool, name, version, input_schema=_schema_of(schemas, "input"),
                               output_schema=_schema_of(schemas, "output"))
-    for pointer, text in list(prose_strings(manifest)):  # the schemas' and the errors' prose
-        note = _hidden_removed(text, pointer.rsplit("/", 1)[-1])
+    for prose in list(prose_strings(manifest)):  # the schemas' and the errors' prose
+        note = _hidden_removed(prose.text, prose.pointer.rsplit("/", 1)[-1])
         if note is not None:
-            *parents, last = pointer_parts(pointer)
-            node: Any = manifest
-            for part in parents:
-                node = node[int(part)] if isinstance(node, list) else node[part]
-            node[int(last) if isinstance(node, list) else last] = visible(text)
-            notes.append(locate.note(_source_pointer(tool, schemas, pointer)[0], "hidden-text", note))
+            prose.holder[prose.at] = visible(prose.text)
+            notes.append(locate.note(_source_pointer(tool, schemas, prose.pointer)[0], "hidden-text", note))
     text = render_manifest(manifest, tool, schema_ref=schema_ref(target.parent, project_root),
                            original_name=tool.name, conversions=[n.message for n in notes])
     return _Planned(tool, name, target, text, manifest, schemas, tuple(notes), locate)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..runtime.pointer import escape_token
 from ..runtime.visible import MARKS, hidden_in
@@ -36,29 +36,39 @@ def hidden_character(text: str) -> str | None:
     return next((char for char in text if unicodedata.category(char) == "Co"), None)
 
 
-def prose_strings(data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    """(JSON pointer, text) of every prose string of a manifest: what the model reads word for word
-    (data, such as an enum value, a default or an example call, is not prose)."""
-    stack: list[tuple[Any, str, str]] = [(data, "", "")]
+class Prose(NamedTuple):
+    """One prose string of a manifest, and where it sits: ``holder[at]`` (to replace it)."""
+
+    pointer: str
+    text: str
+    holder: Any
+    at: Any
+
+
+def prose_strings(data: Mapping[str, Any]) -> Iterator[Prose]:
+    """Every prose string of a manifest: what the model reads word for word (data, such as an enum
+    value, a default or an example call, is not prose)."""
+    stack: list[tuple[Any, Any, str, str]] = [({"": data}, "", "", "")]  # (holder, at, pointer, key)
     while stack:
-        node, pointer, key = stack.pop()
+        holder, at, pointer, key = stack.pop()
+        node = holder[at]
         if isinstance(node, str):
             if key in PROSE_KEYS:
-                yield pointer, node
+                yield Prose(pointer, node, holder, at)
         elif isinstance(node, Mapping):
-            for child_key, value in node.items():
+            for child_key in node:
                 if child_key in _DATA_KEYS and not (child_key == "examples" and pointer == ""):
                     continue
                 child = f"{pointer}/{escape_token(str(child_key))}"
-                stack.append((value, child, "description" if key in _PROSE_MAPS else str(child_key)))
+                stack.append((node, child_key, child, "description" if key in _PROSE_MAPS else str(child_key)))
         elif isinstance(node, list):
-            stack.extend((value, f"{pointer}/{index}", key) for index, value in enumerate(node))
+            stack.extend((node, index, f"{pointer}/{index}", key) for index in range(len(node)))
 
 
 def check_hidden_text(report: Reporter, data: Mapping[str, Any]) -> None:
     """An error at every prose string holding a hidden character (a warning for a direction mark or a
     private-use character): it is shown with its name, so a reviewer sees what the model would read."""
-    for pointer, text in prose_strings(data):
+    for pointer, text, _, _ in prose_strings(data):
         char = hidden_character(text)
         if char is not None:
             name = unicodedata.name(char, f"U+{ord(char):04X}")

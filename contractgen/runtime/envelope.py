@@ -141,7 +141,7 @@ def untrusted(body: Any, status: int | None = None) -> dict[str, Any]:
         body = body.decode("utf-8", "replace")
     text = body if isinstance(body, str) else json.dumps(cap_value(body), ensure_ascii=False,
                                                           default=str)
-    text = without_credentials(text[: 64 * UPSTREAM_CAP])  # (what lies past that is never shown; visible)
+    text = without_credentials(text[: 64 * UPSTREAM_CAP])  # (what lies past that is never shown)
     quoted: dict[str, Any] = {"untrusted": True, "note": UNTRUSTED_NOTE,
                               "text": cap_text(text, UPSTREAM_CAP)}
     if status is not None:

@@ -77,6 +77,14 @@ def _author_text(value: Any) -> str | None:
     return None
 
 
+def _author_prose(value: Any) -> str | None:
+    """``_author_text`` as a reader sees it (``visible``), before the call's secrets and the internals
+    are looked for in it: a zero-width character inside a key would hide it from both, then vanish
+    from the envelope and leave the key whole."""
+    text = _author_text(value)
+    return None if text is None else visible(text)
+
+
 def _jsonable(value: Any) -> Any:
     """A JSON copy of a value (datetimes, models, tuples...), or MISSING when there is none (also
     when it holds an iterator: the conversion would run it to its end, forever for an endless one).
@@ -106,23 +114,19 @@ class FailuresStage(ToolState):
         code, retry_after, action = thaw(err.code), thaw(err.retry_after), thaw(err.action)
         # texts that are no str (an object whose __str__ raises or lies, NaN) are dropped: nothing
         # of theirs runs, and the envelope stays JSON
-        text, field = _author_text(err.message), _author_text(err.field)
+        text, field = _author_prose(err.message), _author_text(err.field)
         if type(code) is not str or code not in CODES:
             return self._internal(err, "undeclared code")
-        # texts quoted to the model are read as a reader sees them (``visible``) before the call's
-        # secrets and the internals are looked for: a zero-width character inside a key would hide it
-        # from both, then vanish from the envelope and leave the key whole
-        message = CODES[code].meaning if text is None else visible(text)  # no text: what the code means
+        message = CODES[code].meaning if text is None else text  # no text: what the code means
         partial = MISSING if err.partial_results is None else _jsonable(err.partial_results)
-        upstream = MISSING if err.upstream is None else visible_json(_jsonable(
+        upstream = MISSING if err.upstream is None else visible_json(_jsonable(  # (as _author_prose)
             err.upstream.decode("utf-8", "replace") if isinstance(err.upstream, bytes) else err.upstream))
         versions: tuple[Any, ...] = ()
         if isinstance(err, VersionMismatchError):
             # at most MIGRATION_STEPS steps, read as text (an endless iterable set as migration hung)
-            steps = [_author_text(step) for step in itertools.islice(iter(err.migration), MIGRATION_STEPS)]
-            versions = tuple(None if said is None else visible(said) for said in (
-                _author_text(err.expected_version), _author_text(err.received_version),
-                *(step for step in steps if step is not None)))
+            steps = [_author_prose(step) for step in itertools.islice(iter(err.migration), MIGRATION_STEPS)]
+            versions = (_author_prose(err.expected_version), _author_prose(err.received_version),
+                        *(step for step in steps if step is not None))
         tried = MISSING if err.attempted is None else _jsonable(err.attempted)
         # the author's text may quote what the call sent: its secrets go before any cap cuts them
         scrub = self._secrets(message, field, partial, upstream, versions, tried)

@@ -165,6 +165,26 @@ def test_capacity_counts_exactly(calls: int, limit: int) -> None:
     assert (capacity.held, capacity.abandoned) == (0, 0)
 
 
+def test_a_thread_that_cannot_start_answers_internal_and_gives_its_slot_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The operating system refusing a thread (its limit reached) is the guard's failure: the call
+    gets INTERNAL, and the tool's slot is not lost with it."""
+    from contractgen.runtime.workers import POOL
+
+    tool = guard(contract("no_threads", seconds=5), lambda a: {"fine": True})
+
+    def refused(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(POOL, "_idle", [])  # no idle worker: the call needs a new thread
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    envelope = tool({})
+    assert envelope["error"]["code"] == "INTERNAL", envelope
+    assert tool.capacity.held == 0
+    monkeypatch.undo()
+    assert tool({})["output"] == {"fine": True}
+
+
 HOSTILE_DEADLINES = (st.floats(allow_nan=True, allow_infinity=True) | st.integers(-(10 ** 400), 10 ** 400)
                      | st.sampled_from([0, -0.0, math.nan, math.inf, -math.inf, 1e300, True, False, "5",
                                         LONGEST_DEADLINE, LONGEST_DEADLINE + 1, 5e-324, 0.001]))

@@ -7,7 +7,6 @@ slots, its next call is refused at once with UNAVAILABLE, and ``stuck_tools()`` 
 
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import Any
 
@@ -16,61 +15,72 @@ PER_TOOL_LIMIT = 32
 
 
 class Capacity:
-    """One tool's slots; thread-safe, and cheap when nothing is held."""
+    """One tool's slots. Thread-safe without a lock: the slots held and those abandoned are two
+    sets, and each step below is one set operation (atomic under the GIL, and locked per set where
+    there is none). The limit is read before a slot is added, so threads entering at the same
+    instant may each pass it by one; work that never ends still stops at the limit."""
 
-    __slots__ = ("__weakref__", "abandoned", "held", "limit", "lock", "name")
+    __slots__ = ("__weakref__", "limit", "name", "running", "stuck")
 
     def __init__(self, name: str, limit: int | None = None) -> None:
         self.name = name
         self.limit = PER_TOOL_LIMIT if limit is None else max(1, limit)
-        self.held = 0
-        self.abandoned = 0  # held slots whose caller already got its answer (TIMEOUT)
-        self.lock = threading.Lock()
+        self.running: set[Slot] = set()
+        self.stuck: set[Slot] = set()  # held slots whose caller already got its answer (TIMEOUT)
         _ALL.add(self)
+
+    @property
+    def held(self) -> int:
+        return len(self.running)
+
+    @property
+    def abandoned(self) -> int:
+        return len(self.stuck)
 
     def acquire(self) -> Slot | None:
         """A slot, or None when the tool already holds all of its slots."""
-        with self.lock:
-            if self.held >= self.limit:
-                return None
-            self.held += 1
-            first = self.held == 1
-        return Slot(self, first)
+        running = self.running
+        if len(running) >= self.limit:
+            return None
+        slot = Slot(self, not running)
+        running.add(slot)
+        return slot
 
     def hold(self) -> Slot:
         """A slot for work that already runs (an abandoned task): taken even past the limit."""
-        with self.lock:
-            self.held += 1
-        return Slot(self, False)
+        slot = Slot(self, False)
+        self.running.add(slot)
+        return slot
 
 
 class Slot:
     """One held slot: given back when its work ends, counted as stuck once its caller gave up."""
 
-    __slots__ = ("abandoned", "capacity", "done", "first")
+    __slots__ = ("capacity", "done", "first")
 
     def __init__(self, capacity: Capacity, first: bool) -> None:
         self.capacity = capacity
         self.first = first  # the tool held nothing else: it may pass a full worker pool
-        self.abandoned = False
         self.done = False
 
+    @property
+    def abandoned(self) -> bool:
+        return self in self.capacity.stuck
+
     def abandon(self) -> None:
-        """The caller has its answer but the work goes on."""
-        with self.capacity.lock:
-            if not self.done and not self.abandoned:
-                self.abandoned = True
-                self.capacity.abandoned += 1
+        """The caller has its answer but the work goes on. Counted first, then undone if the work
+        ended meanwhile (``release`` marks it done before it looks), so a race leaves no count."""
+        stuck = self.capacity.stuck
+        stuck.add(self)
+        if self.done:
+            stuck.discard(self)
 
     def release(self, *_: Any) -> None:
-        """The work ended (any arguments are ignored, so this serves as a done-callback)."""
-        with self.capacity.lock:
-            if self.done:
-                return
-            self.done = True
-            self.capacity.held -= 1
-            if self.abandoned:
-                self.capacity.abandoned -= 1
+        """The work ended (any arguments are ignored, so this serves as a done-callback); a second
+        release changes nothing."""
+        self.done = True
+        self.capacity.running.discard(self)
+        self.capacity.stuck.discard(self)
 
 
 _ALL: weakref.WeakSet[Capacity] = weakref.WeakSet()

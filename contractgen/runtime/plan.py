@@ -10,8 +10,10 @@ for (a version check, a model, a gate, notices, a deadline) is not in the source
 call takes (its private copy, the input check, the run, the output check, the ok envelope, the
 budget reset) is a line here, not a method call. Where a call leaves that line, the stage that owns
 the outcome answers it with its own method: ``_judged`` and ``_prepare`` explain or refuse arguments,
-``_settled``/``_complete`` settle what the implementation raised or returned, ``_run_sync`` and
-``_run_async`` run under a deadline or off the loop, ``_finish`` counts a failure against the budget.
+``_settled``/``_complete`` settle what the implementation raised or returned, ``_handed`` runs a
+sync implementation on a worker thread under its deadline (its small plain result is settled on the
+common line), ``_run_sync`` and ``_run_async`` run async code for a sync caller and anything under
+``acall`` that leaves the loop or has a deadline, ``_finish`` counts a failure against the budget.
 Tools of one ``Shape`` share one source and one code object, compiled once per process (``_compiled``);
 ``GuardedTool`` compiles a tool's plan on its first call (``GuardedTool._compile``).
 """
@@ -147,8 +149,17 @@ def _run_and_settle(shape: Shape, asynchronous: bool) -> list[str]:
     accepted = [f"            elif clean_json(result, CLEAN_BUDGET, False, MISSING) is not MISSING and out_valid(result){ok or ''}:",
                 f"                envelope = {answer}"]
     if not asynchronous:
-        if shape.is_async or shape.timed:
+        if shape.is_async:
             return ["        envelope = tool._run_sync(value)"]
+        if shape.timed:
+            # on a worker thread under the deadline: a refusal, a timeout or what the worker
+            # settled there is an envelope (``_handed``); a small plain dict is settled here
+            return ["        result = tool._handed(value)",
+                    "        if type(result) is not dict:",
+                    "            envelope = tool._from_worker(result) or tool._complete(result)",
+                    *(line[4:] for line in accepted),
+                    "        else:",
+                    "            envelope = tool._complete(result)"]
         return ["        try:",
                 "            result = implementation(value)",
                 "        except BaseException as exc:  # the tool's outcome: its envelope (or re-raised there)",
@@ -200,7 +211,7 @@ def _body(shape: Shape, asynchronous: bool, staged: bool, lazy: bool) -> list[st
 
 
 #: the lines that leave the common line for a stage's method: each may read the call in progress
-_EXITS = re.compile(r"^\s*(envelope|early(, value)?) = (await )?(tool\._|prepare\(|gate\(|off_loop\()")
+_EXITS = re.compile(r"^\s*(envelope|early(, value)?|result) = (await )?(tool\._|prepare\(|gate\(|off_loop\()")
 
 
 def _entering(lines: list[str]) -> list[str]:

@@ -7,6 +7,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout  # builtin TimeoutError from 3.11
 from typing import Any
 
@@ -60,28 +61,15 @@ class RunStage(SettleStage):
     awaited, within the deadline."""
 
     def _run_sync(self, value: Any) -> dict[str, Any]:
-        """The envelope of the implementation called on ``value`` (its checked input) by a sync caller
-        on a worker thread under the deadline (and for async code a loop of its own); a tool without
-        a deadline runs inline, in its plan (``plan.py``)."""
+        """The envelope of an async implementation called on ``value`` (its checked input) by a sync
+        caller: on an event loop of its own, here when it has no deadline and no loop runs in this
+        thread, else on a worker thread (``_handed``). A sync implementation's plan runs it inline,
+        or hands it off itself (``plan.py``)."""
+        if self._timeout is not None or loop_running():
+            result = self._handed(value)
+            return self._from_worker(result) or self._complete(result)
         try:
-            timeout = deadline_left(self._timeout)
-            if timeout is None and not loop_running():
-                result = run_here(self.implementation(value))
-            else:
-                submitted = self._submit(self._run_in_worker, value, waits=True)
-                if isinstance(submitted, dict):
-                    return submitted
-                future, slot = submitted
-                try:
-                    # one wait: the worker hands back what the tool raised as a value (``boxed``)
-                    result = future.result(timeout=timeout)
-                except FutureTimeout:
-                    if not future.done():  # our wait timed out, not something the worker raised
-                        return self._timed_out(future, slot)
-                    result = future.result()  # it ended as the wait did: its answer stands
-                decided = self._from_worker(result)
-                if decided is not None:
-                    return decided
+            result = run_here(self.implementation(value))
         except asyncio.CancelledError as exc:
             return self._cancelled(exc)
         except (KeyboardInterrupt, SystemExit) as exc:
@@ -90,8 +78,33 @@ class RunStage(SettleStage):
             return self._from_exception(exc)
         return self._complete(result)
 
+    def _handed(self, value: Any) -> Any:
+        """The implementation run on ``value`` on a worker thread holding one of this tool's slots,
+        waited for in this thread within what is left of the deadline: the small plain dict it
+        returned (the caller settles it), or anything else as the worker left it (``_worked``), the
+        refusal or the TIMEOUT included (``_Settled``); ``_from_worker`` reads those."""
+        timeout = deadline_left(self._timeout)
+        slot = self.capacity.acquire()
+        if slot is None:
+            return _Settled(self._busy_envelope(own=True))
+        try:
+            handoff = POOL.hand_off(self._worked, self._run_in_worker, value, slot, reserved=slot.first)
+        except PoolBusy:
+            slot.release()
+            return _Settled(self._busy_envelope(own=False))
+        except BaseException:  # no thread could start: the guard's own failure (its plan answers)
+            slot.release()
+            raise
+        try:
+            return handoff.result(timeout)
+        except FutureTimeout:
+            if handoff.done():  # it ended as the wait did: its answer stands
+                return handoff.result()
+            return _Settled(self._timed_out(handoff, slot))
+
     def _from_worker(self, result: Any) -> dict[str, Any] | None:
-        """The envelope a worker thread's outcome already decides, or None for a result to settle here."""
+        """The envelope a worker thread's outcome already decides (``_worked``), or None for a result
+        to settle here."""
         if type(result) is _Settled:
             return result.envelope
         if type(result) is Raised:  # raised on the worker: the tool's, whatever it is
@@ -194,23 +207,20 @@ class RunStage(SettleStage):
         envelope = self._completed_on_loop(result)
         return envelope if envelope is not None else await _off_loop(self._complete, result)
 
-    def _submit(self, fn: Callable[..., Any], value: Any, waits: bool = False) -> tuple[Any, Slot] | dict[str, Any]:
+    def _submit(self, fn: Callable[..., Any], value: Any) -> tuple[Future[Any], Slot] | dict[str, Any]:
         """``fn(value)`` on a worker thread holding one of this tool's slots, settled there into its
-        envelope (see ``_worked``), or the refusal. ``waits``: the caller waits in its own thread (a
-        ``Handoff``), else on an event loop (a ``Future``)."""
+        envelope (see ``_worked``), for a caller on an event loop; or the refusal."""
         slot = self.capacity.acquire()
         if slot is None:
             return self._busy_envelope(own=True)
         try:
-            if waits:
-                return POOL.hand_off(boxed, self._worked, fn, value, slot, reserved=slot.first,
-                                     then=slot.release), slot
-            future = POOL.submit(boxed, self._worked, fn, value, slot, reserved=slot.first)
+            return POOL.submit(self._worked, fn, value, slot, reserved=slot.first), slot
         except PoolBusy:
             slot.release()
             return self._busy_envelope(own=False)
-        future.add_done_callback(slot.release)
-        return future, slot
+        except BaseException:  # no thread could start: the guard's own failure
+            slot.release()
+            raise
 
     def _worked(self, run: Callable[[Any], Any], value: Any, slot: Slot) -> Any:
         """On the worker: ``run(value)``, and what it returned or raised turned into its envelope
@@ -220,22 +230,26 @@ class RunStage(SettleStage):
         only the guard's code, bounded by ``BIG_VALUE``, on the caller's warm thread, as ``acall``
         settles it on its loop), an awaitable a plain function returned (the caller's event loop
         awaits it), the worker loop's DEADLINE_PASSED, and the outcome of a call whose caller already
-        has its TIMEOUT (only how it ended is logged)."""
+        has its TIMEOUT (only how it ended is logged). Never raises; the slot is given back here, when
+        the work has really ended."""
         try:
-            result = run(value)
-        except BaseException as exc:  # settled below, or handed back as it came
-            if slot.abandoned:
-                raise
-            return _Settled(self._settled(None, exc))
-        if type(result) is dict and not slot.abandoned:  # the common answer: nothing to await
-            if clean_json(result, BIG_VALUE, False, MISSING) is not MISSING:
-                return result  # small plain JSON: reading it runs no code of the tool, the caller settles it
-            return _Settled(self._complete(result))
-        result = stand_in(result)
-        if slot.abandoned or result is DEADLINE_PASSED \
-                or (type(result) is not dict and inspect.isawaitable(result)):
-            return result
-        return _Settled(self._settled(result, None))
+            try:
+                result = run(value)
+            except BaseException as exc:  # noqa: BLE001 - settled here, or handed back as it came
+                return Raised(exc) if slot.abandoned else _Settled(self._settled(None, exc))
+            if type(result) is dict and not slot.abandoned:  # the common answer: nothing to await
+                if clean_json(result, BIG_VALUE, False, MISSING) is not MISSING:
+                    return result  # small plain JSON: reading it runs no code of the tool, the caller settles it
+                return _Settled(self._complete(result))
+            result = stand_in(result)
+            if slot.abandoned or result is DEADLINE_PASSED \
+                    or (type(result) is not dict and inspect.isawaitable(result)):
+                return result
+            return _Settled(self._settled(result, None))
+        except BaseException as exc:  # noqa: BLE001 - settling failed: handed back as a value (``Raised``)
+            return Raised(exc)
+        finally:
+            slot.release()  # before the caller wakes: it may call again at once
 
     async def _settled_off_loop(self, result: Any, raised: BaseException | None,
                                 remaining: float) -> dict[str, Any]:

@@ -56,14 +56,13 @@ class Handoff:
 
     __slots__ = ("_callbacks", "_exception", "_finished", "_result", "_signal")
 
-    def __init__(self, then: Callable[[Handoff], Any] | None = None) -> None:
+    def __init__(self) -> None:
         self._signal = threading.Lock()
         self._signal.acquire()  # released once, by the worker, when the call has ended
         self._finished = False
         self._result: Any = None
         self._exception: BaseException | None = None
-        # ``then``: a done-callback known when the call is handed off (no lock taken to add it)
-        self._callbacks: list[Callable[[Handoff], Any]] = [] if then is None else [then]
+        self._callbacks: list[Callable[[Handoff], Any]] = []
 
     # -- the worker's side (ElasticPool._loop) ------------------------------------------------
     def set_running_or_notify_cancel(self) -> bool:
@@ -155,11 +154,9 @@ class ElasticPool:
         self._hand(future, fn, args, reserved)
         return future
 
-    def hand_off(self, fn: Callable[..., Any], *args: Any, reserved: bool = False,
-                 then: Callable[[Handoff], Any] | None = None) -> Handoff:
-        """``submit`` for a sync caller that waits for the answer in its own thread; ``then`` is
-        called (on the worker) when the call ends, as a done-callback."""
-        handoff = Handoff(then)
+    def hand_off(self, fn: Callable[..., Any], *args: Any, reserved: bool = False) -> Handoff:
+        """``submit`` for a sync caller that waits for the answer in its own thread."""
+        handoff = Handoff()
         self._hand(handoff, fn, args, reserved)
         return handoff
 

@@ -396,3 +396,35 @@ def test_hidden_characters_in_model_facing_text_are_reported_where_they_are(hidd
     assert found == [(place, level)], result.diagnostics
     message = next(d.message for d in result.diagnostics if d.code == "hidden-text")
     assert unicodedata.name(hidden, "") in message and not any(hidden_character(c) for c in message)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hidden=st.sampled_from(HIDDEN[:-1] + ["\u200e"]), where=st.sampled_from(["start", "middle", "end"]),
+       nested=st.booleans())
+def test_a_property_name_holding_a_hidden_character_is_refused_where_it_is_declared(
+        hidden: str, where: str, nested: bool) -> None:
+    """A name is sent back by the model as it reads it: "amount<U+200B>" reads as "amount", so every call
+    would send an undeclared key. check names the property and each ``required`` entry, with the name
+    escaped; the same name inside data (a default, an example call) is a value and not reported."""
+    from contractgen.manifest.load import load_parsed
+    from contractgen.manifest.parse import parse_manifest_text
+
+    name = {"start": hidden + "amount", "middle": "amo" + hidden + "unt", "end": "amount" + hidden}[where]
+    manifest = _manifest("plain")
+    schema: Any = {"type": "object", "required": [name], "properties": {name: {"type": "integer"}}}
+    properties: Any = manifest["input"]["properties"]  # type: ignore[index]
+    properties["q"]["default"] = {name: 1}
+    if nested:
+        properties["payment"] = {"type": "object", "description": "The payment.", **schema}
+        base = "/input/properties/payment"
+    else:
+        manifest["input"] = {**manifest["input"], "required": [name],  # type: ignore[dict-item]
+                             "properties": {**properties, name: {"type": "integer"}}}
+        base = "/input"
+    result = load_parsed([parse_manifest_text("m.json", json.dumps(manifest).encode())])
+    found = sorted((d.pointer, d.level.value) for d in result.diagnostics if d.code == "hidden-text")
+    token = name.replace("~", "~0").replace("/", "~1")
+    assert found == sorted([(f"{base}/properties/{token}", "error"), (f"{base}/required/0", "error")])
+    message = next(d.message for d in result.diagnostics if d.code == "hidden-text")
+    escape = f"\\u{ord(hidden):04x}" if ord(hidden) < 0x10000 else f"\\U{ord(hidden):08x}"
+    assert unicodedata.name(hidden, "") in message and f"'{name.replace(hidden, escape)}'" in message, message

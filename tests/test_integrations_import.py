@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from contractgen.importer import plan_import
 from contractgen.manifest.parse import parse_manifest_text
-from contractgen.runtime.visible import visible
+from contractgen.runtime.visible import hidden_in, visible
 
 WEATHER_SCHEMA = {
     "type": "object",
@@ -333,6 +333,7 @@ def test_arbitrary_json_never_raises(document: Any, tmp_path: Path) -> None:
        prop=st.text(min_size=1, max_size=20), enum=st.lists(st.text(max_size=10), min_size=1, max_size=3, unique=True))
 @example(name="lookup", description="Find a user.\U000e0049\U000e0067\U000e006e\u202e", prop="q", enum=["a\u200b"])
 @example(name="lookup", description="x\ufe00\ufe01\ufe02 \u200b", prop="q", enum=["a"])
+@example(name="lookup", description="Find.", prop="q\u200b", enum=["a"])
 def test_arbitrary_text_survives_into_a_checked_manifest(name: str, description: str, prop: str,
                                                          enum: list[str], tmp_path: Path) -> None:
     """Whatever the names, descriptions and enum values, the manifest reads back as the source said,
@@ -343,6 +344,12 @@ def test_arbitrary_text_survives_into_a_checked_manifest(name: str, description:
     plan = plan_import([("t.json", json.dumps(tool).encode())], tmp_path / "out")
     if not name.strip():
         assert not plan.ok
+        return
+    if hidden_in(prop) is not None:  # a wire name the model cannot send back: refused where it is
+        token = prop.replace("~", "~0").replace("/", "~1")
+        errors = [(d.code, d.pointer) for d in plan.diagnostics if d.level.value == "error"]
+        assert not plan.ok and errors == [("hidden-text", f"/inputSchema/properties/{token}")], \
+            [d.format() for d in plan.diagnostics]
         return
     assert plan.ok, [d.format() for d in plan.diagnostics]
     (path, text), = plan.files.items()

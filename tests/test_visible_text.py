@@ -242,3 +242,31 @@ def test_a_hidden_character_never_reassembles_a_secret_in_the_log_or_a_confirmat
     error = guard(gated, lambda _: {})({"note": spread(CALL_SECRET, hidden), "password": CALL_SECRET})["error"]
     summary = error["confirmation"]["summary"]
     assert summary.startswith("Pay with note ") and CALL_SECRET not in visible(summary), summary
+
+
+NAMED_BY_HIDDEN = [("\u200b", "\\u200b"), (tagged("x"), "\\U000e0078"), ("\u202e", "\\u202e"),
+                   ("\x1b", "\\u001b"), (SELECTORS[1:4], "\\U000e0154\\U000e0155\\U000e015c")]
+
+
+@pytest.mark.parametrize(("hidden", "shown"), NAMED_BY_HIDDEN, ids=["zero-width", "tag", "override", "escape", "selectors"])
+def test_a_name_holding_a_hidden_character_is_shown_with_its_escape(hidden: str, shown: str) -> None:
+    """An argument's key the caller must send back exactly: quoted with the hidden character taken
+    out, "unknown argument 'amount'; did you mean 'amount'?" tells the model nothing it can act on.
+    Quoted with its escape, the model sees what it sent and what to drop; the pointer stays exact.
+    (Fails before ``wording.clip`` escaped them: the message read "unknown argument 'amount'".)"""
+    schema = {"type": "object", "additionalProperties": False, "required": ["amount"],
+              "properties": {"amount": {"type": "integer"}, "cabin": {"enum": ["economy", "business"]}}}
+    tool = guard(Contract(name="pay", version="1.0.0", summary="s", description="d", input_schema=schema,
+                          output_schema={"type": "object"}), lambda _: {})
+    error = tool({"amount" + hidden: 5, "cabin": "business" + hidden})["error"]
+    texts = [error["message"], *(v["message"] for v in error["violations"])]
+    assert all(hidden_in(text) is None for text in texts), texts
+    unknown = next(v for v in error["violations"] if v["constraint"] == "additionalProperties")
+    assert f"'amount{shown}'" in unknown["message"] and unknown["did_you_mean"] == "amount"
+    assert unknown["field"] == "/amount" + hidden  # data: the exact key
+    assert f"'amount{shown}'" in error["message"] and "'amount'; did you mean 'amount'" not in error["message"]
+    # a value sent with one: its message depends on the place alone (kept per shape of mistake,
+    # argument_errors.py); the guess names the allowed value the model meant
+    cabin = next(v for v in error["violations"] if v["field"] == "/cabin")
+    assert cabin["did_you_mean"] == "business" and cabin["attempted"] == "business" + hidden
+

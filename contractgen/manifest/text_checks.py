@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from ..runtime.pointer import escape_token
-from ..runtime.visible import MARKS, hidden_in
+from ..runtime.visible import MARKS, escaped, hidden_in, visible
 from .report import Reporter
 
 #: keys whose string value is prose a model reads (``removed`` / ``changed`` map names to prose)
@@ -65,9 +65,39 @@ def prose_strings(data: Mapping[str, Any]) -> Iterator[Prose]:
             stack.extend((node, index, f"{pointer}/{index}", key) for index in range(len(node)))
 
 
+def declared_names(data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """Every property name a manifest's schemas declare, with its pointer: a key of ``properties`` and
+    an entry of ``required`` (data, such as a default or an example call, declares none)."""
+    stack: list[tuple[Any, str, str]] = [(data, "", "")]  # (node, pointer, the key holding it)
+    while stack:
+        node, pointer, key = stack.pop()
+        if isinstance(node, Mapping):
+            for child_key, child in node.items():
+                child_pointer = f"{pointer}/{escape_token(str(child_key))}"
+                if key == "properties":  # a name; its value is a schema
+                    yield child_pointer, str(child_key)
+                    stack.append((child, child_pointer, ""))
+                elif child_key not in _DATA_KEYS:
+                    stack.append((child, child_pointer, str(child_key)))
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                if key == "required" and isinstance(item, str):
+                    yield f"{pointer}/{index}", item
+                stack.append((item, f"{pointer}/{index}", "" if key == "required" else key))
+
+
 def check_hidden_text(report: Reporter, data: Mapping[str, Any]) -> None:
     """An error at every prose string holding a hidden character (a warning for a direction mark or a
-    private-use character): it is shown with its name, so a reviewer sees what the model would read."""
+    private-use character): it is shown with its name, so a reviewer sees what the model would read.
+    A property name holding one is an error too: the model reads the name without it, so it sends a
+    key the schema does not declare."""
+    for pointer, name in declared_names(data):
+        char = hidden_in(name)
+        if char is not None:  # a direction mark too: the name cannot be sent back without it
+            report.error(pointer, f"expected a property name a reader can see (got '{escaped(name)}', which "
+                         f"holds {unicodedata.name(char, f'U+{ord(char):04X}')}: the model reads the name "
+                         f"as '{visible(name)}' and cannot send it as declared)", "hidden-text",
+                         hint="remove the character from the name")
     for pointer, text, _, _ in prose_strings(data):
         char = hidden_character(text)
         if char is not None:

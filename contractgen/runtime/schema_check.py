@@ -58,6 +58,7 @@ from .schema_walk import (
     number_judging_names,
     property_node,
 )
+from .visible import escaped
 from .wording import (
     ARGUMENTS,
     EXPECTED_CAP,
@@ -1088,7 +1089,7 @@ class SchemaCheck:
         guess = self._key_memo.get(memo_key, MISSING)
         if guess is MISSING:
             guess = self._kept_key(memo_key, did_you_mean(name, known))
-        hint = f"; did you mean '{guess}'?" if guess else ""
+        hint = f"; did you mean '{escaped(guess)}'?" if guess else ""
         token = escape_token(name) if "~" in name or "/" in name else name  # (pointer([name]), written out)
         return Violation(f"{here}/{token}", keyword, f"unknown {self.subject.noun} '{clip(name)}'{where}{hint}",
                          expected=expected, did_you_mean=guess)

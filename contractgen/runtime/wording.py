@@ -14,6 +14,7 @@ from .jsonvalue import MISSING, json_type
 from .pointer import cap_pointer, escape_token
 from .schema_resolve import lists_secrets
 from .schema_walk import expand, is_marked
+from .visible import escaped, visible
 
 EXPECTED_CAP = 240
 #: How many allowed values or keys a message lists; a longer list keeps the ones closest to what
@@ -125,7 +126,9 @@ def rank_of(violation: Violation) -> int:
 
 
 def _norm(name: str) -> str:
-    return name.lower().replace("_", "").replace("-", "")
+    """The form names are matched in: no case, no separators, no hidden characters (``amount`` is
+    what a model meant by ``amount<U+200B>``)."""
+    return visible(name).lower().replace("_", "").replace("-", "")
 
 
 def _common_start(a: str, b: str) -> int:
@@ -365,6 +368,8 @@ def listed(options: Sequence[Any], sent: Any = MISSING, cap: int = LIST_CAP, *, 
 
 
 def clip(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters, its hidden characters shown as escapes (``escaped``)."""
+    text = escaped(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -374,7 +379,7 @@ def short(value: Any, limit: int = 40) -> str:
         return f'"{value}"'  # what json.dumps would give, without its cost
     if type(value) is int or value is None or type(value) is bool:
         return "null" if value is None else ("true" if value is True else "false" if value is False else str(value))
-    text = json.dumps(value, ensure_ascii=False, default=lambda o: f"<{type(o).__name__}>")
+    text = escaped(json.dumps(value, ensure_ascii=False, default=lambda o: f"<{type(o).__name__}>"))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -270,3 +270,34 @@ def test_a_name_holding_a_hidden_character_is_shown_with_its_escape(hidden: str,
     cabin = next(v for v in error["violations"] if v["field"] == "/cabin")
     assert cabin["did_you_mean"] == "business" and cabin["attempted"] == "business" + hidden
 
+
+def test_a_hand_built_contracts_prose_is_served_as_a_reader_sees_it() -> None:
+    """A ``Contract`` written in Python is not checked as a manifest is: what a framework and an MCP
+    client are given to show the model (description, title, schema prose) is made visible where the
+    guard serves it; values (an enum) keep their characters, and the contract itself is left as it is."""
+    import anyio
+    from mcp_support import connected
+
+    from contractgen.adapters.pydantic_ai import pydantic_ai_tool
+    from contractgen.runtime.mcp_server import build_server
+
+    schema = {"type": "object", "properties": {
+        "q": {"type": "string", "description": "Free\x1b text\u200b", "enum": ["x\u200b"]}}}
+    contract = Contract(name="lookup", version="1.0.0", summary="s", title="Look\u202eup",
+                        description="Find a user." + SMUGGLED, input_schema=schema,
+                        output_schema={"type": "object", "properties": {"r": {"type": "string", "title": "R\u2066"}}})
+    tool = guard(contract, lambda _: {"r": "x"})
+    served_q = {"type": "string", "description": "Free text", "enum": ["x\u200b"]}
+
+    async def listed() -> Any:
+        async with connected(build_server([tool], name="hand-built")) as session:
+            return (await session.list_tools()).tools[0]
+
+    mcp_tool = anyio.run(listed)
+    assert (mcp_tool.description, mcp_tool.title, mcp_tool.annotations.title) == ("Find a user.", "Lookup", "Lookup")
+    assert mcp_tool.input_schema["properties"]["q"] == served_q
+    assert mcp_tool.output_schema["properties"]["r"]["title"] == "R"
+    framework_tool = pydantic_ai_tool(tool)
+    assert framework_tool.description == "Find a user."
+    assert framework_tool.function_schema.json_schema["properties"]["q"] == served_q
+    assert contract.description.endswith(SMUGGLED) and schema["properties"]["q"]["description"] == "Free\x1b text\u200b"

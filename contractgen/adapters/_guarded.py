@@ -22,6 +22,7 @@ from contractgen.runtime.envelope_types import Envelope, ErrorEnvelope
 from contractgen.runtime.jsonvalue import thaw
 from contractgen.runtime.observe import loggable
 from contractgen.runtime.scrub import secrets_sent
+from contractgen.runtime.visible import visible_schema
 
 logger = logging.getLogger("contractgen.adapters")
 
@@ -223,8 +224,9 @@ def envelope_text(envelope: Mapping[str, Any]) -> str:
 
 
 def plain_schema(schema: Any) -> dict[str, Any]:
-    """A private, mutable copy of a contract schema (frameworks may rewrite what they are given)."""
-    plain: dict[str, Any] = copy.deepcopy(thaw(schema))
+    """A private, mutable copy of a contract schema (frameworks may rewrite what they are given), its
+    prose as a reader sees it (a hand-built contract's is not checked as a manifest's is)."""
+    plain: dict[str, Any] = visible_schema(copy.deepcopy(thaw(schema)))
     return plain
 
 

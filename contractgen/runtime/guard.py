@@ -63,6 +63,7 @@ from .stage_failures import Mapper
 from .stage_run import _is_async
 from .stage_state import compiled_for
 from .transport import map_transport_error
+from .visible import visible
 from .wording import Violation
 
 
@@ -86,7 +87,9 @@ class GuardedTool(AccountStage, Generic[InT, OutT, WireT]):
         self._hooks = hooks
         self.name = contract.name
         self.version = contract.version
-        self.description = description or contract.description
+        # what the model reads of the tool: a hand-built contract's prose is not checked as a
+        # manifest's is, so what no reader sees is taken out here (visible.py)
+        self.description = visible(description or contract.description)
         # the guard treats results dynamically (a model, a dict, an awaitable): typed at the edges
         self.implementation: Callable[[InT], Any] = implementation
         self.input_model = input_model

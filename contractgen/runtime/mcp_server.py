@@ -44,6 +44,7 @@ from .mcp_tasks import connection_of, install_tasks, running_task
 from .observe import loggable, logger
 from .progress import progress_listener
 from .scrub import NO_SECRETS, Scrubber, secrets_sent
+from .visible import visible, visible_schema
 
 __all__ = ["META_ENVELOPE", "META_SESSION", "META_VERSION", "AnsweringMalformed", "build_server", "call_result",
            "malformed_answer", "serve_stdio", "session_key", "tool_definition"]
@@ -120,19 +121,23 @@ def tool_definition(tool: GuardedTool[Any, Any]) -> types.Tool:
     """The MCP ``Tool`` for a guarded tool: the contract's own schemas, description and hints."""
     contract = tool.contract
     hints = contract.annotations
+    # its prose as a reader sees it: a hand-built contract's is not checked as a manifest's is
+    title = None if contract.title is None else visible(contract.title)
     annotations = types.ToolAnnotations(
-        title=contract.title, read_only_hint=hints.read_only, destructive_hint=hints.destructive,
+        title=title, read_only_hint=hints.read_only, destructive_hint=hints.destructive,
         idempotent_hint=hints.idempotent, open_world_hint=hints.open_world)
     meta: dict[str, Any] = {**(contract.meta or {}), META_VERSION: contract.version}
     if contract.timeout.long_running:
         meta[META_LONG_RUNNING] = True
     if contract.deprecation is not None:
-        meta["contractgen/deprecated"] = {k: v for k, v in vars(contract.deprecation).items() if v not in (None, ())}
+        meta["contractgen/deprecated"] = {k: visible(v) if isinstance(v, str) else v
+                                           for k, v in vars(contract.deprecation).items() if v not in (None, ())}
     icons = [types.Icon.model_validate(_plain(icon)) for icon in contract.icons] or None
     # a long-running tool may also be called as an MCP task (answered directly without ``task``)
     execution = types.ToolExecution(task_support="optional") if contract.timeout.long_running else None
-    return types.Tool(name=contract.name, title=contract.title, description=tool.description,
-                      input_schema=_plain(contract.input_schema), output_schema=_plain(contract.output_schema),
+    return types.Tool(name=contract.name, title=title, description=tool.description,
+                      input_schema=visible_schema(_plain(contract.input_schema)),
+                      output_schema=visible_schema(_plain(contract.output_schema)),
                       icons=icons, annotations=annotations, execution=execution, _meta=meta)
 
 

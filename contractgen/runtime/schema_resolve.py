@@ -247,14 +247,30 @@ def marked_below(nodes: Iterable[Any], root: Any, resources: Mapping[str, Any] |
 
 def marks_anything(root: Any, resources: Mapping[str, Any] | None = None) -> bool:
     """Whether a schema marked sensitive applies to a value of ``root`` or anywhere inside one: when
-    not, only a secret-looking name can make a part of the value secret. Kept per root."""
+    not, only a secret-looking name can make a part of the value secret. Kept per root (asked on
+    every bad call: reading the schema's text each time was a third of a marked tool's answer)."""
+    key = (id(root), id(resources) if resources else 0)
+    kept = _MARKS.get(key)
+    if kept is not None and kept[0] is root and (not resources or kept[1] is resources):
+        return kept[2]
     if not _mentions_a_mark(root) and not any(_mentions_a_mark(document) for document in (resources or {}).values()):
-        return False  # no mark anywhere in the text (a walk of plain containers): none can apply
-    index = _index(root, resources)
-    if index.marks_any is None:
-        nodes = applicable([root], root, resources)
-        index.marks_any = any(is_marked(node) for node in nodes) or marked_below(nodes, root, resources)
-    return index.marks_any
+        answer = False  # no mark anywhere in the text (a walk of plain containers): none can apply
+    else:
+        index = _index(root, resources)
+        if index.marks_any is None:
+            nodes = applicable([root], root, resources)
+            index.marks_any = any(is_marked(node) for node in nodes) or marked_below(nodes, root, resources)
+        answer = index.marks_any
+    if len(_MARKS) >= _MARKS_LIMIT:
+        _MARKS.clear()
+    _MARKS[key] = (root, resources, answer)  # (the root held, so its id is not another's)
+    return answer
+
+
+#: marks_anything's answer per (root, resources), kept as the indexes are (but for every tool of a big
+#: server: an answer is small), without building an index for a root that marks nothing
+_MARKS: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
+_MARKS_LIMIT = 4096
 
 
 def _mentions_a_mark(value: Any) -> bool:

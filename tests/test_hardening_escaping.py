@@ -426,5 +426,5 @@ def test_a_property_name_holding_a_hidden_character_is_refused_where_it_is_decla
     token = name.replace("~", "~0").replace("/", "~1")
     assert found == sorted([(f"{base}/properties/{token}", "error"), (f"{base}/required/0", "error")])
     message = next(d.message for d in result.diagnostics if d.code == "hidden-text")
-    escape = f"\\u{ord(hidden):04x}" if ord(hidden) < 0x10000 else f"\\U{ord(hidden):08x}"
+    escape = f"<U+{ord(hidden):04X}>"
     assert unicodedata.name(hidden, "") in message and f"'{name.replace(hidden, escape)}'" in message, message

@@ -8,7 +8,7 @@ import builtins
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from contractgen.manifest import load_contracts
@@ -40,6 +40,7 @@ argument_objects = st.dictionaries(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contract=st.sampled_from(CONTRACTS), arguments=argument_objects | json_values)
+@example(contract=BUNDLED[0], arguments={"A:\x1f": 0})  # a name quoted with a backslash escape read as a path
 def test_any_json_arguments_give_a_valid_envelope(contract: Contract, arguments: Any) -> None:
     envelope = guard(contract, lambda a: {})(arguments)
     assert_valid_envelope(envelope, contract)

@@ -244,8 +244,8 @@ def test_a_hidden_character_never_reassembles_a_secret_in_the_log_or_a_confirmat
     assert summary.startswith("Pay with note ") and CALL_SECRET not in visible(summary), summary
 
 
-NAMED_BY_HIDDEN = [("\u200b", "\\u200b"), (tagged("x"), "\\U000e0078"), ("\u202e", "\\u202e"),
-                   ("\x1b", "\\u001b"), (SELECTORS[1:4], "\\U000e0154\\U000e0155\\U000e015c")]
+NAMED_BY_HIDDEN = [("\u200b", "<U+200B>"), (tagged("x"), "<U+E0078>"), ("\u202e", "<U+202E>"),
+                   ("\x1b", "<U+001B>"), (SELECTORS[1:4], "<U+E0154><U+E0155><U+E015C>")]
 
 
 @pytest.mark.parametrize(("hidden", "shown"), NAMED_BY_HIDDEN, ids=["zero-width", "tag", "override", "escape", "selectors"])

@@ -57,17 +57,17 @@ def _kept(match: re.Match[str]) -> str:
 
 
 def escaped(text: str) -> str:
-    """``text`` with each hidden character written as its escape (``\\u200b``): a name the reader must
-    send back exactly (an argument's key, a value it sent) shows what it holds, where ``visible``
-    would show another name. Printable ASCII comes back as it is, told in C."""
+    """``text`` with each hidden character written as its code point (``<U+200B>``): a name the reader
+    must send back exactly (an argument's key, a value it sent) shows what it holds, where ``visible``
+    would show another name. No backslash: ``A:\\u001f`` read as a Windows path to every scan for
+    internals. Printable ASCII comes back as it is, told in C."""
     if text.isascii() and text.isprintable():
         return text
     return _FOUND.sub(_escape, text)
 
 
 def _escape(match: re.Match[str]) -> str:
-    return match.group(1) or "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
-                                     for c in match.group(0))
+    return match.group(1) or "".join(f"<U+{ord(c):04X}>" for c in match.group(0))
 
 
 def _holds_hidden(value: Any) -> bool:

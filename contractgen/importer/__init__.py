@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -22,7 +21,7 @@ from ..manifest.load import discover_manifests, load_parsed, read_manifest
 from ..manifest.parse import ParsedFile, parse_manifest_text
 from ..manifest.text_checks import prose_strings
 from ..naming import python_identifier
-from ..runtime.visible import hidden_runs, visible
+from ..runtime.visible import char_name, hidden_runs, visible
 from .dialects import Converted, convert_schema, origin_of, propose_output_required
 from .formats import FORMATS, ImportedTool, extract_tools
 from .manifest import _one_line, build_manifest, is_portable, portable_name, render_manifest
@@ -227,7 +226,7 @@ def _hidden_removed(text: str, what: str) -> str | None:
     found = sorted({char for run in hidden_runs(text) for char in run})
     if not found:
         return None
-    names = [unicodedata.name(char, f"U+{ord(char):04X}") for char in found]
+    names = [char_name(char) for char in found]
     more = f" and {len(names) - 3} more kinds" if len(names) > 3 else ""
     return (f"characters a reader cannot see removed from its {what} ({', '.join(names[:3])}{more}): an "
             "editor and a review hide them, the model reads them")

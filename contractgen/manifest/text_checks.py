@@ -15,14 +15,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from ..runtime.pointer import escape_token
-from ..runtime.visible import MARKS, escaped, hidden_in, visible
+from ..runtime.visible import DATA_KEYWORDS, MARKS, char_name, escaped, hidden_in, visible
 from .report import Reporter
 
 #: keys whose string value is prose a model reads (``removed`` / ``changed`` map names to prose)
 PROSE_KEYS = frozenset({"summary", "description", "title", "message", "meaning", "notes", "$comment"})
 _PROSE_MAPS = frozenset({"removed", "changed"})
 #: keys whose value is data sent or served as given, never prose (a schema's values, an example call)
-_DATA_KEYS = frozenset({"enum", "const", "default", "example", "examples", "arguments", "result", "meta"})
+_DATA_KEYS = DATA_KEYWORDS | {"arguments", "result", "meta"}
 _NO_MARKS = str.maketrans("", "", MARKS)
 
 
@@ -95,13 +95,13 @@ def check_hidden_text(report: Reporter, data: Mapping[str, Any]) -> None:
         char = hidden_in(name)
         if char is not None:  # a direction mark too: the name cannot be sent back without it
             report.error(pointer, f"expected a property name a reader can see (got '{escaped(name)}', which "
-                         f"holds {unicodedata.name(char, f'U+{ord(char):04X}')}: the model reads the name "
+                         f"holds {char_name(char)}: the model reads the name "
                          f"as '{visible(name)}' and cannot send it as declared)", "hidden-text",
                          hint="remove the character from the name")
     for pointer, text, _, _ in prose_strings(data):
         char = hidden_character(text)
         if char is not None:
-            name = unicodedata.name(char, f"U+{ord(char):04X}")
+            name = char_name(char)
             said = report.warning if char in MARKS or unicodedata.category(char) == "Co" else report.error
             said(pointer, f"expected text a reader can see (got {repr(char)[1:-1]}, {name}, which is "
                  f"invisible or reorders text in editors and reviews, while the model reads it)",

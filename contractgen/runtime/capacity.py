@@ -56,12 +56,11 @@ class Capacity:
 class Slot:
     """One held slot: given back when its work ends, counted as stuck once its caller gave up."""
 
-    __slots__ = ("capacity", "done", "first")
+    __slots__ = ("capacity", "first")
 
     def __init__(self, capacity: Capacity, first: bool) -> None:
         self.capacity = capacity
         self.first = first  # the tool held nothing else: it may pass a full worker pool
-        self.done = False
 
     @property
     def abandoned(self) -> bool:
@@ -69,16 +68,16 @@ class Slot:
 
     def abandon(self) -> None:
         """The caller has its answer but the work goes on. Counted first, then undone if the work
-        ended meanwhile (``release`` marks it done before it looks), so a race leaves no count."""
+        ended meanwhile (``release`` leaves the held slots before the stuck ones), so a race leaves
+        no count."""
         stuck = self.capacity.stuck
         stuck.add(self)
-        if self.done:
+        if self not in self.capacity.running:
             stuck.discard(self)
 
     def release(self, *_: Any) -> None:
         """The work ended (any arguments are ignored, so this serves as a done-callback); a second
         release changes nothing."""
-        self.done = True
         self.capacity.running.discard(self)
         self.capacity.stuck.discard(self)
 

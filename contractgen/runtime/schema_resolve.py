@@ -34,7 +34,6 @@ class _Index:
         self.ids: dict[str, Any] = {}
         self.scope: dict[int, tuple[Any, str]] = {}  # id(node) -> (its resource, that resource's URI)
         self.below: dict[int, bool] = {}  # id(node) -> whether a marked schema applies inside its values
-        self.marks_any: bool | None = None  # whether a marked schema applies anywhere in a value of root
         self.marked_names: frozenset[str] | None = None  # names of members marked where declared
         self.properties: list[Mapping[str, Any]] = []  # every ``properties`` of the root and its resources
         self.pattern_properties: list[Mapping[str, Any]] = []  # and every ``patternProperties``
@@ -256,11 +255,8 @@ def marks_anything(root: Any, resources: Mapping[str, Any] | None = None) -> boo
     if not _mentions_a_mark(root) and not any(_mentions_a_mark(document) for document in (resources or {}).values()):
         answer = False  # no mark anywhere in the text (a walk of plain containers): none can apply
     else:
-        index = _index(root, resources)
-        if index.marks_any is None:
-            nodes = applicable([root], root, resources)
-            index.marks_any = any(is_marked(node) for node in nodes) or marked_below(nodes, root, resources)
-        answer = index.marks_any
+        nodes = applicable([root], root, resources)
+        answer = any(is_marked(node) for node in nodes) or marked_below(nodes, root, resources)
     if len(_MARKS) >= _MARKS_LIMIT:
         _MARKS.clear()
     _MARKS[key] = (root, resources, answer)  # (the root held, so its id is not another's)

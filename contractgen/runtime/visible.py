@@ -12,6 +12,7 @@ tag sequence (the flags of England, Scotland and Wales), which shows as one pict
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -70,6 +71,11 @@ def _escape(match: re.Match[str]) -> str:
     return match.group(1) or "".join(f"<U+{ord(c):04X}>" for c in match.group(0))
 
 
+def char_name(char: str) -> str:
+    """How a report names a character: its Unicode name, or its code point (a control has no name)."""
+    return unicodedata.name(char, f"U+{ord(char):04X}")
+
+
 def _holds_hidden(value: Any) -> bool:
     """Whether a text anywhere in ``value`` (a key too) holds a hidden character."""
     stack = [value]
@@ -111,7 +117,7 @@ def visible_json(value: Any) -> Any:
 
 #: a schema's prose; its values (``enum``, ``const``, ``default``, examples) are data and stay as they are
 _PROSE = frozenset({"description", "title", "$comment"})
-_DATA = frozenset({"enum", "const", "default", "examples", "example"})
+DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
 #: keywords whose keys are names (a property called ``enum`` is a schema, not a list of values)
 _NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
@@ -131,7 +137,7 @@ def visible_schema(schema: Any) -> Any:
             for child, value in node.items():
                 if not named and child in _PROSE and isinstance(value, str):
                     node[child] = visible(value)
-                elif named or child not in _DATA:
+                elif named or child not in DATA_KEYWORDS:
                     stack.append((node, child, not named and child in _NAMED))
         elif isinstance(node, list):
             node = parent[key] = list(node)

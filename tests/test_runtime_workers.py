@@ -4,13 +4,15 @@ guard's deadline path uses, kept by one lock, with a ``Future``'s semantics for 
 from __future__ import annotations
 
 import contextvars
+import os
 import threading
+import time
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 import pytest
 
-from contractgen.runtime.workers import ElasticPool, Handoff
+from contractgen.runtime.workers import MAX_IDLE, ElasticPool, Handoff
 
 WHO: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="nobody")
 
@@ -64,3 +66,56 @@ def test_the_call_runs_on_a_worker_in_the_callers_context() -> None:
     handoff = pool.hand_off(lambda: (WHO.get(), threading.current_thread().name))
     who, thread = handoff.result(timeout=5)
     assert who == "the caller" and thread.startswith("contractgen-worker")
+
+
+def _settles(predicate: Any, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def test_workers_past_the_idle_limit_exit_and_the_rest_take_the_next_calls() -> None:
+    pool = ElasticPool(idle_seconds=60.0)
+    release = threading.Event()
+    busy = [pool.hand_off(release.wait, 5) for _ in range(MAX_IDLE + 4)]
+    assert pool.live == MAX_IDLE + 4  # every worker was busy: the pool grew
+    release.set()
+    assert all(handoff.result(timeout=5) for handoff in busy)
+    assert _settles(lambda: pool.live == MAX_IDLE), pool.live
+    started = pool.started
+    assert [pool.hand_off(lambda n=n: n * 2).result(timeout=5) for n in range(50)] == [n * 2 for n in range(50)]
+    assert pool.started == started and pool.live == MAX_IDLE  # the idle workers took them: no new thread
+
+
+def test_a_worker_idle_past_its_time_exits_when_another_ends_a_call() -> None:
+    pool = ElasticPool(idle_seconds=0.05)
+    release = threading.Event()
+    first = [pool.hand_off(release.wait, 5) for _ in range(2)]
+    release.set()
+    assert all(handoff.result(timeout=5) for handoff in first) and _settles(lambda: pool.live == 2)
+    time.sleep(0.1)
+    assert pool.hand_off(lambda: "again").result(timeout=5) == "again"  # the last to go idle takes it
+    assert _settles(lambda: pool.live == 1), pool.live  # and retires the one idle for too long
+
+
+def test_a_child_process_after_fork_starts_its_own_workers() -> None:
+    """The parent's idle workers were kept as idle in a forked child, where their threads do not
+    exist: a call there waited for a worker that never woke."""
+    pool = ElasticPool(idle_seconds=60.0)
+    assert pool.hand_off(lambda: "parent").result(timeout=5) == "parent"
+    assert _settles(lambda: pool.live == 1)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            answer = pool.hand_off(lambda: "child").result(timeout=5)
+            os.write(write, f"{answer} {pool.live}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    with os.fdopen(read) as reply:
+        assert reply.read() == "child 1"

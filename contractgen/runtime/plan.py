@@ -153,11 +153,13 @@ def _run_and_settle(shape: Shape, asynchronous: bool) -> list[str]:
             return ["        envelope = tool._run_sync(value)"]
         if shape.timed:
             # on a worker thread under the deadline: a refusal, a timeout or what the worker
-            # settled there is an envelope (``_handed``); a small plain dict is settled here
+            # settled there is an envelope (``_handed``); a dict comes back only once the worker
+            # found it small plain JSON (``_worked``), and is settled here
             return ["        result = tool._handed(value)",
                     "        if type(result) is not dict:",
                     "            envelope = tool._from_worker(result) or tool._complete(result)",
-                    *(line[4:] for line in accepted),
+                    f"        elif out_valid(result){ok or ''}:",
+                    f"            envelope = {answer}",
                     "        else:",
                     "            envelope = tool._complete(result)"]
         return ["        try:",

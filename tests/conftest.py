@@ -119,6 +119,18 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
         yield url
 
 
+@pytest.fixture(scope="session")
+def postgres_port() -> Any:
+    """A real PostgreSQL cluster for the whole session (see tests/postgres_support.py)."""
+    from postgres_support import postgres_bin, postgres_server, run_as
+
+    bindir, prefix = postgres_bin(), run_as()
+    if bindir is None or prefix is None:
+        pytest.skip("no PostgreSQL server binaries usable here (set POSTGRES_BIN)")
+    with postgres_server(bindir, prefix) as port:
+        yield port
+
+
 @pytest.fixture
 def redis_db(redis_url: str) -> Any:
     """The session's server, emptied before the test."""

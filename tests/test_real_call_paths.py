@@ -360,6 +360,63 @@ def test_redis_refusing_the_tools_credentials_escalates_instead_of_retrying(redi
     assert "pw-not-this-one" not in json.dumps(envelope) and "rates" not in error["message"]
 
 
+@pytest.mark.parametrize("client", ["psycopg", "psycopg2"])
+@pytest.mark.parametrize("login", ["wrong password", "unknown role"])
+def test_postgres_refusing_the_tools_login_escalates_instead_of_retrying(
+        postgres_port: int, client: str, login: str) -> None:
+    """A real Postgres refusing the login: both drivers raise a bare OperationalError (no SQLSTATE
+    reaches the client at connect time), the class a server that is down raises too. Read as
+    UNAVAILABLE, the model retried until the budget ran out; the server's message says it is the
+    credentials, so the model escalates, and neither the password nor the role is in the envelope.
+    The right login through the same code answers ok (the server was there all along)."""
+    from postgres_support import PASSWORD, USER
+
+    driver = psycopg if client == "psycopg" else psycopg2
+    user, password = (USER, "pw-wrong-2b9") if login == "wrong password" else ("nobody_here", PASSWORD)
+
+    def connects(as_user: str, with_password: str) -> Any:
+        def implementation(_: Any) -> Any:
+            with driver.connect(host="127.0.0.1", port=postgres_port, dbname="postgres", user=as_user,
+                                password=with_password, connect_timeout=10) as connection:
+                cursor = connection.cursor()
+                cursor.execute("select 1.25")
+                return {"base": "EUR", "quote": "USD", "rate": float(cursor.fetchone()[0]), "date": "2026-12-07"}
+        return implementation
+
+    assert get_exchange_rate.implement(connects(USER, PASSWORD))(ARGS)["output"]["rate"] == 1.25
+    tool = get_exchange_rate.implement(connects(user, password))
+    envelopes = [tool(ARGS), tool(ARGS)]
+    for envelope in envelopes:
+        error = envelope["error"]
+        assert (error["code"], error["action"], error["retryable"]) == ("PERMISSION_DENIED", "escalate", False), error
+        assert password not in json.dumps(envelope) and user not in error["message"]
+    wrapped = wrap_tool(get_exchange_rate.contract, connects(user, password))(ARGS)["error"]
+    assert wrapped["code"] == "PERMISSION_DENIED"
+
+
+@pytest.mark.parametrize(("said", "code"), [
+    ('FATAL:  Ident authentication failed for user "app"', "PERMISSION_DENIED"),
+    ('FATAL:  Peer authentication failed for user "app"', "PERMISSION_DENIED"),
+    ('FATAL:  no pg_hba.conf entry for host "10.0.0.5", user "app", database "ledger", no encryption', "PERMISSION_DENIED"),
+    ('FATAL:  pg_hba.conf rejects connection for host "10.0.0.5", user "app", database "ledger"', "PERMISSION_DENIED"),
+    ('FATAL:  role "app" is not permitted to log in', "PERMISSION_DENIED"),
+    ('FATAL:  permission denied for database "ledger"', "PERMISSION_DENIED"),
+    ("fe_sendauth: no password supplied", "PERMISSION_DENIED"),
+    ("FATAL:  the database system is starting up", "UNAVAILABLE"),
+    ("FATAL:  sorry, too many clients already", "UNAVAILABLE"),
+    ('FATAL:  too many connections for role "app"', "UNAVAILABLE"),
+    ("server closed the connection unexpectedly", "UNAVAILABLE"),
+])
+@pytest.mark.parametrize("driver", [psycopg, psycopg2], ids=["psycopg", "psycopg2"])
+def test_postgres_login_refusals_are_told_from_a_server_that_is_away(said: str, code: str, driver: Any) -> None:
+    """The other refusals PostgreSQL's auth.c words (the live test above covers a wrong password and
+    an unknown role), and messages of a server that is only busy or away, which stay transient."""
+    def implementation(_: Any) -> Any:
+        raise driver.OperationalError(f'connection to server at "db.internal" (10.0.0.9), port 5432 failed: {said}')
+
+    assert get_exchange_rate.implement(implementation)(ARGS)["error"]["code"] == code
+
+
 def test_a_wrapped_foreign_tool_maps_the_same_failures(closed_port: int, silent_port: int,
                                                        broken_port: int) -> None:
     for family, (call, code) in _families(closed_port, silent_port, broken_port).items():

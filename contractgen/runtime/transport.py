@@ -27,6 +27,7 @@ exception comes from httpx, httpx is already imported, so this module never impo
 | serialization failure (OperationalError) |                     |                    |
 | Postgres statement_timeout               | TIMEOUT             | retry_later        |
 | Postgres refusing a login or a grant     | PERMISSION_DENIED   | escalate           |
+| (a login: read from the server's message)|                     |                    |
 
 The guard applies this mapping by default (after a tool's own ``mapper``; ``transport_errors=False``
 opts out): a refused connection is the transient upstream failure the retry contract and the
@@ -39,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import math
+import re
 import socket
 import sys
 from collections.abc import Callable
@@ -197,11 +199,24 @@ _AWS_THROTTLED = frozenset({
 _AWS_RATE_LIMITED = "The service is rate-limiting calls ({code}). Wait a moment, then call again unchanged."
 
 
+#: What a Postgres server (or libpq) says when it refuses a login. No SQLSTATE reaches the client
+#: at connect time: psycopg and psycopg2 raise a bare OperationalError with the server's FATAL
+#: message, in English unless the server's lc_messages says otherwise (read as UNAVAILABLE then).
+#: SQLAlchemy's psycopg2 dialect reads its disconnects from the same text.
+_PG_LOGIN_REFUSED = re.compile(
+    r"authentication failed for user"  # password, md5/scram, ident, peer, ldap, radius, cert
+    r"|no pg_hba\.conf entry for|pg_hba\.conf rejects connection for"
+    r'|role ".*" does not exist|role ".*" is not permitted to log in'
+    r"|permission denied for database|no password supplied")
+
+
 def _library_failure(exc: BaseException) -> ToolError | None:
     """The ToolError of the first row of ``_LIBRARY_FAILURES`` whose class ``exc`` is, or None."""
     for module_name, name, code in _LIBRARY_FAILURES:
         kind = getattr(_mod(module_name), name, None)
         if isinstance(kind, type) and isinstance(exc, kind):
+            if code == "UNAVAILABLE" and module_name.startswith("psycopg") and _PG_LOGIN_REFUSED.search(str(exc)):
+                code = "PERMISSION_DENIED"
             text = {"UNAVAILABLE": _UNREACHABLE, "TIMEOUT": _TIMEOUT, "PERMISSION_DENIED": _CREDENTIALS}[code]
             return ToolError(text, code=code)
     return None

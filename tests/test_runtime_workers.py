@@ -119,3 +119,29 @@ def test_a_child_process_after_fork_starts_its_own_workers() -> None:
     os.waitpid(child, 0)
     with os.fdopen(read) as reply:
         assert reply.read() == "child 1"
+
+
+def test_callers_on_many_threads_each_get_their_own_answer() -> None:
+    """Each hand-off leaves its task on the worker it took and wakes it with one byte: with callers
+    on many threads at once, every answer must still be its own call's, and idle workers are reused."""
+    pool = ElasticPool(idle_seconds=60.0)
+    wrong: list[tuple[int, int, Any]] = []
+
+    def caller(k: int) -> None:
+        for i in range(400):
+            token = (k, i)
+            answer = pool.hand_off(lambda t=token: (t, WHO.get())).result(timeout=5)
+            if answer != (token, f"caller {k}"):
+                wrong.append((k, i, answer))
+
+    def in_context(k: int) -> None:
+        WHO.set(f"caller {k}")
+        caller(k)
+
+    threads = [threading.Thread(target=in_context, args=(k,)) for k in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not wrong, wrong[:3]
+    assert pool.started <= 12 < MAX_IDLE  # no more workers than callers at once: each was reused

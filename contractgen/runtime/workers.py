@@ -26,8 +26,9 @@ IDLE_SECONDS = 60.0
 #: Threads busy with calls (most of them abandoned after their deadline) before new calls are
 #: refused with PoolBusy, so a tool that always hangs cannot exhaust the process.
 MAX_WORKERS = 256
-#: Idle workers kept waiting for calls; one more that ends a call exits.
-MAX_IDLE = 8
+#: Idle workers kept waiting for calls (as many as a tool's slots, ``capacity.PER_TOOL_LIMIT``);
+#: one more that ends a call exits. Each holds a thread and a pipe (two file descriptors).
+MAX_IDLE = 32
 
 
 class PoolBusy(RuntimeError):

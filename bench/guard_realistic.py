@@ -30,6 +30,8 @@ For each tool, microseconds per call (best of interleaved rounds):
 * split: the floor's own work split as a guard with a deadline splits it (the input checks here, the
   output check on the guard's worker thread, one round trip): the strictest baseline for a deadline;
 * acall: ``await tool.acall(...)`` of an async implementation, inside one running event loop;
+* acall-deadline: ``await tool.acall(...)`` of the sync implementation under its deadline (a framework's
+  path to a sync tool: a worker thread, awaited on the loop), printed in microseconds;
 * bad: a call with one wrong value made anew each time (a new mistake);
 * bad-repeat: one such wrong call sent again and again (a repeated mistake).
 
@@ -253,16 +255,21 @@ def measure(case: Case, number: int, rounds: int, pool: ThreadPoolExecutor) -> d
     counter = iter(range(10**9))
     loop = asyncio.new_event_loop()
 
-    async def acalls(n: int) -> float:  # timed inside the running loop: not its start and stop
+    async def acalls(tool: Any, n: int) -> float:  # timed inside the running loop: not its start and stop
         start = time.perf_counter()
         for _ in range(n):
-            await awaited.acall(arguments)
+            await tool.acall(arguments)
         return (time.perf_counter() - start) / n * 1e6
 
     def acall_batch() -> float:
-        return loop.run_until_complete(acalls(number))
+        return loop.run_until_complete(acalls(awaited, number))
 
-    readings = {"floor": [], "call": [], "deadline": [], "handoff": [], "tpe": [], "split": [], "acall": [], "bad": [], "bad-repeat": []}
+    def timed_acall_batch() -> float:
+        loop.run_until_complete(acalls(timed, 1))  # (not timed: the worker was asleep)
+        return loop.run_until_complete(acalls(timed, threaded))
+
+    readings = {"floor": [], "call": [], "deadline": [], "handoff": [], "tpe": [], "split": [], "acall": [],
+                "acall-deadline": [], "bad": [], "bad-repeat": []}
     threaded = max(number // 4, 200)  # a thread's round trip is noisy: at least 200 of them per reading
     repeated = case.bad(10**9)  # (a value the counter below never makes)
     assert plain(repeated)["status"] == "error", (case.name, repeated)
@@ -274,6 +281,7 @@ def measure(case: Case, number: int, rounds: int, pool: ThreadPoolExecutor) -> d
         readings["tpe"].append(best(tpe_hand_off, threaded, 1))
         readings["split"].append(best(split, threaded, 1))
         readings["acall"].append(acall_batch())
+        readings["acall-deadline"].append(timed_acall_batch())
         readings["bad"].append(best(lambda: plain(case.bad(next(counter))), max(number // 4, 10), 1))
         readings["bad-repeat"].append(best(lambda: plain(repeated), max(number // 4, 10), 1))
     loop.close()
@@ -303,7 +311,7 @@ def report(cases: list[Case], number: int, rounds: int) -> None:
                 print(f"{case.family:8} {case.name:28} " + "  ".join(f"{k} {v:7.1f}" for k, v in figures.items()))
     print()
     print("family    tools  call/floor  deadline/(floor+hand-off)  (tpe)  deadline/split  acall/call  bad us  "
-          "bad-repeat us  (medians)")
+          "bad-repeat us  acall-deadline us  (medians)")
     for family, rows in by_family.items():
         def median(f: Callable[[dict[str, float]], float], rows: list[dict[str, float]] = rows) -> float:
             return statistics.median(f(r) for r in rows)
@@ -312,7 +320,7 @@ def report(cases: list[Case], number: int, rounds: int) -> None:
               f"{median(lambda r: r['deadline'] / (r['floor'] + r['tpe'])):5.2f}  "
               f"{median(lambda r: r['deadline'] / r['split']):14.2f}  "
               f"{median(lambda r: r['acall'] / r['call']):10.2f}  {median(lambda r: r['bad']):6.1f}  "
-              f"{median(lambda r: r['bad-repeat']):13.1f}")
+              f"{median(lambda r: r['bad-repeat']):13.1f}  {median(lambda r: r['acall-deadline']):17.1f}")
     print("targets: call/floor <= 1.5 (corpus median); deadline <= floor + one hand-off (ratio <= 1.0); "
           "acall/call <= 1.2; bad and bad-repeat < 20 us")
 

@@ -186,7 +186,9 @@ class RunStage(SettleStage):
                 decided = self._from_worker(result)
                 if decided is not None:
                     return decided
-                if type(result) is not dict and inspect.isawaitable(result):
+                if type(result) is dict:  # the worker found it small plain JSON (``_worked``)
+                    return self._complete(result)
+                if inspect.isawaitable(result):
                     # a plain function that returned a coroutine (a lambda around an async call)
                     if deadline is None:
                         result = await result

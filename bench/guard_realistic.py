@@ -305,7 +305,7 @@ def report(cases: list[Case], number: int, rounds: int) -> None:
     by_family: dict[str, list[dict[str, float]]] = {}
     with ThreadPoolExecutor(1) as pool:
         for case in cases:
-            figures = measure(case, number if case.family != "corpus" else number // 4, rounds, pool)
+            figures = measure(case, number if case.family != "corpus" else max(number // 4, 200), rounds, pool)
             by_family.setdefault(case.family, []).append(figures)
             if case.family != "corpus":
                 print(f"{case.family:8} {case.name:28} " + "  ".join(f"{k} {v:7.1f}" for k, v in figures.items()))

@@ -267,16 +267,18 @@ def test_an_async_client_reading_a_body_cut_short_is_transient(broken_port: int)
                                                           ("UNAVAILABLE", "stop_and_tell_user")], errors
 
 
-@pytest.mark.parametrize(("module", "name", "code"), transport._LIBRARY_FAILURES,
-                         ids=[f"{m}.{n}" for m, n, _ in transport._LIBRARY_FAILURES])
-def test_each_library_failure_in_the_table_maps_to_its_code(module: str, name: str, code: str) -> None:
+@pytest.mark.parametrize(("module", "name", "code", "said"), [(*row, None)[:4] for row in transport._LIBRARY_FAILURES],
+                         ids=[f"{m}.{n}{'' if not said else '.said'}" for m, n, _, *said in transport._LIBRARY_FAILURES])
+def test_each_library_failure_in_the_table_maps_to_its_code(module: str, name: str, code: str, said: Any) -> None:
     """Every row of the table, with the library's own class (the failures above raise the common
-    ones for real; a cluster going down or a TLS record garbled mid-stream cannot be staged here)."""
+    ones for real; a cluster going down or a TLS record garbled mid-stream cannot be staged here),
+    and a message that says what the row looks for where it looks for something."""
     kind = getattr(pytest.importorskip(module), name)
+    message = "x" if said is None else 'FATAL:  password authentication failed for user "app"'
     if module.startswith("botocore"):  # keyword arguments, the ones its message names
         exc = kind(**{field: "x" for _, field, _, _ in string.Formatter().parse(kind.fmt) if field})
     else:
-        exc = kind(*{"IncompleteRead": (b"",), "NewConnectionError": (None, "x")}.get(name, ("x",)))
+        exc = kind(*{"IncompleteRead": (b"",), "NewConnectionError": (None, "x")}.get(name, (message,)))
     mapped = map_transport_error(exc)
     assert mapped is not None and mapped.code == code, (name, mapped)
 

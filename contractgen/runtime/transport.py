@@ -140,8 +140,20 @@ def _mod(name: str) -> Any:
 
 _CREDENTIALS = "The service did not accept the tool's credentials. Tell the user the tool needs to be authorised again."
 
-#: (module, class, code), most specific first: library failures of the upstream that no builtin
-#: network error covers (a module not imported raised nothing, so none is imported here)
+#: What a Postgres server (or libpq) says when it refuses a login. No SQLSTATE reaches the client
+#: at connect time: psycopg and psycopg2 raise a bare OperationalError with the server's FATAL
+#: message, in English unless the server's lc_messages says otherwise (read as UNAVAILABLE then).
+#: SQLAlchemy's psycopg2 dialect reads its disconnects from the same text.
+_PG_LOGIN_REFUSED = re.compile(
+    r"authentication failed for user"  # password, md5/scram, ident, peer, ldap, radius, cert
+    r"|no pg_hba\.conf entry for|pg_hba\.conf rejects connection for"
+    r'|role ".*" does not exist|role ".*" is not permitted to log in'
+    r"|permission denied for database|no password supplied")
+
+
+#: (module, class, code[, what its message says]), most specific first: library failures of the
+#: upstream that no builtin network error covers (a module not imported raised nothing, so none is
+#: imported here)
 _LIBRARY_FAILURES = (
     # a subclass of ConnectTimeoutError (for old callers), yet a refused connection, not a timeout
     ("urllib3.exceptions", "NewConnectionError", "UNAVAILABLE"),
@@ -182,10 +194,12 @@ _LIBRARY_FAILURES = (
     ("psycopg.errors", "InsufficientPrivilege", "PERMISSION_DENIED"),
     ("psycopg.errors", "QueryCanceled", "TIMEOUT"),
     ("psycopg.errors", "ConnectionTimeout", "TIMEOUT"),
+    ("psycopg", "OperationalError", "PERMISSION_DENIED", _PG_LOGIN_REFUSED),
     ("psycopg", "OperationalError", "UNAVAILABLE"),
     ("psycopg2.errors", "InvalidAuthorizationSpecification", "PERMISSION_DENIED"),
     ("psycopg2.errors", "InsufficientPrivilege", "PERMISSION_DENIED"),
     ("psycopg2.errors", "QueryCanceled", "TIMEOUT"),
+    ("psycopg2", "OperationalError", "PERMISSION_DENIED", _PG_LOGIN_REFUSED),
     ("psycopg2", "OperationalError", "UNAVAILABLE"),
 )
 
@@ -199,24 +213,12 @@ _AWS_THROTTLED = frozenset({
 _AWS_RATE_LIMITED = "The service is rate-limiting calls ({code}). Wait a moment, then call again unchanged."
 
 
-#: What a Postgres server (or libpq) says when it refuses a login. No SQLSTATE reaches the client
-#: at connect time: psycopg and psycopg2 raise a bare OperationalError with the server's FATAL
-#: message, in English unless the server's lc_messages says otherwise (read as UNAVAILABLE then).
-#: SQLAlchemy's psycopg2 dialect reads its disconnects from the same text.
-_PG_LOGIN_REFUSED = re.compile(
-    r"authentication failed for user"  # password, md5/scram, ident, peer, ldap, radius, cert
-    r"|no pg_hba\.conf entry for|pg_hba\.conf rejects connection for"
-    r'|role ".*" does not exist|role ".*" is not permitted to log in'
-    r"|permission denied for database|no password supplied")
-
-
 def _library_failure(exc: BaseException) -> ToolError | None:
-    """The ToolError of the first row of ``_LIBRARY_FAILURES`` whose class ``exc`` is, or None."""
-    for module_name, name, code in _LIBRARY_FAILURES:
+    """The ToolError of the first row of ``_LIBRARY_FAILURES`` whose class ``exc`` is (and whose
+    message says what the row looks for, where it looks for something), or None."""
+    for module_name, name, code, *said in _LIBRARY_FAILURES:
         kind = getattr(_mod(module_name), name, None)
-        if isinstance(kind, type) and isinstance(exc, kind):
-            if code == "UNAVAILABLE" and module_name.startswith("psycopg") and _PG_LOGIN_REFUSED.search(str(exc)):
-                code = "PERMISSION_DENIED"
+        if isinstance(kind, type) and isinstance(exc, kind) and (not said or said[0].search(str(exc))):
             text = {"UNAVAILABLE": _UNREACHABLE, "TIMEOUT": _TIMEOUT, "PERMISSION_DENIED": _CREDENTIALS}[code]
             return ToolError(text, code=code)
     return None

@@ -147,6 +147,11 @@ class _Worker:
         self.task: Any = None  # what the next byte on the pipe is for; None: exit
         self.idle_since = 0.0
 
+    def give(self, task: Any) -> None:
+        """Wake the worker for ``task`` (None: to exit)."""
+        self.task = task
+        os.write(self.wake, b"\0")
+
     def close(self) -> None:
         os.close(self.sleep)
         os.close(self.wake)
@@ -191,8 +196,7 @@ class ElasticPool:
                 self.started += 1
                 number = self.started
         if worker is not None:
-            worker.task = task
-            os.write(worker.wake, b"\1")
+            worker.give(task)
             return
         try:
             worker = _Worker()
@@ -203,23 +207,24 @@ class ElasticPool:
             threading.Thread(target=self._run, args=(worker, task), name=f"{self._name}-{number}",
                              daemon=True).start()
         except BaseException:
-            worker.close()
-            self._ended()
+            self._ended(worker)
             raise
 
-    def _ended(self) -> None:
+    def _ended(self, worker: _Worker | None = None) -> None:
+        """A worker's thread ended or never started: no longer counted, its pipe closed. It leaves
+        the idle list first (only a failed loop leaves it there): no call may reach a closed pipe."""
         with self._lock:
+            if worker in self._idle:
+                self._idle.remove(worker)
             self.live -= 1
+        if worker is not None:
+            worker.close()
 
     def _run(self, worker: _Worker, task: Any) -> None:
         try:
             self._loop(worker, task)
         finally:
-            with self._lock:
-                if worker in self._idle:  # (only if its loop failed: no call may reach a closed pipe)
-                    self._idle.remove(worker)
-                self.live -= 1
-            worker.close()
+            self._ended(worker)
 
     def _loop(self, worker: _Worker, task: Any) -> None:
         while task is not None:
@@ -235,16 +240,11 @@ class ElasticPool:
                 if len(self._idle) >= MAX_IDLE:
                     return
                 if self._idle and now - self._idle[0].idle_since > self._idle_seconds:
-                    self._retire(self._idle.pop(0))
+                    self._idle.pop(0).give(None)  # idle too long: it exits
                 worker.idle_since = now
                 self._idle.append(worker)
             os.read(worker.sleep, 1)
             task, worker.task = worker.task, None
-
-    @staticmethod
-    def _retire(worker: _Worker) -> None:
-        worker.task = None
-        os.write(worker.wake, b"\0")
 
     def _forget_threads(self) -> None:
         """In a child process after ``fork``: none of the parent's threads exist here (a call
